@@ -1,0 +1,136 @@
+# adaptrm: parallel, self-tuning rm with eBPF tracing.
+#
+#   make                 build ./adaptrm
+#   make check           unit tests (plain, ASan+UBSan, TSan engine) and end-to-end tests
+#   make bench           benchmark against GNU rm, rmz, find -delete, rsync
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make SAN=asan|tsan   sanitizer build in its own output directory
+#
+# Every user/*.c is part of adaptrm; every bpf/*.bpf.c becomes a skeleton header
+# that user code includes; every tests/unit/test_*.c is a Criterion binary.
+
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BINDIR    := $(PREFIX)/bin
+MANDIR    := $(PREFIX)/share/man/man1
+COMPDIR   := $(PREFIX)/share/bash-completion/completions
+
+CC        ?= cc
+CLANG     ?= clang
+BPFTOOL   ?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+VMLINUX   := vmlinux/$(ARCH)
+
+SAN       ?=
+ifeq ($(SAN),)
+OUTPUT    := .output
+BIN       := adaptrm
+SANFLAGS  :=
+else ifeq ($(SAN),asan)
+OUTPUT    := .output-asan
+BIN       := $(OUTPUT)/adaptrm
+SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SAN),tsan)
+OUTPUT    := .output-tsan
+BIN       := $(OUTPUT)/adaptrm
+SANFLAGS  := -fsanitize=thread
+else
+$(error SAN must be empty, asan or tsan)
+endif
+
+CFLAGS    ?= -O2 -g
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+                   -D_GNU_SOURCE -pthread $(SANFLAGS) -I$(OUTPUT) -Iuser
+LDFLAGS   += -pthread $(SANFLAGS)
+LDLIBS    := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz -lm
+
+# clang -target bpf hides the host's include dirs; hand them back (libbpf-bootstrap idiom).
+CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+BPFCFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINUX) -Ibpf
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+USER_SRCS := $(wildcard user/*.c)
+USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
+LIB_OBJS  := $(filter-out $(OUTPUT)/main.o,$(USER_OBJS))
+TEST_SRCS := $(wildcard tests/unit/test_*.c)
+TEST_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.PHONY: all clean check unit e2e bench install uninstall tools
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(BIN)
+
+$(OUTPUT) $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+# BPF: compile, "link" with bpftool (strips DWARF, keeps BTF), generate the skeleton.
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard user/*_shared.h) | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -Iuser $(CLANG_BPF_SYS_INCLUDES) -c $< -o $(@:.bpf.o=.tmp.bpf.o)
+	$(Q)$(BPFTOOL) gen object $@ $(@:.bpf.o=.tmp.bpf.o)
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+$(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) $(SKELS) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BIN): $(USER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(wildcard user/*.h) | $(OUTPUT)/tests
+	$(call msg,TEST-CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) -lcriterion -o $@
+
+tests: $(TEST_BINS)
+
+# Test helpers the end-to-end tests and the benchmark use (the slow FUSE filesystem).
+tools: $(patsubst tests/tools/%.c,$(OUTPUT)/tools/%,$(wildcard tests/tools/*.c))
+
+$(OUTPUT)/tools/%: tests/tools/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $$(pkg-config --cflags fuse3 2>/dev/null) $< -o $@ \
+		$$(pkg-config --libs fuse3 2>/dev/null) -pthread
+
+# Unit tests of this build (make unit SAN=asan for the sanitizer variant).
+unit: $(TEST_BINS)
+	$(Q)set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs=1; done
+
+e2e: $(BIN) tools
+	$(Q)ADAPTRM=$(abspath $(BIN)) TOOLS=$(abspath $(OUTPUT)/tools) bash tests/e2e/run.sh
+
+# The whole suite: plain unit + e2e, then unit + e2e under ASan+UBSan, then the
+# threaded engine under TSan.
+check:
+	$(Q)bash scripts/check.sh
+
+bench: all tools
+	$(Q)bash scripts/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR)
+	install -m 0755 adaptrm $(DESTDIR)$(BINDIR)/adaptrm
+	[ ! -f user/adaptrm.1 ] || install -m 0644 user/adaptrm.1 $(DESTDIR)$(MANDIR)/adaptrm.1
+	[ ! -f user/adaptrm.bash-completion ] || \
+		install -m 0644 user/adaptrm.bash-completion $(DESTDIR)$(COMPDIR)/adaptrm
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/adaptrm $(DESTDIR)$(MANDIR)/adaptrm.1 $(DESTDIR)$(COMPDIR)/adaptrm
+
+clean:
+	rm -rf .output .output-asan .output-tsan adaptrm

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The whole test suite, as `make check` runs it:
+#   1. plain build: Criterion unit tests, then the end-to-end tests;
+#   2. ASan+UBSan build: unit tests, then the end-to-end tests again;
+#   3. TSan build: the threaded-engine unit tests and the parallel e2e tests.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+status=0
+step() { echo; echo "=== $*"; }
+
+step "build"
+make -j"$jobs" all tests tools || exit 1
+
+step "unit tests"
+make unit || status=1
+
+step "end-to-end tests"
+make e2e || status=1
+
+step "ASan+UBSan: build"
+make -j"$jobs" SAN=asan all tests tools || exit 1
+step "ASan+UBSan: unit tests"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	make SAN=asan unit || status=1
+step "ASan+UBSan: end-to-end tests"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 E2E_SAN=asan \
+	make SAN=asan e2e || status=1
+
+step "TSan: build"
+make -j"$jobs" SAN=tsan all tests || exit 1
+step "TSan: engine unit tests"
+for t in .output-tsan/tests/test_engine*; do
+	[ -x "$t" ] || continue
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$t" --jobs=1 || status=1
+done
+step "TSan: parallel end-to-end tests"
+TSAN_OPTIONS=halt_on_error=1 E2E_SAN=tsan E2E_FILTER=parallel make SAN=tsan e2e || status=1
+
+echo
+if [ $status = 0 ]; then echo "check: all suites passed"; else echo "check: FAILURES above"; fi
+exit $status

@@ -1,0 +1,269 @@
+#include "dirnode.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
+
+struct dnode *dnode_new(struct dnode *parent, const char *name, size_t len)
+{
+	struct dnode *n = xmalloc(sizeof(*n) + len + 1);
+	n->parent = parent;
+	n->lru_prev = n->lru_next = NULL;
+	atomic_init(&n->refs, 1);
+	atomic_init(&n->flags, 0);
+	atomic_init(&n->progress, 0);
+	n->fd = -1;
+	n->pins = 0;
+	n->dev = 0;
+	n->ino = 0;
+	n->retries = 0;
+	n->namelen = (uint16_t)len;
+	memcpy(n->name, name, len);
+	n->name[len] = '\0';
+	return n;
+}
+
+void dnode_free(struct dnode *n)
+{
+	free(n);
+}
+
+void dnode_init_anchor(struct dnode *a, int fd)
+{
+	memset(a, 0, sizeof(*a));
+	atomic_init(&a->refs, 1);
+	atomic_init(&a->flags, DN_ANCHOR);
+	a->fd = fd;
+}
+
+static bool is_anchor(const struct dnode *n)
+{
+	return atomic_load_explicit(&n->flags, memory_order_relaxed) & DN_ANCHOR;
+}
+
+void fdc_init(struct fdcache *c, unsigned budget)
+{
+	pthread_mutex_init(&c->lock, NULL);
+	memset(&c->lru, 0, sizeof(c->lru));
+	c->lru.lru_next = c->lru.lru_prev = &c->lru;
+	c->budget = budget ? budget : 1;
+	c->open = 0;
+	atomic_init(&c->reopens, 0);
+	atomic_init(&c->evictions, 0);
+}
+
+void fdc_destroy(struct fdcache *c)
+{
+	pthread_mutex_destroy(&c->lock);
+}
+
+/* --- LRU list (cache lock held) --- */
+
+static void lru_unlink(struct dnode *n)
+{
+	n->lru_prev->lru_next = n->lru_next;
+	n->lru_next->lru_prev = n->lru_prev;
+	n->lru_prev = n->lru_next = NULL;
+}
+
+static void lru_push_front(struct fdcache *c, struct dnode *n)
+{
+	n->lru_next = c->lru.lru_next;
+	n->lru_prev = &c->lru;
+	c->lru.lru_next->lru_prev = n;
+	c->lru.lru_next = n;
+}
+
+/* Close the least recently used unpinned fd; false if there is none. */
+static bool evict_one(struct fdcache *c)
+{
+	struct dnode *victim = c->lru.lru_prev;
+	if (victim == &c->lru)
+		return false;
+	lru_unlink(victim);
+	close(victim->fd);
+	victim->fd = -1;
+	c->open--;
+	atomic_fetch_add_explicit(&c->evictions, 1, memory_order_relaxed);
+	return true;
+}
+
+static void pin_locked(struct dnode *n)
+{
+	if (n->pins++ == 0 && n->lru_next)
+		lru_unlink(n);
+}
+
+/* Record FD as N's, pinned. If another thread got there first, keep theirs. */
+static int install_locked(struct fdcache *c, struct dnode *n, int fd)
+{
+	if (n->fd >= 0) {
+		close(fd);
+	} else {
+		n->fd = fd;
+		c->open++;
+		while (c->open > c->budget && evict_one(c))
+			;
+	}
+	pin_locked(n);
+	return n->fd;
+}
+
+void fdc_install(struct fdcache *c, struct dnode *n, int fd)
+{
+	pthread_mutex_lock(&c->lock);
+	install_locked(c, n, fd);
+	pthread_mutex_unlock(&c->lock);
+}
+
+void fdc_put(struct fdcache *c, struct dnode *n)
+{
+	if (is_anchor(n))
+		return;
+	pthread_mutex_lock(&c->lock);
+	if (--n->pins == 0 && n->fd >= 0)
+		lru_push_front(c, n);
+	pthread_mutex_unlock(&c->lock);
+}
+
+void fdc_drop(struct fdcache *c, struct dnode *n)
+{
+	pthread_mutex_lock(&c->lock);
+	if (n->fd >= 0) {
+		if (n->lru_next)
+			lru_unlink(n);
+		close(n->fd);
+		n->fd = -1;
+		c->open--;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+int fdc_openat(struct fdcache *c, int dirfd, const char *name, int flags)
+{
+	for (;;) {
+		int fd = openat(dirfd, name, flags);
+		if (fd >= 0 || (errno != EMFILE && errno != ENFILE))
+			return fd;
+		/* Out of fds: shrink the budget to what we have and free one. */
+		pthread_mutex_lock(&c->lock);
+		bool freed = evict_one(c);
+		if (freed && c->budget > 1 && c->open < c->budget)
+			c->budget = c->open > 0 ? c->open : 1;
+		pthread_mutex_unlock(&c->lock);
+		if (!freed) {
+			errno = EMFILE;
+			return -1;
+		}
+	}
+}
+
+/* Open NAME in DIRFD as a directory and check it is the one we recorded. */
+static int open_verified(struct fdcache *c, int dirfd, const char *name,
+			 const struct dnode *expect, int *err)
+{
+	int fd = fdc_openat(c, dirfd, name, DIR_OPEN_FLAGS);
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		*err = errno;
+		close(fd);
+		return -1;
+	}
+	if (st.st_dev != expect->dev || st.st_ino != expect->ino) {
+		*err = ESTALE;
+		close(fd);
+		return -1;
+	}
+	atomic_fetch_add_explicit(&c->reopens, 1, memory_order_relaxed);
+	return fd;
+}
+
+int fdc_get(struct fdcache *c, struct dnode *n, int *err)
+{
+	if (is_anchor(n))
+		return n->fd;
+
+	pthread_mutex_lock(&c->lock);
+	if (n->fd >= 0) {
+		pin_locked(n);
+		pthread_mutex_unlock(&c->lock);
+		return n->fd;
+	}
+	/* Find the nearest ancestor with an open fd and pin it. Nodes between
+	 * it and N cannot go away: N's unfinished scan holds their counts. */
+	size_t depth = 0;
+	struct dnode *a = n;
+	while (!is_anchor(a) && a->fd < 0) {
+		a = a->parent;
+		depth++;
+	}
+	pin_locked(a);
+	pthread_mutex_unlock(&c->lock);
+
+	struct dnode **path = xmalloc(depth * sizeof(*path));
+	size_t i = depth;
+	for (struct dnode *p = n; p != a; p = p->parent)
+		path[--i] = p;
+
+	/* Walk down, one verified openat per level, keeping what we open: the
+	 * levels just above N are the ones the next tasks will want. */
+	int fd = a->fd;
+	struct dnode *held = a;
+	for (i = 0; i < depth; i++) {
+		int nfd = open_verified(c, fd, path[i]->name, path[i], err);
+		if (nfd < 0) {
+			fd = -1;
+			break;
+		}
+		pthread_mutex_lock(&c->lock);
+		fd = install_locked(c, path[i], nfd);
+		pthread_mutex_unlock(&c->lock);
+		fdc_put(c, held);
+		held = path[i];
+	}
+	free(path);
+	if (fd == -1)
+		fdc_put(c, held);
+	return fd;
+}
+
+int fdc_get_parent(struct fdcache *c, struct dnode *child, int *err)
+{
+	struct dnode *p = child->parent;
+	if (is_anchor(p))
+		return p->fd;
+
+	pthread_mutex_lock(&c->lock);
+	if (p->fd >= 0) {
+		pin_locked(p);
+		pthread_mutex_unlock(&c->lock);
+		return p->fd;
+	}
+	if (child->fd < 0) {
+		pthread_mutex_unlock(&c->lock);
+		return fdc_get(c, p, err);
+	}
+	pin_locked(child);
+	pthread_mutex_unlock(&c->lock);
+
+	int pfd = open_verified(c, child->fd, "..", p, err);
+	fdc_put(c, child);
+	if (pfd < 0) {
+		/* ".." is not where we came from (the child was moved): fall
+		 * back to the trusted path from above, which verifies too. */
+		return fdc_get(c, p, err);
+	}
+	pthread_mutex_lock(&c->lock);
+	pfd = install_locked(c, p, pfd);
+	pthread_mutex_unlock(&c->lock);
+	return pfd;
+}

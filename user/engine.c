@@ -1,0 +1,776 @@
+#include "engine.h"
+#include "dirnode.h"
+#include "fsinfo.h"
+#include "msg.h"
+#include "quote.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
+#define GETDENTS_MIN 4096u
+#define GETDENTS_MAX (16u << 20)
+
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* One entry of an inode-sorted batch; names live in the batch's arena. */
+struct sort_ent {
+	uint64_t ino;
+	uint32_t name_off;
+	uint8_t type;
+};
+
+struct worker {
+	struct engine *e;
+	int id;
+	pthread_t thread;
+	_Atomic pid_t tid;
+	struct worker_stats *st;
+	char *dbuf;			/* getdents64 buffer, reused for every directory */
+	size_t dbuf_size;
+	struct dnode **newdirs;		/* subdirectories found in the current buffer */
+	size_t n_newdirs, cap_newdirs;
+	struct sort_ent *ents;		/* inode-sort batch */
+	size_t n_ents, cap_ents;
+	struct strbuf names;		/* arena for the batch's names */
+	struct strbuf msg;		/* message / -v line being built */
+	struct strbuf path;		/* path of the entry being reported */
+	struct dnode **chain;		/* scratch for building paths */
+	size_t cap_chain;
+};
+
+struct engine {
+	struct engine_config cfg;
+	struct engine_knobs knobs;
+	struct worker *workers;
+	struct worker_stats *stats;
+
+	pthread_mutex_t qlock;
+	pthread_cond_t work_cond;	/* active workers wait here for tasks */
+	pthread_cond_t park_cond;	/* workers beyond active_threads wait here */
+	pthread_cond_t done_cond;	/* the caller waits here for the tree */
+	struct dnode **stack;		/* LIFO: depth-first keeps the frontier small */
+	size_t qlen, qcap;
+	int idle;			/* active workers waiting for work */
+	int seen_active;		/* active_threads as the workers last saw it */
+	bool shutdown;
+	volatile sig_atomic_t stop;
+
+	struct fdcache fdc;
+
+	/* the operand being removed */
+	struct dnode anchor;
+	const char *display;
+	dev_t root_dev;
+	bool op_done;
+
+	engine_tick_fn tick;
+	void *tick_arg;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
+{
+	/* single writer: a relaxed load+store is enough and cheaper than a RMW */
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                             */
+
+/* Path of directory N (and LEAF inside it, if given) as the user would see it:
+ * the operand as spelled, then the names below it. */
+static void build_path(struct worker *w, struct strbuf *sb, struct dnode *n,
+		       const char *leaf)
+{
+	size_t depth = 0;
+	for (struct dnode *p = n; p && !(atomic_load(&p->flags) & DN_ANCHOR); p = p->parent) {
+		if (depth == w->cap_chain) {
+			w->cap_chain = w->cap_chain ? 2 * w->cap_chain : 64;
+			w->chain = xrealloc(w->chain, w->cap_chain * sizeof(*w->chain));
+		}
+		w->chain[depth++] = p;
+	}
+	sb_reset(sb);
+	sb_adds(sb, w->e->display);
+	/* chain[depth-1] is the operand itself: its name is the display */
+	for (size_t i = depth - 1; i-- > 0;) {
+		if (sb->len && sb->buf[sb->len - 1] != '/')
+			sb_addc(sb, '/');
+		sb_add(sb, w->chain[i]->name, w->chain[i]->namelen);
+	}
+	if (leaf) {
+		if (sb->len && sb->buf[sb->len - 1] != '/')
+			sb_addc(sb, '/');
+		sb_adds(sb, leaf);
+	}
+}
+
+static void report(struct worker *w, struct dnode *dir, const char *leaf,
+		   const char *what, int err)
+{
+	build_path(w, &w->path, dir, leaf);
+	sb_reset(&w->msg);
+	quote_append(&w->msg, w->path.buf, w->path.len);
+	warn_errno(err, "%s %s", what, sb_str(&w->msg));
+	stat_add(&w->st->errors, 1);
+}
+
+static void report_cannot_remove(struct worker *w, struct dnode *dir,
+				 const char *leaf, int err)
+{
+	report(w, dir, leaf, "cannot remove", err);
+}
+
+static void verbose_removed(struct worker *w, struct dnode *dir, const char *leaf,
+			    bool is_dir)
+{
+	build_path(w, &w->path, dir, leaf);
+	sb_reset(&w->msg);
+	sb_adds(&w->msg, is_dir ? "removed directory " : "removed ");
+	quote_append(&w->msg, w->path.buf, w->path.len);
+	sb_addc(&w->msg, '\n');
+	flockfile(stdout);
+	fwrite(w->msg.buf, 1, w->msg.len, stdout);
+	funlockfile(stdout);
+}
+
+static void mark_failed(struct dnode *n)
+{
+	atomic_fetch_or(&n->flags, DN_FAILED);
+}
+
+/* ------------------------------------------------------------------ */
+/* The task stack                                                       */
+
+static void push_tasks(struct engine *e, struct dnode **nodes, size_t n)
+{
+	if (n == 0)
+		return;
+	pthread_mutex_lock(&e->qlock);
+	if (e->qlen + n > e->qcap) {
+		while (e->qlen + n > e->qcap)
+			e->qcap = e->qcap ? 2 * e->qcap : 1024;
+		e->stack = xrealloc(e->stack, e->qcap * sizeof(*e->stack));
+	}
+	/* Reversed, so that the first one found is the first one taken: with
+	 * one thread the traversal order then matches readdir order. */
+	for (size_t i = n; i-- > 0;)
+		e->stack[e->qlen++] = nodes[i];
+	if (e->idle > 0) {
+		if (n == 1)
+			pthread_cond_signal(&e->work_cond);
+		else
+			pthread_cond_broadcast(&e->work_cond);
+	}
+	pthread_mutex_unlock(&e->qlock);
+}
+
+static struct dnode *pop_task(struct worker *w)
+{
+	struct engine *e = w->e;
+	struct dnode *n = NULL;
+	pthread_mutex_lock(&e->qlock);
+	for (;;) {
+		if (e->shutdown || e->stop)
+			break;
+		int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
+		if (active != e->seen_active) {
+			/* the controller moved the limit: let parked workers re-check */
+			e->seen_active = active;
+			pthread_cond_broadcast(&e->park_cond);
+		}
+		if (w->id >= active) {
+			pthread_cond_wait(&e->park_cond, &e->qlock);
+			continue;
+		}
+		if (e->qlen > 0) {
+			n = e->stack[--e->qlen];
+			break;
+		}
+		e->idle++;
+		pthread_cond_wait(&e->work_cond, &e->qlock);
+		e->idle--;
+	}
+	pthread_mutex_unlock(&e->qlock);
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Finishing directories: the last one out removes the parent           */
+
+static void operand_finished(struct engine *e)
+{
+	pthread_mutex_lock(&e->qlock);
+	e->op_done = true;
+	pthread_cond_broadcast(&e->done_cond);
+	pthread_mutex_unlock(&e->qlock);
+}
+
+static void flush_newdirs(struct worker *w)
+{
+	push_tasks(w->e, w->newdirs, w->n_newdirs);
+	w->n_newdirs = 0;
+}
+
+/* Drop one reference of D. If it was the last, D is empty (or failed): remove
+ * it and continue with its parent, iteratively, so deep trees need no stack. */
+static void node_release(struct worker *w, struct dnode *d)
+{
+	struct engine *e = w->e;
+	while (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) == 1) {
+		struct dnode *p = d->parent;
+		if (atomic_load(&d->flags) & DN_ANCHOR) {
+			operand_finished(e);
+			return;
+		}
+		if (e->stop)
+			return;	/* abandoned: the process is about to exit */
+		unsigned flags = atomic_load(&d->flags);
+		if (flags & DN_FAILED) {
+			/* something inside stays: the ancestors stay too, silently */
+			fdc_drop(&e->fdc, d);
+			mark_failed(p);
+			dnode_free(d);
+			d = p;
+			continue;
+		}
+		int err = 0;
+		int pfd = fdc_get_parent(&e->fdc, d, &err);
+		fdc_drop(&e->fdc, d);
+		if (pfd == -1) {
+			report_cannot_remove(w, d, NULL, err);
+			mark_failed(p);
+			dnode_free(d);
+			d = p;
+			continue;
+		}
+		stat_add(&w->st->syscalls, 1);
+		if (unlinkat(pfd, d->name, AT_REMOVEDIR) == 0) {
+			stat_add(&w->st->dirs, 1);
+			atomic_fetch_add_explicit(&p->progress, 1, memory_order_relaxed);
+			if (e->cfg.verbose)
+				verbose_removed(w, d, NULL, true);
+		} else {
+			err = errno;
+			if ((err == ENOTEMPTY || err == EEXIST) &&
+			    atomic_load(&d->progress) > 0 && d->retries < e->cfg.max_retries) {
+				/* Refilled while we deleted it. Scan again, but only
+				 * while each pass makes progress. */
+				d->retries++;
+				atomic_store(&d->progress, 0);
+				atomic_store(&d->refs, 1);
+				fdc_put(&e->fdc, p);
+				push_tasks(e, &d, 1);
+				return;
+			}
+			if (!(err == ENOENT && e->cfg.force)) {
+				report_cannot_remove(w, d, NULL, err);
+				mark_failed(p);
+			}
+		}
+		fdc_put(&e->fdc, p);
+		dnode_free(d);
+		d = p;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Scanning one directory                                               */
+
+static bool is_dot_or_dotdot(const char *s)
+{
+	return s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0'));
+}
+
+static void remove_entry(struct worker *w, struct dnode *d, int fd,
+			 const char *name, unsigned char type)
+{
+	struct engine *e = w->e;
+	if (type == DT_UNKNOWN) {
+		/* The filesystem does not fill d_type: ask, never following links. */
+		struct stat st;
+		stat_add(&w->st->syscalls, 1);
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT || !e->cfg.force) {
+				report_cannot_remove(w, d, name, errno);
+				mark_failed(d);
+			}
+			return;
+		}
+		type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+	}
+	if (type == DT_DIR) {
+		size_t len = strlen(name);
+		struct dnode *child = dnode_new(d, name, len);
+		atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
+		if (w->n_newdirs == w->cap_newdirs) {
+			w->cap_newdirs = w->cap_newdirs ? 2 * w->cap_newdirs : 64;
+			w->newdirs = xrealloc(w->newdirs, w->cap_newdirs * sizeof(*w->newdirs));
+		}
+		w->newdirs[w->n_newdirs++] = child;
+		return;
+	}
+
+	uint64_t t0 = now_ns();
+	int r = unlinkat(fd, name, 0);
+	int err = errno;
+	stat_add(&w->st->unlink_ns, now_ns() - t0);
+	stat_add(&w->st->unlink_calls, 1);
+	stat_add(&w->st->syscalls, 1);
+	if (r == 0) {
+		stat_add(&w->st->files, 1);
+		atomic_fetch_add_explicit(&d->progress, 1, memory_order_relaxed);
+		if (e->cfg.verbose)
+			verbose_removed(w, d, name, false);
+		return;
+	}
+	if (err == EISDIR || err == EPERM) {
+		/* d_type said non-directory, but it is one now (or always was:
+		 * EPERM is what unlink(2) returns for directories on Linux). */
+		struct stat st;
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+			remove_entry(w, d, fd, name, DT_DIR);
+			return;
+		}
+	}
+	if (err == ENOENT && e->cfg.force)
+		return;
+	report_cannot_remove(w, d, name, err);
+	mark_failed(d);
+}
+
+static int cmp_ino(const void *a, const void *b)
+{
+	const struct sort_ent *x = a, *y = b;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static void flush_sorted(struct worker *w, struct dnode *d, int fd)
+{
+	struct engine *e = w->e;
+	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
+	if (w->n_ents > threshold)
+		qsort(w->ents, w->n_ents, sizeof(*w->ents), cmp_ino);
+	for (size_t i = 0; i < w->n_ents && !e->stop; i++)
+		remove_entry(w, d, fd, w->names.buf + w->ents[i].name_off, w->ents[i].type);
+	w->n_ents = 0;
+	sb_reset(&w->names);
+	flush_newdirs(w);
+}
+
+static void batch_add(struct worker *w, const struct linux_dirent64 *de)
+{
+	if (w->n_ents == w->cap_ents) {
+		w->cap_ents = w->cap_ents ? 2 * w->cap_ents : 1024;
+		w->ents = xrealloc(w->ents, w->cap_ents * sizeof(*w->ents));
+	}
+	struct sort_ent *s = &w->ents[w->n_ents++];
+	s->ino = de->d_ino;
+	s->type = de->d_type;
+	s->name_off = (uint32_t)w->names.len;
+	sb_add(&w->names, de->d_name, strlen(de->d_name) + 1);
+}
+
+static bool want_sort(struct engine *e, struct dnode *d, int fd)
+{
+	int policy = atomic_load_explicit(&e->knobs.sort_policy, memory_order_relaxed);
+	if (policy == SORT_NEVER)
+		return false;
+	if (policy == SORT_ALWAYS)
+		return true;
+	struct dnode *p = d->parent;
+	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev)
+		return atomic_load(&p->flags) & DN_SORT;	/* same fs as the parent */
+	return fsinfo_inode_sort_pays(fd);
+}
+
+static void scan_dir(struct worker *w, struct dnode *d)
+{
+	struct engine *e = w->e;
+	int err = 0;
+	int pfd = fdc_get(&e->fdc, d->parent, &err);
+	if (pfd == -1) {
+		report_cannot_remove(w, d, NULL, err);
+		mark_failed(d);
+		node_release(w, d);
+		return;
+	}
+	stat_add(&w->st->syscalls, 1);
+	int fd = fdc_openat(&e->fdc, pfd, d->name, DIR_OPEN_FLAGS);
+	if (fd < 0) {
+		err = errno;
+		bool gone = false;
+		if (err == ENOTDIR || err == ELOOP) {
+			/* no longer a directory (replaced under us): remove what is there */
+			stat_add(&w->st->syscalls, 1);
+			gone = unlinkat(pfd, d->name, 0) == 0;
+			if (gone) {
+				stat_add(&w->st->files, 1);
+				if (e->cfg.verbose)
+					verbose_removed(w, d, NULL, false);
+			}
+		} else if (err == EACCES || err == EPERM) {
+			/* unreadable: it can still go if it is empty (GNU does the same) */
+			stat_add(&w->st->syscalls, 1);
+			gone = unlinkat(pfd, d->name, AT_REMOVEDIR) == 0;
+			if (gone) {
+				stat_add(&w->st->dirs, 1);
+				if (e->cfg.verbose)
+					verbose_removed(w, d, NULL, true);
+			}
+		}
+		if (gone) {
+			atomic_fetch_add(&d->parent->progress, 1);
+		} else if (!(err == ENOENT && e->cfg.force)) {
+			report_cannot_remove(w, d, NULL, err);
+			mark_failed(d->parent);
+		}
+		fdc_put(&e->fdc, d->parent);
+		/* d is done without an rmdir: finish it by hand */
+		struct dnode *p = d->parent;
+		dnode_free(d);
+		node_release(w, p);
+		return;
+	}
+	fdc_put(&e->fdc, d->parent);
+
+	struct stat st;
+	stat_add(&w->st->syscalls, 1);
+	if (fstat(fd, &st) < 0) {
+		err = errno;
+		close(fd);
+		report_cannot_remove(w, d, NULL, err);
+		mark_failed(d);
+		node_release(w, d);
+		return;
+	}
+	bool is_root = atomic_load(&d->parent->flags) & DN_ANCHOR;
+	if (is_root && (st.st_dev != d->dev || st.st_ino != d->ino)) {
+		/* the operand was swapped between lstat and open */
+		close(fd);
+		report_cannot_remove(w, d, NULL, ESTALE);
+		mark_failed(d);
+		node_release(w, d);
+		return;
+	}
+	if (e->cfg.one_file_system && st.st_dev != e->root_dev) {
+		close(fd);
+		build_path(w, &w->path, d, NULL);
+		sb_reset(&w->msg);
+		quote_append(&w->msg, w->path.buf, w->path.len);
+		warn_errno(0, "skipping %s, since it's on a different device", sb_str(&w->msg));
+		stat_add(&w->st->errors, 1);
+		mark_failed(d);
+		node_release(w, d);
+		return;
+	}
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	fdc_install(&e->fdc, d, fd);
+
+	bool sort = want_sort(e, d, fd);
+	if (sort)
+		atomic_fetch_or(&d->flags, DN_SORT);
+	unsigned batch = atomic_load_explicit(&e->knobs.sort_batch, memory_order_relaxed);
+
+	size_t want = atomic_load_explicit(&e->knobs.getdents_size, memory_order_relaxed);
+	if (want < GETDENTS_MIN)
+		want = GETDENTS_MIN;
+	if (want > GETDENTS_MAX)
+		want = GETDENTS_MAX;
+	if (want != w->dbuf_size) {
+		free(w->dbuf);
+		w->dbuf = xmalloc(want);
+		w->dbuf_size = want;
+	}
+
+	bool read_any = false;
+	while (!e->stop) {
+		stat_add(&w->st->syscalls, 1);
+		long n = syscall(SYS_getdents64, fd, w->dbuf, w->dbuf_size);
+		if (n < 0) {
+			err = errno;
+			if (read_any) {
+				build_path(w, &w->path, d, NULL);
+				sb_reset(&w->msg);
+				quote_maybe_append(&w->msg, w->path.buf, w->path.len);
+				warn_errno(err, "traversal failed: %s", sb_str(&w->msg));
+				stat_add(&w->st->errors, 1);
+			} else {
+				report_cannot_remove(w, d, NULL, err);
+			}
+			mark_failed(d);
+			break;
+		}
+		stat_add(&w->st->getdents_calls, 1);
+		stat_add(&w->st->getdents_bytes, (uint64_t)n);
+		if (n == 0)
+			break;
+		read_any = true;
+		for (long off = 0; off < n && !e->stop;) {
+			const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
+			off += de->d_reclen;
+			if (is_dot_or_dotdot(de->d_name))
+				continue;
+			if (sort)
+				batch_add(w, de);
+			else
+				remove_entry(w, d, fd, de->d_name, de->d_type);
+		}
+		if (sort) {
+			if (w->n_ents >= batch)
+				flush_sorted(w, d, fd);
+		} else {
+			flush_newdirs(w);
+		}
+	}
+	if (sort && !e->stop)
+		flush_sorted(w, d, fd);
+	flush_newdirs(w);
+	fdc_put(&e->fdc, d);
+	node_release(w, d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Workers and the engine's life cycle                                  */
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
+	struct dnode *d;
+	while ((d = pop_task(w)) != NULL) {
+		uint64_t t0 = now_ns();
+		scan_dir(w, d);
+		stat_add(&w->st->busy_ns, now_ns() - t0);
+	}
+	return NULL;
+}
+
+static unsigned default_fd_budget(int threads)
+{
+	struct rlimit rl;
+	rlim_t lim = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		lim = rl.rlim_cur;
+	/* Keep room for stdio, the operand's parent, BPF maps and links, and
+	 * for each worker's transient opens beyond its two pinned fds. */
+	long room = (long)lim - 24 - 2L * threads;
+	if (room > 4096)
+		room = 4096;
+	return room < 2 ? 2 : (unsigned)room;
+}
+
+struct engine *engine_create(const struct engine_config *cfg, int initial_threads)
+{
+	struct engine *e = xcalloc(1, sizeof(*e));
+	e->cfg = *cfg;
+	if (e->cfg.max_threads < 1)
+		e->cfg.max_threads = 1;
+	if (initial_threads < 1)
+		initial_threads = 1;
+	if (initial_threads > e->cfg.max_threads)
+		initial_threads = e->cfg.max_threads;
+	if (e->cfg.max_retries == 0)
+		e->cfg.max_retries = 64;
+	atomic_init(&e->knobs.active_threads, initial_threads);
+	atomic_init(&e->knobs.sort_policy, SORT_AUTO);
+	atomic_init(&e->knobs.sort_threshold, 10000);
+	atomic_init(&e->knobs.sort_batch, 100000);
+	atomic_init(&e->knobs.getdents_size, 64 * 1024);
+	e->seen_active = initial_threads;
+
+	pthread_mutex_init(&e->qlock, NULL);
+	pthread_cond_init(&e->work_cond, NULL);
+	pthread_cond_init(&e->park_cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->done_cond, &ca);
+	pthread_condattr_destroy(&ca);
+
+	unsigned budget = cfg->fd_budget ? cfg->fd_budget : default_fd_budget(e->cfg.max_threads);
+	fdc_init(&e->fdc, budget);
+
+	int n = e->cfg.max_threads;
+	e->workers = xcalloc((size_t)n, sizeof(*e->workers));
+	if (posix_memalign((void **)&e->stats, 64, (size_t)n * sizeof(*e->stats)) != 0)
+		die(ENOMEM, "memory exhausted");
+	memset(e->stats, 0, (size_t)n * sizeof(*e->stats));
+
+	/* Workers must not take the signals meant for the main thread. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (int i = 0; i < n; i++) {
+		struct worker *w = &e->workers[i];
+		w->e = e;
+		w->id = i;
+		w->st = &e->stats[i];
+		int rc = pthread_create(&w->thread, NULL, worker_main, w);
+		if (rc != 0) {
+			if (i == 0)
+				die(rc, "cannot create worker thread");
+			/* run with fewer workers */
+			e->cfg.max_threads = i;
+			if (atomic_load(&e->knobs.active_threads) > i)
+				atomic_store(&e->knobs.active_threads, i);
+			break;
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e;
+}
+
+void engine_destroy(struct engine *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->qlock);
+	e->shutdown = true;
+	pthread_cond_broadcast(&e->work_cond);
+	pthread_cond_broadcast(&e->park_cond);
+	pthread_mutex_unlock(&e->qlock);
+	for (int i = 0; i < e->cfg.max_threads; i++) {
+		struct worker *w = &e->workers[i];
+		pthread_join(w->thread, NULL);
+		free(w->dbuf);
+		free(w->newdirs);
+		free(w->ents);
+		free(w->chain);
+		sb_free(&w->names);
+		sb_free(&w->msg);
+		sb_free(&w->path);
+	}
+	/* Tasks left by a stop are abandoned nodes: free them. */
+	for (size_t i = 0; i < e->qlen; i++)
+		dnode_free(e->stack[i]);
+	free(e->stack);
+	fdc_destroy(&e->fdc);
+	pthread_mutex_destroy(&e->qlock);
+	pthread_cond_destroy(&e->work_cond);
+	pthread_cond_destroy(&e->park_cond);
+	pthread_cond_destroy(&e->done_cond);
+	free(e->workers);
+	free(e->stats);
+	free(e);
+}
+
+struct engine_knobs *engine_knobs(struct engine *e) { return &e->knobs; }
+int engine_max_threads(const struct engine *e) { return e->cfg.max_threads; }
+pid_t engine_worker_tid(const struct engine *e, int i) { return atomic_load(&e->workers[i].tid); }
+
+void engine_set_active(struct engine *e, int n)
+{
+	if (n < 1)
+		n = 1;
+	if (n > e->cfg.max_threads)
+		n = e->cfg.max_threads;
+	pthread_mutex_lock(&e->qlock);
+	atomic_store(&e->knobs.active_threads, n);
+	pthread_cond_broadcast(&e->park_cond);
+	pthread_cond_broadcast(&e->work_cond);
+	pthread_mutex_unlock(&e->qlock);
+}
+const struct worker_stats *engine_worker_stats(const struct engine *e, int i) { return &e->stats[i]; }
+
+void engine_set_tick(struct engine *e, engine_tick_fn fn, void *arg)
+{
+	e->tick = fn;
+	e->tick_arg = arg;
+}
+
+void engine_request_stop(struct engine *e)
+{
+	e->stop = 1;	/* async-signal-safe; waiters notice within one tick */
+}
+
+bool engine_stopping(const struct engine *e)
+{
+	return e->stop;
+}
+
+void engine_totals(const struct engine *e, struct engine_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < e->cfg.max_threads; i++) {
+		const struct worker_stats *s = &e->stats[i];
+#define SUM(f) t->f += atomic_load_explicit(&s->f, memory_order_relaxed)
+		SUM(files); SUM(dirs); SUM(errors); SUM(syscalls);
+		SUM(getdents_calls); SUM(getdents_bytes); SUM(unlink_ns);
+		SUM(unlink_calls); SUM(busy_ns);
+#undef SUM
+	}
+}
+
+bool engine_remove_tree(struct engine *e, int dirfd, const char *name,
+			const char *display, dev_t root_dev)
+{
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+
+	dnode_init_anchor(&e->anchor, dirfd);
+	e->display = display;
+	e->root_dev = root_dev;
+	e->op_done = false;
+
+	struct dnode *root = dnode_new(&e->anchor, name, strlen(name));
+	root->dev = st.st_dev;
+	root->ino = st.st_ino;
+	push_tasks(e, &root, 1);
+
+	pthread_mutex_lock(&e->qlock);
+	while (!e->op_done && !e->stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&e->done_cond, &e->qlock, &ts);
+		if (e->stop) {
+			/* wake everyone so they notice and leave their loops */
+			pthread_cond_broadcast(&e->work_cond);
+			pthread_cond_broadcast(&e->park_cond);
+			break;
+		}
+		if (!e->op_done && e->tick) {
+			pthread_mutex_unlock(&e->qlock);
+			e->tick(e, e->tick_arg);
+			pthread_mutex_lock(&e->qlock);
+		}
+	}
+	pthread_mutex_unlock(&e->qlock);
+	if (!e->op_done)
+		return false;
+	return !(atomic_load(&e->anchor.flags) & DN_FAILED);
+}

@@ -1,0 +1,95 @@
+/* The parallel deletion engine.
+ *
+ * One task per directory, run by a pool of workers. A worker opens the
+ * directory relative to its parent's fd, reads it with getdents64, unlinks
+ * the non-directories at once and queues each subdirectory as a new task.
+ * Every directory node counts its unfinished children plus one for its own
+ * scan; whoever drops that count to zero removes the directory and walks on
+ * to the parent, so no thread ever waits on children (fuc's model).
+ *
+ * Live knobs (struct engine_knobs) may be changed from another thread while a
+ * delete runs: that is how the adaptive controller steers the engine.
+ */
+#ifndef ADAPTRM_ENGINE_H
+#define ADAPTRM_ENGINE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum sort_policy {
+	SORT_AUTO = 0,		/* by filesystem type: ext2/3/4, btrfs, reiserfs */
+	SORT_NEVER,
+	SORT_ALWAYS,
+};
+
+struct engine_knobs {
+	_Atomic int active_threads;	/* workers allowed to run (1..max_threads) */
+	_Atomic int sort_policy;	/* enum sort_policy */
+	_Atomic unsigned sort_threshold;	/* sort a batch only above this many entries */
+	_Atomic unsigned sort_batch;	/* entries read and sorted at a time */
+	_Atomic unsigned getdents_size;	/* bytes per getdents64 call */
+};
+
+struct engine_config {
+	int max_threads;	/* workers created; active_threads ≤ this */
+	bool force;		/* -f: missing files are not errors */
+	bool verbose;		/* -v: "removed 'x'" on stdout */
+	bool one_file_system;	/* do not descend into other mounts */
+	unsigned fd_budget;	/* directory fds kept open at most (0: from RLIMIT_NOFILE) */
+	unsigned max_retries;	/* rescans of a directory refilled while we delete it */
+};
+
+/* Per-worker counters. Written only by their worker (relaxed atomics), read
+ * by the progress line, --stats and the controller at any time. */
+struct worker_stats {
+	_Atomic uint64_t files;		/* non-directories removed */
+	_Atomic uint64_t dirs;		/* directories removed */
+	_Atomic uint64_t errors;	/* diagnostics printed */
+	_Atomic uint64_t syscalls;	/* syscalls issued by the worker */
+	_Atomic uint64_t getdents_calls;
+	_Atomic uint64_t getdents_bytes;
+	_Atomic uint64_t unlink_ns;	/* wall time inside unlinkat (user-space timing) */
+	_Atomic uint64_t unlink_calls;
+	_Atomic uint64_t busy_ns;	/* time spent running tasks (not parked/idle) */
+} __attribute__((aligned(64)));
+
+struct engine_totals {
+	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
+	uint64_t unlink_ns, unlink_calls, busy_ns;
+};
+
+struct engine;
+
+struct engine *engine_create(const struct engine_config *cfg, int initial_threads);
+void engine_destroy(struct engine *e);
+
+struct engine_knobs *engine_knobs(struct engine *e);
+int engine_max_threads(const struct engine *e);
+/* Thread id of worker I (0 until it started), for per-thread /proc signals. */
+pid_t engine_worker_tid(const struct engine *e, int i);
+/* Let N workers run (clamped to 1..max_threads); wakes parked ones at once. */
+void engine_set_active(struct engine *e, int n);
+
+/* Delete the tree NAME inside directory DIRFD (AT_FDCWD or an open fd), NAME
+ * being a directory that was lstat'ed as ST. DISPLAY is the operand as the
+ * user spelled it, used for messages. Blocks until the tree is gone or failed
+ * or the engine was stopped. Returns true if everything, the top directory
+ * included, was removed. */
+bool engine_remove_tree(struct engine *e, int dirfd, const char *name,
+			const char *display, dev_t root_dev);
+
+/* Ask the workers to stop as soon as possible (async-signal-safe). */
+void engine_request_stop(struct engine *e);
+bool engine_stopping(const struct engine *e);
+
+void engine_totals(const struct engine *e, struct engine_totals *t);
+const struct worker_stats *engine_worker_stats(const struct engine *e, int i);
+
+/* Called by the waiting main thread about every 100 ms while a tree is being
+ * removed (progress line, controller tick). */
+typedef void (*engine_tick_fn)(struct engine *e, void *arg);
+void engine_set_tick(struct engine *e, engine_tick_fn fn, void *arg);
+
+#endif

@@ -1,0 +1,45 @@
+/* adaptrm: entry point. Picks the face (rm, --trace, --profiles) and leaves
+ * the rest to it; checks stdout at exit like GNU's close_stdout. */
+#include "msg.h"
+#include "options.h"
+#include "rm.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Report a failed write of stdout (-v into a full disk or a closed fd). */
+static int close_stdout(int status)
+{
+	bool pending = __fpending(stdout) != 0;
+	bool prev_fail = ferror(stdout) != 0;
+	bool close_fail = fclose(stdout) != 0;
+	if (prev_fail || (close_fail && (pending || errno != EBADF))) {
+		int err = close_fail ? errno : 0;
+		if (err == EPIPE)
+			return status;
+		warn_errno(err, "write error");
+		return 1;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	msg_init(argv[0]);
+
+	struct rm_options o;
+	int first = options_parse(&o, argc, argv);
+	int nfiles = argc - first;
+	if (nfiles == 0 && !o.ignore_missing) {
+		warn_errno(0, "missing operand");
+		options_usage(1);
+	}
+	int status = rm_main(&o, nfiles, argv + first);
+	return close_stdout(status);
+}

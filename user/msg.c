@@ -1,0 +1,51 @@
+#include "msg.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *program_name = "adaptrm";
+const char *program_invoked = "adaptrm";
+
+void msg_init(const char *argv0)
+{
+	if (!argv0 || !*argv0)
+		return;
+	program_invoked = argv0;
+	const char *slash = strrchr(argv0, '/');
+	program_name = slash ? slash + 1 : argv0;
+}
+
+static void vmsg(int errnum, const char *fmt, va_list ap)
+{
+	/* stdout may hold -v lines: flush them first so the streams interleave
+	 * in the order things happened (as GNU rm does). */
+	flockfile(stdout);
+	fflush(stdout);
+	flockfile(stderr);
+	fprintf(stderr, "%s: ", program_name);
+	vfprintf(stderr, fmt, ap);
+	if (errnum)
+		fprintf(stderr, ": %s", strerror(errnum));
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	funlockfile(stdout);
+}
+
+void warn_errno(int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(errnum, fmt, ap);
+	va_end(ap);
+}
+
+void die(int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(errnum, fmt, ap);
+	va_end(ap);
+	exit(1);
+}

@@ -1,0 +1,15 @@
+/* GNU-style diagnostics: "PROG: message[: strerror]" on stderr, one line per
+ * call, safe to call from any worker thread. PROG comes from argv[0] so that
+ * adaptrm installed as `rm` speaks as `rm`. */
+#ifndef ADAPTRM_MSG_H
+#define ADAPTRM_MSG_H
+
+
+extern const char *program_name;	/* basename of argv[0] (error lines) */
+extern const char *program_invoked;	/* argv[0] as given (prompts, Try '... --help') */
+
+void msg_init(const char *argv0);
+void warn_errno(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void die(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+
+#endif

@@ -1,0 +1,6 @@
+#ifndef ADAPTRM_VERSION_H
+#define ADAPTRM_VERSION_H
+#define ADAPTRM_VERSION "0.1.0"
+/* "PROG (adaptrm) 0.1.0" + licence lines; scripts take the last word of line 1. */
+void version_print(void);
+#endif
