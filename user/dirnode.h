@@ -28,6 +28,7 @@ enum {
 	DN_ANCHOR = 1u << 0,	/* the operand's parent: a borrowed fd, never closed */
 	DN_FAILED = 1u << 1,	/* something below could not be removed: skip rmdir */
 	DN_SORT = 1u << 2,	/* read this directory in inode-sorted batches */
+	DN_SHARE = 1u << 3,	/* its filesystem gains from several unlinkers per directory */
 };
 
 struct dnode {

@@ -39,6 +39,17 @@ struct sort_ent {
 	uint8_t type;
 };
 
+/* A slice of one directory's entries handed to another worker (dir_share).
+ * Names follow the entry array in the same allocation. */
+struct chunk {
+	struct dnode *d;
+	uint32_t n;
+	struct sort_ent ents[];
+};
+
+#define CHUNK_MIN 256		/* entries: below this a hand-off costs more than it saves */
+#define TASK_CHUNK ((uintptr_t)1)	/* tag bit of a chunk on the task stack */
+
 struct worker {
 	struct engine *e;
 	int id;
@@ -68,7 +79,8 @@ struct engine {
 	pthread_cond_t work_cond;	/* active workers wait here for tasks */
 	pthread_cond_t park_cond;	/* workers beyond active_threads wait here */
 	pthread_cond_t done_cond;	/* the caller waits here for the tree */
-	struct dnode **stack;		/* LIFO: depth-first keeps the frontier small */
+	uintptr_t *stack;		/* LIFO of tasks: a dnode to scan, or a chunk
+					 * (tagged). Depth-first keeps the frontier small. */
 	size_t qlen, qcap;
 	int idle;			/* active workers waiting for work */
 	int seen_active;		/* active_threads as the workers last saw it */
@@ -169,20 +181,45 @@ static void mark_failed(struct dnode *n)
 /* ------------------------------------------------------------------ */
 /* The task stack                                                       */
 
-static void push_tasks(struct engine *e, struct dnode **nodes, size_t n)
+static void push_locked(struct engine *e, size_t n)
 {
-	if (n == 0)
-		return;
-	pthread_mutex_lock(&e->qlock);
 	if (e->qlen + n > e->qcap) {
 		while (e->qlen + n > e->qcap)
 			e->qcap = e->qcap ? 2 * e->qcap : 1024;
 		e->stack = xrealloc(e->stack, e->qcap * sizeof(*e->stack));
 	}
+}
+
+static void wake_workers(struct engine *e, size_t n)
+{
+	if (e->idle > 0) {
+		if (n == 1)
+			pthread_cond_signal(&e->work_cond);
+		else
+			pthread_cond_broadcast(&e->work_cond);
+	}
+}
+
+static void push_chunks(struct engine *e, struct chunk **chunks, size_t n)
+{
+	pthread_mutex_lock(&e->qlock);
+	push_locked(e, n);
+	for (size_t i = 0; i < n; i++)
+		e->stack[e->qlen++] = (uintptr_t)chunks[i] | TASK_CHUNK;
+	wake_workers(e, n);
+	pthread_mutex_unlock(&e->qlock);
+}
+
+static void push_tasks(struct engine *e, struct dnode **nodes, size_t n)
+{
+	if (n == 0)
+		return;
+	pthread_mutex_lock(&e->qlock);
+	push_locked(e, n);
 	/* Reversed, so that the first one found is the first one taken: with
 	 * one thread the traversal order then matches readdir order. */
 	for (size_t i = n; i-- > 0;)
-		e->stack[e->qlen++] = nodes[i];
+		e->stack[e->qlen++] = (uintptr_t)nodes[i];
 	if (e->idle > 0) {
 		if (n == 1)
 			pthread_cond_signal(&e->work_cond);
@@ -192,10 +229,10 @@ static void push_tasks(struct engine *e, struct dnode **nodes, size_t n)
 	pthread_mutex_unlock(&e->qlock);
 }
 
-static struct dnode *pop_task(struct worker *w)
+static uintptr_t pop_task(struct worker *w)
 {
 	struct engine *e = w->e;
-	struct dnode *n = NULL;
+	uintptr_t n = 0;
 	pthread_mutex_lock(&e->qlock);
 	for (;;) {
 		if (e->shutdown || e->stop)
@@ -372,17 +409,86 @@ static int cmp_ino(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static void flush_sorted(struct worker *w, struct dnode *d, int fd)
+static unsigned dir_share(struct engine *e, struct dnode *d);
+
+/* Copy entries [from, to) of the worker's batch into a chunk for another worker. */
+static struct chunk *chunk_new(struct worker *w, struct dnode *d, size_t from, size_t to)
+{
+	size_t names = 0;
+	for (size_t i = from; i < to; i++)
+		names += strlen(w->names.buf + w->ents[i].name_off) + 1;
+	size_t n = to - from;
+	struct chunk *c = xmalloc(sizeof(*c) + n * sizeof(c->ents[0]) + names);
+	char *dst = (char *)&c->ents[n];
+	size_t off = 0;
+	c->d = d;
+	c->n = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = w->names.buf + w->ents[from + i].name_off;
+		size_t len = strlen(name) + 1;
+		c->ents[i] = w->ents[from + i];
+		c->ents[i].name_off = (uint32_t)off;
+		memcpy(dst + off, name, len);
+		off += len;
+	}
+	return c;
+}
+
+/* Remove the batched entries of D: sorted by inode if asked and big enough,
+ * and split among up to dir_share workers if that knob is on. */
+static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 {
 	struct engine *e = w->e;
+	size_t n = w->n_ents;
 	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
-	if (w->n_ents > threshold)
-		qsort(w->ents, w->n_ents, sizeof(*w->ents), cmp_ino);
-	for (size_t i = 0; i < w->n_ents && !e->stop; i++)
+	if (sort && n > threshold)
+		qsort(w->ents, n, sizeof(*w->ents), cmp_ino);
+
+	unsigned share = dir_share(e, d);
+	unsigned active = (unsigned)atomic_load_explicit(&e->knobs.active_threads,
+							 memory_order_relaxed);
+	if (share > active)
+		share = active;
+	size_t local = n;
+	if (share > 1 && n >= 2 * CHUNK_MIN) {
+		size_t k = n / CHUNK_MIN < share ? n / CHUNK_MIN : share;
+		size_t per = (n + k - 1) / k;
+		struct chunk *chunks[k];
+		size_t nc = 0;
+		/* contiguous slices keep each worker's inodes close together */
+		for (size_t from = per; from < n; from += per) {
+			size_t to = from + per < n ? from + per : n;
+			chunks[nc++] = chunk_new(w, d, from, to);
+		}
+		atomic_fetch_add_explicit(&d->refs, (int)nc, memory_order_relaxed);
+		push_chunks(e, chunks, nc);
+		local = per;
+	}
+	for (size_t i = 0; i < local && !e->stop; i++)
 		remove_entry(w, d, fd, w->names.buf + w->ents[i].name_off, w->ents[i].type);
 	w->n_ents = 0;
 	sb_reset(&w->names);
 	flush_newdirs(w);
+}
+
+static void run_chunk(struct worker *w, struct chunk *c)
+{
+	struct engine *e = w->e;
+	struct dnode *d = c->d;
+	int err = 0;
+	int fd = fdc_get(&e->fdc, d, &err);
+	if (fd == -1) {
+		report_cannot_remove(w, d, NULL, err);
+		mark_failed(d);
+	} else {
+		const char *names = (const char *)&c->ents[c->n];
+		for (uint32_t i = 0; i < c->n && !e->stop; i++)
+			remove_entry(w, d, fd, names + c->ents[i].name_off, c->ents[i].type);
+		flush_newdirs(w);
+		fdc_put(&e->fdc, d);
+	}
+	free(c);
+	node_release(w, d);
 }
 
 static void batch_add(struct worker *w, const struct linux_dirent64 *de)
@@ -398,17 +504,42 @@ static void batch_add(struct worker *w, const struct linux_dirent64 *de)
 	sb_add(&w->names, de->d_name, strlen(de->d_name) + 1);
 }
 
-static bool want_sort(struct engine *e, struct dnode *d, int fd)
+/* Per-filesystem policy of directory D, decided by fstatfs only where the
+ * device changes (the root, mount points); below that it is inherited. */
+static void fs_policy(struct engine *e, struct dnode *d, int fd)
+{
+	struct dnode *p = d->parent;
+	unsigned flags;
+	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev) {
+		flags = atomic_load(&p->flags) & (DN_SORT | DN_SHARE);
+	} else {
+		uint64_t type = fsinfo_type(fd);
+		flags = (fsinfo_type_sort_pays(type) ? DN_SORT : 0) |
+			(fsinfo_type_share_pays(type) ? DN_SHARE : 0);
+	}
+	atomic_fetch_or(&d->flags, flags);
+}
+
+static bool want_sort(struct engine *e, struct dnode *d)
 {
 	int policy = atomic_load_explicit(&e->knobs.sort_policy, memory_order_relaxed);
 	if (policy == SORT_NEVER)
 		return false;
 	if (policy == SORT_ALWAYS)
 		return true;
-	struct dnode *p = d->parent;
-	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev)
-		return atomic_load(&p->flags) & DN_SORT;	/* same fs as the parent */
-	return fsinfo_inode_sort_pays(fd);
+	return atomic_load(&d->flags) & DN_SORT;
+}
+
+/* Workers that may share directory D's entries right now (1: none). */
+static unsigned dir_share(struct engine *e, struct dnode *d)
+{
+	unsigned share = atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed);
+	if (share == DIR_SHARE_AUTO)
+		share = (atomic_load(&d->flags) & DN_SHARE)
+			? (unsigned)atomic_load_explicit(&e->knobs.active_threads,
+							 memory_order_relaxed)
+			: 1;
+	return share;
 }
 
 static void scan_dir(struct worker *w, struct dnode *d)
@@ -495,9 +626,8 @@ static void scan_dir(struct worker *w, struct dnode *d)
 	d->ino = st.st_ino;
 	fdc_install(&e->fdc, d, fd);
 
-	bool sort = want_sort(e, d, fd);
-	if (sort)
-		atomic_fetch_or(&d->flags, DN_SORT);
+	fs_policy(e, d, fd);
+	bool sort = want_sort(e, d);
 	unsigned batch = atomic_load_explicit(&e->knobs.sort_batch, memory_order_relaxed);
 
 	size_t want = atomic_load_explicit(&e->knobs.getdents_size, memory_order_relaxed);
@@ -512,7 +642,10 @@ static void scan_dir(struct worker *w, struct dnode *d)
 	}
 
 	bool read_any = false;
+	bool batching = sort;
 	while (!e->stop) {
+		/* dir_share may be switched on by the controller mid-directory */
+		batching = sort || dir_share(e, d) > 1;
 		stat_add(&w->st->syscalls, 1);
 		long n = syscall(SYS_getdents64, fd, w->dbuf, w->dbuf_size);
 		if (n < 0) {
@@ -539,20 +672,20 @@ static void scan_dir(struct worker *w, struct dnode *d)
 			off += de->d_reclen;
 			if (is_dot_or_dotdot(de->d_name))
 				continue;
-			if (sort)
+			if (batching)
 				batch_add(w, de);
 			else
 				remove_entry(w, d, fd, de->d_name, de->d_type);
 		}
-		if (sort) {
-			if (w->n_ents >= batch)
-				flush_sorted(w, d, fd);
-		} else {
+		if (!batching)
 			flush_newdirs(w);
-		}
+		else if (!sort || w->n_ents >= batch)
+			flush_batch(w, d, fd, sort);
 	}
-	if (sort && !e->stop)
-		flush_sorted(w, d, fd);
+	if (w->n_ents && !e->stop)
+		flush_batch(w, d, fd, sort);
+	w->n_ents = 0;
+	sb_reset(&w->names);
 	flush_newdirs(w);
 	fdc_put(&e->fdc, d);
 	node_release(w, d);
@@ -565,10 +698,13 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
-	struct dnode *d;
-	while ((d = pop_task(w)) != NULL) {
+	uintptr_t task;
+	while ((task = pop_task(w)) != 0) {
 		uint64_t t0 = now_ns();
-		scan_dir(w, d);
+		if (task & TASK_CHUNK)
+			run_chunk(w, (struct chunk *)(task & ~TASK_CHUNK));
+		else
+			scan_dir(w, (struct dnode *)task);
 		stat_add(&w->st->busy_ns, now_ns() - t0);
 	}
 	return NULL;
@@ -605,6 +741,9 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	atomic_init(&e->knobs.sort_threshold, 10000);
 	atomic_init(&e->knobs.sort_batch, 100000);
 	atomic_init(&e->knobs.getdents_size, 64 * 1024);
+	/* Developer override for experiments; the controller owns it otherwise. */
+	const char *share = getenv("ADAPTRM_DIR_SHARE");
+	atomic_init(&e->knobs.dir_share, share ? (unsigned)atoi(share) : DIR_SHARE_AUTO);
 	e->seen_active = initial_threads;
 
 	pthread_mutex_init(&e->qlock, NULL);
@@ -670,8 +809,12 @@ void engine_destroy(struct engine *e)
 		sb_free(&w->path);
 	}
 	/* Tasks left by a stop are abandoned nodes: free them. */
-	for (size_t i = 0; i < e->qlen; i++)
-		dnode_free(e->stack[i]);
+	for (size_t i = 0; i < e->qlen; i++) {
+		if (e->stack[i] & TASK_CHUNK)
+			free((void *)(e->stack[i] & ~TASK_CHUNK));
+		else
+			dnode_free((struct dnode *)e->stack[i]);
+	}
 	free(e->stack);
 	fdc_destroy(&e->fdc);
 	pthread_mutex_destroy(&e->qlock);

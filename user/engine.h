@@ -24,12 +24,18 @@ enum sort_policy {
 	SORT_ALWAYS,
 };
 
+#define DIR_SHARE_AUTO 0u
+
 struct engine_knobs {
 	_Atomic int active_threads;	/* workers allowed to run (1..max_threads) */
 	_Atomic int sort_policy;	/* enum sort_policy */
 	_Atomic unsigned sort_threshold;	/* sort a batch only above this many entries */
 	_Atomic unsigned sort_batch;	/* entries read and sorted at a time */
 	_Atomic unsigned getdents_size;	/* bytes per getdents64 call */
+	_Atomic unsigned dir_share;	/* workers that may unlink inside one directory
+					 * at once (1: one worker per directory;
+					 * DIR_SHARE_AUTO: all active workers where the
+					 * filesystem type says it pays, else 1) */
 };
 
 struct engine_config {

@@ -50,6 +50,12 @@ bool fsinfo_type_sort_pays(uint64_t t)
 	return t == EXT4_MAGIC || t == BTRFS_MAGIC || t == REISERFS_MAGIC;
 }
 
+bool fsinfo_type_share_pays(uint64_t t)
+{
+	return t == TMPFS_MAGIC || t == EXT4_MAGIC || t == FUSE_MAGIC || t == NFS_MAGIC ||
+	       t == CIFS_MAGIC || t == SMB2_MAGIC || t == RAMFS_MAGIC;
+}
+
 bool fsinfo_inode_sort_pays(int fd)
 {
 	return fsinfo_type_sort_pays(fsinfo_type(fd));
