@@ -298,8 +298,6 @@ int rm_main(const struct rm_options *o, int nfiles, char **files)
 						  isatty(STDERR_FILENO));
 	if (show_progress)
 		r.progress = progress_new();
-	if (o->threads == 0 || o->explain || o->json_path)
-		r.ctl = NULL;	/* created with the engine below */
 
 	bool ok = true;
 	for (int i = 0; i < nfiles; i++) {
