@@ -84,3 +84,27 @@ PY
 
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
+
+# mount_slowfs DIR DELAY_US [FUSE_OPTION]...: DIR becomes a slowfs mount
+# (tests/tools/slowfs.c, every operation sleeps DELAY_US microseconds)
+# mirroring a fresh backing directory whose path is left in $SLOWFS_BACKING.
+# Unmounted, and the daemon stopped, at exit.
+mount_slowfs() {
+	local dir=$1 delay=${2:-1000} bin=${TOOLS:-}/slowfs i
+	shift 2
+	[ -x "$bin" ] || skip "slowfs is not built (make tools)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	command -v fusermount3 >/dev/null || skip "no fusermount3"
+	mkdir -p "$dir" && dir=$(cd "$dir" && pwd) || return 1
+	SLOWFS_BACKING=$(mktemp -d "${SCRATCH:-/tmp}/slowfs-backing.XXXXXX") || return 1
+	"$bin" --delay-us="$delay" "$SLOWFS_BACKING" "$dir" -f "$@" </dev/null >/dev/null 2>&1 &
+	local pid=$!
+	on_exit "kill $pid; wait $pid"
+	on_exit "fusermount3 -u $(printf %q "$dir") || umount -l $(printf %q "$dir")"
+	for ((i = 0; i < 100; i++)); do
+		grep -q " $dir fuse.slowfs " /proc/self/mounts && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
