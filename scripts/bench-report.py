@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Turn scripts/bench.sh's runs (TSV) into the report: medians per cell and
+tool, adaptrm auto / best peer and auto / best pinned adaptrm (the oracle),
+geometric means, as markdown and JSON.
+
+    bench-report.py RUNS.tsv OUT.md OUT.json
+
+Context for the header comes from BENCH_* environment variables set by
+bench.sh; without them (re-rendering an old TSV) the header is shorter.
+"""
+import csv
+import json
+import math
+import os
+import statistics
+import sys
+
+PEERS = ["rm", "rmz", "find", "rsync"]
+PEER_NAMES = {"rm": "GNU rm -rf", "rmz": "rmz", "find": "find -delete", "rsync": "rsync -a --delete"}
+
+
+def is_pinned(tool):
+    return tool.startswith("t") and tool[1:].isdigit()
+
+
+def tool_header(tool):
+    if tool == "auto":
+        return "adaptrm auto"
+    if is_pinned(tool):
+        return "-t %s" % tool[1:]
+    return PEER_NAMES.get(tool, tool)
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def fmt_s(x):
+    if x is None:
+        return ""
+    return "%.2f" % x if x < 100 else "%.0f" % x
+
+
+def main():
+    runs_path, md_path, json_path = sys.argv[1:4]
+    with open(runs_path, newline="") as f:
+        runs = list(csv.DictReader(f, delimiter="\t"))
+
+    cells, tools = [], []
+    for r in runs:
+        key = (r["fs"], r["shape"])
+        if key not in [(c["fs"], c["shape"]) for c in cells]:
+            cells.append({"fs": r["fs"], "shape": r["shape"], "label": r["label"]})
+        if r["tool"] not in tools:
+            tools.append(r["tool"])
+    order = os.environ.get("BENCH_TOOLS_RUN", "").split()
+    tools = [t for t in order if t in tools] + [t for t in tools if t not in order]
+
+    for c in cells:
+        c["tools"] = {}
+        for t in tools:
+            rs = [r for r in runs if (r["fs"], r["shape"], r["tool"]) == (c["fs"], c["shape"], t)]
+            if not rs:
+                continue
+            bad = [r for r in rs if r["status"] != "ok"]
+            walls = [float(r["wall"]) for r in rs if r["status"] == "ok"]
+            cpus = [float(r["user"]) + float(r["sys"]) for r in rs if r["status"] == "ok"]
+            c["tools"][t] = {
+                "status": bad[0]["status"] if bad else "ok",
+                "note": bad[0]["note"] if bad else "",
+                "runs": len(rs),
+                "median": statistics.median(walls) if walls and not bad else None,
+                "cpu_median": statistics.median(cpus) if cpus and not bad else None,
+                "walls": walls,
+            }
+        ok = {t: v["median"] for t, v in c["tools"].items() if v["median"] is not None}
+        peers = {t: m for t, m in ok.items() if t in PEERS}
+        pinned = {t: m for t, m in ok.items() if is_pinned(t)}
+        c["best_peer"] = min(peers, key=peers.get) if peers else None
+        c["oracle"] = min(pinned, key=pinned.get) if pinned else None
+        auto = ok.get("auto")
+        c["auto_over_peer"] = auto / peers[c["best_peer"]] if auto and c["best_peer"] else None
+        c["auto_over_oracle"] = auto / pinned[c["oracle"]] if auto and c["oracle"] else None
+        c["auto_over_rm"] = auto / ok["rm"] if auto and "rm" in ok else None
+
+    gm_peer = geomean([c["auto_over_peer"] for c in cells])
+    gm_oracle = geomean([c["auto_over_oracle"] for c in cells])
+    gm_rm = geomean([c["auto_over_rm"] for c in cells])
+
+    env = os.environ.get
+    lines = ["## Benchmark results", ""]
+    if env("BENCH_MACHINE"):
+        lines.append("Machine: %s. Date: %s. adaptrm %s; %s." % (
+            env("BENCH_MACHINE"), env("BENCH_DATE", "?"), env("BENCH_COMMIT", "?"),
+            env("BENCH_RMZ_VERSION") or "rmz not installed"))
+        lines.append("")
+    reps = env("BENCH_REPS_RUN", "?")
+    lines.append("Median wall time in seconds over %s repetitions (tools interleaved, fresh tree "
+                 "each run, built then synced: warm cache); empty files. "
+                 "`-t N` is `adaptrm --threads=N`. A failed cell names the failure "
+                 "(crash = killed by a signal, fail = non-zero exit, incomplete = tree left behind)." % reps)
+    if "slowfs" in env("BENCH_FS_RUN", "") or any(c["fs"] == "slowfs" for c in cells):
+        lines.append("slowfs is tests/tools/slowfs.c, a pass-through FUSE filesystem over tmpfs that "
+                     "sleeps %s µs per operation (smaller trees there)." % env("BENCH_SLOW_DELAY", "?"))
+    lines.append("")
+    head = ["fs", "tree"] + [tool_header(t) for t in tools] + ["auto / best peer", "auto / oracle"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("| --- | --- | " + " | ".join(["---:"] * (len(tools) + 2)) + " |")
+    for c in cells:
+        ok = {t: v["median"] for t, v in c["tools"].items() if v["median"] is not None}
+        fastest = min(ok.values()) if ok else None
+        row = [c["fs"], c["label"]]
+        for t in tools:
+            v = c["tools"].get(t)
+            if v is None:
+                row.append("n/a")
+            elif v["median"] is None:
+                row.append(v["status"])
+            else:
+                s = fmt_s(v["median"])
+                row.append("**%s**" % s if v["median"] == fastest else s)
+        row.append("%.2f (%s)" % (c["auto_over_peer"], c["best_peer"]) if c["auto_over_peer"] else "")
+        row.append("%.2f (%s)" % (c["auto_over_oracle"], c["oracle"].replace("t", "-t ")) if c["auto_over_oracle"] else "")
+        lines.append("| " + " | ".join(row) + " |")
+    gm = ["**geometric mean**", ""] + [""] * len(tools)
+    gm.append("**%.2f**" % gm_peer if gm_peer else "")
+    gm.append("**%.2f**" % gm_oracle if gm_oracle else "")
+    lines.append("| " + " | ".join(gm) + " |")
+    lines.append("")
+    lines.append("auto / best peer: adaptrm's default over the fastest of GNU rm, rmz, find -delete and "
+                 "rsync in that cell (below 1 = adaptrm wins). auto / oracle: over the fastest pinned "
+                 "thread count that was run (1 = the controller found the best setting).")
+    if gm_rm:
+        lines.append("Geometric mean of auto / GNU rm: %.2f." % gm_rm)
+    losses = [c for c in cells if c["auto_over_peer"] and c["auto_over_peer"] > 1.0]
+    far = [c for c in cells if c["auto_over_oracle"] and c["auto_over_oracle"] > 1.10]
+    lines.append("")
+    lines.append("Cells where auto is slower than the best peer: %s." % (
+        ", ".join("%s %s (%.2f vs %s)" % (c["fs"], c["label"], c["auto_over_peer"], c["best_peer"]) for c in losses)
+        or "none"))
+    lines.append("Cells where auto is more than 10%% off the oracle: %s." % (
+        ", ".join("%s %s (%.2f vs %s)" % (c["fs"], c["label"], c["auto_over_oracle"], c["oracle"]) for c in far)
+        or "none"))
+    lines.append("")
+    lines.append("CPU time (user + sys, seconds, median):")
+    lines.append("")
+    lines.append("| fs | tree | " + " | ".join(tool_header(t) for t in tools) + " |")
+    lines.append("| --- | --- | " + " | ".join(["---:"] * len(tools)) + " |")
+    for c in cells:
+        row = [c["fs"], c["label"]]
+        for t in tools:
+            v = c["tools"].get(t)
+            row.append("n/a" if v is None else (fmt_s(v["cpu_median"]) if v["cpu_median"] is not None else v["status"]))
+        lines.append("| " + " | ".join(row) + " |")
+    failures = [(c, t, v) for c in cells for t, v in c["tools"].items() if v["status"] != "ok" and v["note"]]
+    if failures:
+        lines.append("")
+        lines.append("Failures: " + "; ".join("%s %s %s: %s" % (c["fs"], c["label"], t, v["note"])
+                                              for c, t, v in failures) + ".")
+    md = "\n".join(lines) + "\n"
+    with open(md_path, "w") as f:
+        f.write(md)
+
+    doc = {
+        "machine": env("BENCH_MACHINE"), "date": env("BENCH_DATE"), "commit": env("BENCH_COMMIT"),
+        "repetitions": reps, "tools": tools,
+        "geomean_auto_over_best_peer": gm_peer, "geomean_auto_over_oracle": gm_oracle,
+        "geomean_auto_over_rm": gm_rm,
+        "cells": [{k: v for k, v in c.items()} for c in cells],
+    }
+    with open(json_path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
