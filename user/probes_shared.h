@@ -1,0 +1,91 @@
+/* Layout shared by bpf/probes.bpf.c and user/probes.c: the counters the BPF
+ * programs add to and user space reads. Plain fixed-width integers only, so
+ * the same header compiles for -target bpf and for the host. Every map that
+ * user space reads per interval is a per-CPU array: BPF adds without atomics,
+ * user space sums the CPUs after one batch lookup. */
+#ifndef ADAPTRM_PROBES_SHARED_H
+#define ADAPTRM_PROBES_SHARED_H
+
+/* log2 latency buckets, DTrace quantize style: bucket 0 holds the value 0,
+ * bucket i >= 1 holds [2^(i-1), 2^i); the last bucket also takes everything
+ * larger (2^38 ns = 275 s). */
+#define PROBE_HIST_BUCKETS	40
+#define PROBE_NR_SYSCALLS	512	/* x86-64 numbers; larger ones are not counted */
+#define PROBE_LOCK_TYPES	64	/* contention_begin flags & 0x3f */
+#define PROBE_MAX_TGIDS		4096	/* traced processes at once */
+#define PROBE_MAX_THREADS	16384	/* per-thread in-flight state */
+
+/* contention_begin flags (include/trace/events/lock.h) */
+#define PROBE_LCB_F_SPIN	0x01
+#define PROBE_LCB_F_READ	0x02
+#define PROBE_LCB_F_WRITE	0x04
+#define PROBE_LCB_F_RT		0x08
+#define PROBE_LCB_F_PERCPU	0x10
+#define PROBE_LCB_F_MUTEX	0x20
+
+/* x86-64 syscall numbers the probes treat specially */
+#define PROBE_NR_UNLINKAT	263
+#define PROBE_NR_GETDENTS64	217
+
+struct probe_hist {
+	unsigned long long count;	/* samples */
+	unsigned long long total;	/* sum of the samples (ns, bytes, ...) */
+	unsigned long long b[PROBE_HIST_BUCKETS];
+};
+
+/* One syscall: strace -c's columns plus the latency histogram (ns). */
+struct probe_sc_stat {
+	unsigned long long errors;	/* returned -4095..-1 */
+	struct probe_hist lat;		/* lat.count = calls, lat.total = ns */
+};
+
+/* One lock type (flags & 0x3f): contended waits and their time (ns). */
+struct probe_lock_stat {
+	struct probe_hist wait;
+};
+
+enum probe_offcpu_kind {
+	PROBE_OFFCPU_BLOCKED,	/* switched out in D (TASK_UNINTERRUPTIBLE) */
+	PROBE_OFFCPU_SLEEPING,	/* switched out in S (TASK_INTERRUPTIBLE) */
+	PROBE_OFFCPU_PREEMPTED,	/* switched out runnable: waited for a CPU */
+	PROBE_OFFCPU_KINDS,
+};
+
+/* Everything else, one per-CPU value. */
+struct probe_misc {
+	struct probe_hist unlinkat_dir;	/* unlinkat(AT_REMOVEDIR) latency, ns (also in sc[263]) */
+	struct probe_hist getdents_bytes; /* bytes returned per getdents64 call */
+	struct probe_hist offcpu[PROBE_OFFCPU_KINDS]; /* off-CPU time, ns */
+	/* ext4 */
+	struct probe_hist ext4_unlink;	/* ext4_unlink_enter -> exit, ns */
+	unsigned long long ext4_free_calls, ext4_freed_blocks;
+	unsigned long long ext4_discards, ext4_discard_blocks;
+	/* jbd2 (all commits while tracing; times in jiffies as the kernel gives them) */
+	unsigned long long jbd2_commits, jbd2_wait, jbd2_request_delay, jbd2_running,
+		jbd2_locked, jbd2_flushing, jbd2_logging, jbd2_handles, jbd2_blocks;
+	/* xfs */
+	struct probe_hist xfs_log_grant; /* xfs_log_grant_sleep -> wake, ns */
+	unsigned long long xfs_inodegc_throttles;
+	/* btrfs */
+	struct probe_hist btrfs_tree_lock;	/* extent-buffer lock waits, ns */
+	struct probe_hist btrfs_reserve;	/* space-reservation ticket waits, ns */
+	/* block layer (all devices while tracing) */
+	struct probe_hist bio_lat;	/* block_rq_issue -> complete, ns */
+	unsigned long long bio_discards, bio_discard_bytes, bio_bytes;
+	/* bookkeeping */
+	long long threads_delta;	/* forks minus exits of traced threads */
+	long long tgids_delta;		/* new minus exited traced processes */
+	unsigned long long lost;	/* per-thread state map full */
+};
+
+/* Top contended callers: key and value of the callers hash (read at the end). */
+struct probe_caller_key {
+	int stackid;			/* kernel stack in the stacks map, or -1 */
+	unsigned int flags;		/* lock type */
+};
+#define PROBE_STACK_DEPTH	24	/* frames kept per contended stack */
+struct probe_caller_val {
+	unsigned long long count, total_ns;
+};
+
+#endif
