@@ -1,0 +1,140 @@
+/* The probes on our own process: exact syscall counts, histograms that sum
+ * to their counts, per-interval subtraction, rwsem-write contention from
+ * parallel unlinkers in one directory. Needs root and BTF: skips without
+ * them, fails instead when ADAPTRM_REQUIRE_BPF=1 (CI). */
+#include <criterion/criterion.h>
+#include "probes.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct probes *start_or_skip(void)
+{
+	char err[512];
+	struct probes *p = probes_start(NULL, 0, 0, err, sizeof err);
+
+	if (!p) {
+		const char *req = getenv("ADAPTRM_REQUIRE_BPF");
+		if (req && *req && strcmp(req, "0"))
+			cr_assert_fail("BPF required but probes cannot start: %s", err);
+		cr_skip_test("BPF probes unavailable: %s", err);
+	}
+	return p;
+}
+
+static void make_files(int dfd, int n)
+{
+	char name[32];
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "f%d", i);
+		int fd = openat(dfd, name, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+		cr_assert(fd >= 0);
+		close(fd);
+	}
+}
+
+static void check_sums(const struct probe_snapshot *s)
+{
+	for (int k = 0; k < PROBE_NR_SYSCALLS; k++)
+		cr_assert_eq(hist_bucket_sum(&s->sc[k].lat), s->sc[k].lat.count, "syscall %d", k);
+	for (int k = 0; k < PROBE_LOCK_TYPES; k++)
+		cr_assert_eq(hist_bucket_sum(&s->lock[k].wait), s->lock[k].wait.count);
+	for (int k = 0; k < PROBE_OFFCPU_KINDS; k++)
+		cr_assert_eq(hist_bucket_sum(&s->misc.offcpu[k]), s->misc.offcpu[k].count);
+	cr_assert_eq(hist_bucket_sum(&s->misc.getdents_bytes), s->misc.getdents_bytes.count);
+}
+
+Test(probes, unlinkat_count_is_exact)
+{
+	struct probes *p = start_or_skip();
+	struct probe_snapshot *a = probe_snapshot_new(), *b = probe_snapshot_new(),
+			      *d = probe_snapshot_new();
+	char dir[] = "/tmp/adaptrm-probes-XXXXXX";
+	const int n = 500;
+
+	cr_assert(mkdtemp(dir));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(dfd >= 0);
+	make_files(dfd, n);
+	cr_assert_eq(probes_read(p, a), 0);
+	char name[32];
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "f%d", i);
+		cr_assert_eq(unlinkat(dfd, name, 0), 0);
+	}
+	cr_assert_eq(unlinkat(dfd, "missing", 0), -1);	/* one error */
+	close(dfd);
+	cr_assert_eq(rmdir(dir), 0);
+	cr_assert_eq(probes_read(p, b), 0);
+	probe_snapshot_sub(d, b, a);
+
+	cr_assert_eq(d->sc[PROBE_NR_UNLINKAT].lat.count, (uint64_t)n + 1);
+	cr_assert_eq(d->sc[PROBE_NR_UNLINKAT].errors, 1);
+	cr_assert_eq(d->sc[84].lat.count, 1);	/* rmdir() */
+	cr_assert_geq(d->nthreads, 1);
+	cr_assert_eq(d->ntgids, 1);
+	check_sums(b);
+	check_sums(d);
+	probe_snapshot_free(a);
+	probe_snapshot_free(b);
+	probe_snapshot_free(d);
+	probes_stop(p);
+}
+
+struct job {
+	int dfd, first, n;
+};
+
+static void *unlinker(void *arg)
+{
+	struct job *j = arg;
+	char name[32];
+
+	for (int i = j->first; i < j->first + j->n; i++) {
+		snprintf(name, sizeof name, "f%d", i);
+		unlinkat(j->dfd, name, 0);
+	}
+	return NULL;
+}
+
+/* Four threads in one directory wait for its i_rwsem taken for write. */
+Test(probes, parallel_unlinkers_contend_on_rwsem_write, .timeout = 120)
+{
+	struct probes *p = start_or_skip();
+	struct probe_snapshot *s = probe_snapshot_new();
+	char dir[] = "/tmp/adaptrm-probes-XXXXXX";
+	const int per = 20000;
+	pthread_t t[4];
+	struct job j[4];
+
+	cr_assert(mkdtemp(dir));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert(dfd >= 0);
+	make_files(dfd, 4 * per);
+	for (int i = 0; i < 4; i++) {
+		j[i] = (struct job){ dfd, i * per, per };
+		pthread_create(&t[i], NULL, unlinker, &j[i]);
+	}
+	cr_assert_eq(probes_read(p, s), 0);
+	cr_assert_geq(s->nthreads, 5, "threads followed: %u", s->nthreads);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	close(dfd);
+	rmdir(dir);
+	cr_assert_eq(probes_read(p, s), 0);
+	cr_assert_geq(s->sc[PROBE_NR_UNLINKAT].lat.count, (uint64_t)4 * per);
+	cr_assert(probes_group_attached(p, PROBE_G_LOCKS));
+	cr_assert_gt(s->lock[PROBE_LCB_F_WRITE].wait.count, 0, "no rwsem:W contention seen");
+	cr_assert_gt(probe_lock_wait_ns(s, PROBE_LCB_F_WRITE), 0);
+	check_sums(s);
+	struct probe_caller c[8];
+	int nc = probes_callers(p, c, 8);
+	cr_assert_gt(nc, 0);
+	probe_snapshot_free(s);
+	probes_stop(p);
+}
