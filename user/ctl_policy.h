@@ -1,0 +1,94 @@
+/* The adaptive controller's decision logic, pure: one sample of signals per
+ * tick in, the active worker count out. No clock, no I/O, no engine: the unit
+ * tests drive it with simulated filesystems (tests/unit/test_controller*.c).
+ *
+ * Shape (fs-deletion-performance.md §9): hill climbing on throughput with
+ * multiplicative steps, decided on windows of several ticks with a relative
+ * hysteresis band, a Vegas-like latency-inflation check as tie-breaker, fast
+ * paths for clear signals (lock contention rising with threads: back off;
+ * workers blocked off-CPU and throughput rising: add), then a hold phase that
+ * probes a neighbour gently, less and less often while nothing is found, and
+ * climbs again at once when the throughput at the settled point moves. */
+#ifndef ADAPTRM_CTL_POLICY_H
+#define ADAPTRM_CTL_POLICY_H
+#include <stdbool.h>
+
+/* What one tick measured. Shares are of the active workers' busy time;
+ * a negative value means "not measured" (no BPF, no schedstats). */
+struct ctl_sample {
+	double dt;		/* seconds covered */
+	double ops;		/* entries removed in it */
+	double lat_mean_us;	/* unlinkat mean latency */
+	double lat_p99_us;
+	double contention;	/* time waiting on locks / busy time */
+	double blocked;		/* time blocked off-CPU (D state, FUSE waits) / busy time */
+	double busy;		/* busy worker time / (active workers * dt): <1 when starved */
+};
+
+struct ctl_policy_cfg {
+	int cap;		/* largest worker count (--max-threads) */
+	int window_ticks;	/* ticks per decision window */
+	double band;		/* relative gain that counts as real (hysteresis) */
+	int hold_min, hold_max;	/* windows between gentle probes */
+};
+
+enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
+
+#define CTL_WHY_LEN 200
+
+struct ctl_decision {
+	bool changed;
+	int from, to;
+	char why[CTL_WHY_LEN];	/* "throughput +38%, contention 2%, blocked 61%" */
+};
+
+#define CTL_TABLE 257		/* remembered rate per worker count (cap ≤ 256) */
+
+struct ctl_policy {
+	struct ctl_policy_cfg cfg;
+	int n;			/* current worker count */
+	enum ctl_phase phase;
+	int dir;		/* +1 climbing up, -1 down */
+	bool tried_down;	/* this climb already tried below its base */
+	int climb_accepts;	/* steps this climb accepted */
+	bool settled_once;	/* a hold was reached: flat no longer means "go lower" */
+	bool fast_up;		/* blocked workers made an up-step pay: one tick windows */
+
+	/* Window being accumulated at n. */
+	double w_r, w_r2;	/* sum of tick rates and of their squares (noise) */
+	double w_ops, w_dt, w_lat, w_lat_n, w_cont, w_cont_n, w_blk, w_blk_n, w_busy, w_busy_n;
+	int w_ticks;
+
+	/* The base a probe or climb step is compared with. */
+	int base_n;
+	double base_rate, base_lat, base_cont;
+	int cand_windows;	/* windows measured at a candidate */
+	double cand_ops, cand_dt;
+
+	/* Hold phase. */
+	double ref_rate;	/* EWMA of window rates at the settled point */
+	int hold_left, hold_len, probe_dir, drift_up, drift_down;
+	int ceiling;		/* contention said: not above this (0: none) */
+	int up_failed_at, down_failed_at;	/* a move from here lost: clear signals
+						 * do not retry it before the next change */
+
+	double lat_min;		/* lowest window mean latency seen (Vegas base) */
+	double noise_var;	/* variance of a hold window's rate around the reference (relative) */
+	int noise_n;
+	double rate_at[CTL_TABLE];	/* EWMA of window rate per worker count */
+	int seen_at[CTL_TABLE];
+	long windows;		/* decision windows completed */
+};
+
+void ctl_policy_defaults(struct ctl_policy_cfg *cfg, int cap);
+/* START: the best known point (profile, else filesystem prior).
+ * KNOWN: it comes from a profile (probe gently first, instead of climbing). */
+void ctl_policy_init(struct ctl_policy *p, const struct ctl_policy_cfg *cfg, int start, bool known);
+/* Feed one tick. Returns true with D filled when the worker count changes. */
+bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ctl_decision *d);
+/* The worker count with the best remembered rate (for the profile), or the
+ * current one when too little was measured. */
+int ctl_policy_best(const struct ctl_policy *p, double *rate);
+const char *ctl_phase_name(enum ctl_phase ph);
+
+#endif
