@@ -147,8 +147,10 @@ static __always_inline int do_fork(__u64 *ctx)
 		if (bpf_map_update_elem(&tgids, &ctgid, &one, BPF_NOEXIST) == 0 && m)
 			__sync_fetch_and_add(&m->tgids_delta, 1);
 	}
-	if (m)
+	if (m) {
 		__sync_fetch_and_add(&m->threads_delta, 1);
+		__sync_fetch_and_add(&m->forks, 1);
+	}
 	return 0;
 }
 

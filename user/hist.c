@@ -100,7 +100,7 @@ static void quant_row(FILE *f, uint64_t value, uint64_t count, uint64_t total)
 	fprintf(f, " %-9llu\n", (unsigned long long)count);
 }
 
-void hist_print_quantize(FILE *f, const uint64_t *b, int n)
+void hist_print_quantize(FILE *f, const unsigned long long *b, int n)
 {
 	int first = -1, last = -1;
 

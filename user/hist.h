@@ -23,6 +23,6 @@ double hist_mean(const struct probe_hist *h);
 
 /* DTrace quantize: header, one zero row before the first and after the last
  * non-empty bucket, 40 '@' scaled to the sum of the shown rows, rounded. */
-void hist_print_quantize(FILE *f, const uint64_t *b, int nbuckets);
+void hist_print_quantize(FILE *f, const unsigned long long *b, int nbuckets);
 
 #endif

@@ -126,6 +126,8 @@ bool ksyms_is_lock_code(const struct ksyms *k, uint64_t addr)
 		"rwsem", "mutex", "spin_lock", "_raw_", "queued_", "down_read",
 		"down_write", "__down", "rt_mutex", "lock_slowpath", "percpu_down",
 		"schedule", "osq_lock", "contention",
+		/* the tracing path that took the stack */
+		"bpf_trace_run", "__bpf_trace", "__traceiter", "bpf_prog_", "bpf_get_stack",
 	};
 	for (size_t i = 0; i < sizeof lockish / sizeof *lockish; i++)
 		if (strstr(s->name, lockish[i]))

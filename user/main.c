@@ -3,6 +3,7 @@
 #include "msg.h"
 #include "options.h"
 #include "rm.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -32,6 +33,8 @@ int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 	msg_init(argv[0]);
+	if (argc > 1 && !strcmp(argv[1], "--trace"))
+		return close_stdout(trace_main(argc, argv));
 
 	struct rm_options o;
 	int first = options_parse(&o, argc, argv);

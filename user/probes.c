@@ -419,6 +419,7 @@ int probes_read(struct probes *p, struct probe_snapshot *out)
 	long long tg = (long long)p->base_tgids + out->misc.tgids_delta;
 	out->nthreads = th > 0 ? (uint32_t)th : 0;
 	out->ntgids = tg > 0 ? (uint32_t)tg : 0;
+	out->threads_seen = p->base_threads + (uint32_t)out->misc.forks;
 	return 0;
 }
 
@@ -446,6 +447,7 @@ void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot 
 	out->time_ns = sub0(now->time_ns, before->time_ns);
 	out->nthreads = now->nthreads;
 	out->ntgids = now->ntgids;
+	out->threads_seen = now->threads_seen;
 	for (int k = 0; k < PROBE_NR_SYSCALLS; k++) {
 		out->sc[k].errors = sub0(now->sc[k].errors, before->sc[k].errors);
 		hist_sub(&out->sc[k].lat, &now->sc[k].lat, &before->sc[k].lat);

@@ -75,6 +75,7 @@ struct probe_misc {
 	/* bookkeeping */
 	long long threads_delta;	/* forks minus exits of traced threads */
 	long long tgids_delta;		/* new minus exited traced processes */
+	unsigned long long forks;	/* threads and processes created by traced ones */
 	unsigned long long lost;	/* per-thread state map full */
 };
 

@@ -1,0 +1,8 @@
+/* adaptrm --trace: run, attach to, or be the deleter and explain where its
+ * time goes. ARGV[1] is "--trace". Returns the exit status. */
+#ifndef ADAPTRM_TRACE_H
+#define ADAPTRM_TRACE_H
+int trace_main(int argc, char **argv);
+/* adaptrm --trace --compare A.json B.json */
+int trace_compare(const char *a, const char *b);
+#endif
