@@ -1,15 +1,57 @@
-/* First controller: the number of CPUs, as the engine issue asks "for now".
- * The adaptive version replaces the bodies, not the interface. */
+/* The adaptive controller: engine plumbing around the pure decision logic of
+ * ctl_policy.c. Each engine tick (~100 ms, from the waiting main thread) it
+ * samples the signals (ctl_signals.c), feeds the policy, applies its decision
+ * with engine_set_active, and records the interval for --explain and --json.
+ * Where to start comes from the stored profile of this filesystem and tree
+ * shape (profile.c), else from a prior by filesystem type (machine.md's
+ * thread-scaling table); what it settles on is stored back. */
 #include "controller.h"
+#include "ctl_policy.h"
+#include "ctl_signals.h"
+#include "fsinfo.h"
+#include "json.h"
+#include "msg.h"
+#include "profile.h"
 #include "xalloc.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#define MAX_DECISIONS 4096
+#define BPF_LAZY_S 1.0	/* load the probes once a delete lasts this long */
 
 struct controller {
 	struct engine *e;
-	int threads;
+	const struct rm_options *o;
+	bool steer;		/* false: --threads=N, record only */
+	struct ctl_source *src;
+	struct ctl_policy pol;
+	bool in_tree, have_key, have_profile, said_missing, bpf_eager;
+	struct profile_key key;
+	struct profile_entry prof;
+	const char *start_from;	/* "profile", "prior", "pinned" */
+	int start_threads, final_threads;
+	double t0;		/* first begin_tree */
+	double tree_t0;
+	unsigned changes;
+	struct controller_decision *log;
+	size_t nlog, dropped;
+	FILE *json;
+	struct json_writer jw;
+	bool json_tree_open;
 };
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static int ncpus(void)
 {
@@ -17,39 +59,344 @@ static int ncpus(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* Parked workers cost a stack and nothing else, and latency-bound
+ * filesystems want dozens (machine.md: FUSE at 0.5 ms/op is fastest at 32+),
+ * so the cap is well above the CPU count: 64, or 4 per CPU on big machines. */
 int controller_default_max_threads(int requested)
 {
-	return requested > 0 ? requested : ncpus();
+	if (requested > 0)
+		return requested;
+	int n = 4 * ncpus();
+	return n < 64 ? 64 : n > CTL_TABLE - 1 ? CTL_TABLE - 1 : n;
+}
+
+/* Where to start when nothing was stored (machine.md, warm cache, 2 vCPU):
+ * xfs and btrfs lose with a second unlinker in a directory, ext4 gains a
+ * little with 2, tmpfs scales to the CPUs, FUSE and network filesystems hide
+ * their latency behind many workers. */
+static int prior_threads(uint64_t f_type, const char *fs, const char *shape)
+{
+	int cpus = ncpus();
+	if (!strcmp(fs, "fuse") || !strcmp(fs, "nfs") || !strcmp(fs, "cifs"))
+		return 16;
+	if (!strcmp(fs, "tmpfs") || !strcmp(fs, "ramfs"))
+		return cpus;
+	if (!strcmp(fs, "xfs") || !strcmp(fs, "btrfs"))
+		return !strcmp(shape, "flat") || !strcmp(shape, "chain") ? 1 : 2;
+	if (!strcmp(fs, "ext4"))
+		return 2;
+	(void)f_type;
+	return cpus < 2 ? cpus : 2;
+}
+
+static void explain(struct controller *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void explain(struct controller *c, const char *fmt, ...)
+{
+	if (!c->o->explain)
+		return;
+	char line[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %.2fs %s\n", program_name, now_s() - c->t0, line);
+}
+
+static void log_decision(struct controller *c, int from, int to, const char *why)
+{
+	if (c->nlog == MAX_DECISIONS) {
+		c->dropped++;
+		return;
+	}
+	struct controller_decision *d = &c->log[c->nlog++];
+	d->t = now_s() - c->t0;
+	d->from = from;
+	d->to = to;
+	snprintf(d->why, sizeof d->why, "%s", why);
 }
 
 struct controller *controller_new(struct engine *e, const struct rm_options *o)
 {
-	if (o->threads > 0)
+	bool steer = o->threads <= 0;
+	if (!steer && !o->json_path && !o->explain)
 		return NULL;
 	struct controller *c = xcalloc(1, sizeof(*c));
 	c->e = e;
-	c->threads = engine_max_threads(e);
+	c->o = o;
+	c->steer = steer;
+	c->log = xcalloc(MAX_DECISIONS, sizeof(*c->log));
+	c->src = ctl_source_new(e);
+	c->t0 = now_s();
+	const char *env = getenv("ADAPTRM_CTL_BPF");
+	/* The probes cost a load (tens of ms) and a little per syscall: load
+	 * them at once when the user asked to see the evidence, else only for
+	 * deletes long enough to profit. */
+	c->bpf_eager = env ? env[0] == '1' : (o->explain || o->json_path || o->stats);
+	if (env && env[0] == '0')
+		c->bpf_eager = false;
+	if (o->json_path) {
+		c->json = fopen(o->json_path, "w");
+		if (!c->json) {
+			warn_errno(errno, "cannot write %s", o->json_path);
+		} else {
+			jw_init(&c->jw, c->json);
+			jw_object(&c->jw, NULL);
+			jw_string(&c->jw, "format", "adaptrm-controller-1");
+			jw_int(&c->jw, "cpus", ncpus());
+			jw_int(&c->jw, "max_threads", engine_max_threads(e));
+			jw_bool(&c->jw, "pinned", !steer);
+			jw_array(&c->jw, "trees");
+		}
+	}
 	return c;
+}
+
+static bool bpf_allowed(void)
+{
+	const char *env = getenv("ADAPTRM_CTL_BPF");
+	return !(env && env[0] == '0');
+}
+
+static void try_bpf(struct controller *c)
+{
+	if (!bpf_allowed())
+		return;
+	bool ok = ctl_source_start_bpf(c->src);
+	if (!c->said_missing && *ctl_source_missing(c->src)) {
+		/* Say once what is not measured, when the user looks. */
+		c->said_missing = true;
+		explain(c, "%s; deciding on throughput, unlinkat time and schedstats",
+			ctl_source_missing(c->src));
+	}
+	(void)ok;
 }
 
 void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 {
-	engine_set_active(c->e, c->threads);
+	struct engine_knobs *k = engine_knobs(c->e);
+	c->have_key = profile_key_for(dirfd, name, &c->key);
+	if (!c->have_key) {
+		snprintf(c->key.fs, sizeof c->key.fs, "?");
+		snprintf(c->key.shape, sizeof c->key.shape, "?");
+	}
+	c->have_profile = c->have_key && !c->o->no_profile && c->steer &&
+			  profile_load(&c->key, &c->prof);
+	int cap = engine_max_threads(c->e);
+	int start;
+	if (!c->steer) {
+		start = atomic_load(&k->active_threads);
+		c->start_from = "pinned";
+	} else if (c->have_profile) {
+		start = c->prof.threads;
+		c->start_from = "profile";
+	} else {
+		start = prior_threads(c->key.f_type, c->key.fs, c->key.shape);
+		c->start_from = "prior";
+	}
+	if (start > cap)
+		start = cap;
+	if (start < 1)
+		start = 1;
+	/* Latency-bound filesystems: one big getdents64 per directory instead of
+	 * a round trip per 64 KiB (notes §8: 1 MiB for NFS/FUSE), unless set. */
+	if (c->steer && !c->o->getdents_size &&
+	    (!strcmp(c->key.fs, "fuse") || !strcmp(c->key.fs, "nfs") || !strcmp(c->key.fs, "cifs")))
+		atomic_store(&k->getdents_size, 1024 * 1024);
+	struct ctl_policy_cfg cfg;
+	ctl_policy_defaults(&cfg, cap, ncpus());
+	ctl_policy_init(&c->pol, &cfg, start, c->have_profile);
+	if (c->steer)
+		engine_set_active(c->e, c->pol.n);
+	c->start_threads = c->pol.n;
+	c->in_tree = true;
+	c->tree_t0 = now_s();
+	if (c->bpf_eager)
+		try_bpf(c);
+	ctl_source_reset(c->src);
+	if (c->have_profile)
+		explain(c, "start %s %s: %d threads from the profile (%u runs, %.0f entries/s)",
+			c->key.fs, c->key.shape, c->pol.n, c->prof.runs, c->prof.rate);
+	else
+		explain(c, "start %s %s: %d threads (%s)", c->key.fs, c->key.shape, c->pol.n,
+			c->steer ? "prior for this filesystem type" : "pinned by --threads");
+	log_decision(c, 0, c->pol.n, c->start_from);
+	if (c->json) {
+		jw_object(&c->jw, NULL);
+		jw_string(&c->jw, "fs", c->key.fs);
+		jw_string(&c->jw, "shape", c->key.shape);
+		jw_string(&c->jw, "start_from", c->start_from);
+		jw_int(&c->jw, "start_threads", c->pol.n);
+		jw_array(&c->jw, "intervals");
+		c->json_tree_open = true;
+	}
 }
 
-void controller_tick(struct controller *c) { }
-void controller_end_tree(struct controller *c) { }
-void controller_finish(struct controller *c) { }
+static void json_num_or_null(struct json_writer *w, const char *key, double v)
+{
+	if (v < 0)
+		jw_null(w, key);
+	else
+		jw_double(w, key, v);
+}
+
+static void record(struct controller *c, const struct ctl_signals *s, const struct ctl_decision *d)
+{
+	if (!c->json)
+		return;
+	struct engine_knobs *k = engine_knobs(c->e);
+	struct json_writer *w = &c->jw;
+	jw_object(w, NULL);
+	jw_double(w, "t", now_s() - c->t0);
+	jw_double(w, "dt", s->dt);
+	jw_int(w, "threads", s->active);
+	jw_int(w, "threads_next", d && d->changed ? d->to : s->active);
+	jw_uint(w, "getdents_size", atomic_load(&k->getdents_size));
+	jw_int(w, "sort_policy", atomic_load(&k->sort_policy));
+	jw_uint(w, "sort_threshold", atomic_load(&k->sort_threshold));
+	jw_uint(w, "entries", s->ops);
+	jw_double(w, "throughput", s->rate);
+	json_num_or_null(w, "lat_mean_us", s->lat_mean_us);
+	json_num_or_null(w, "lat_p50_us", s->lat_p50_us);
+	json_num_or_null(w, "lat_p99_us", s->lat_p99_us);
+	json_num_or_null(w, "contention", s->contention);
+	json_num_or_null(w, "blocked", s->blocked);
+	json_num_or_null(w, "busy", s->busy);
+	json_num_or_null(w, "cpu", s->cpu);
+	json_num_or_null(w, "vcsw_per_entry", s->vcsw_per_op);
+	jw_bool(w, "bpf", s->bpf);
+	jw_string(w, "phase", c->steer ? ctl_phase_name(c->pol.phase) : "pinned");
+	if (d && d->changed)
+		jw_string(w, "decision", d->why);
+	jw_end(w);
+}
+
+void controller_tick(struct controller *c)
+{
+	if (!c || !c->in_tree)
+		return;
+	if (!c->bpf_eager && !ctl_source_has_bpf(c->src) && now_s() - c->tree_t0 >= BPF_LAZY_S) {
+		try_bpf(c);
+		ctl_source_reset(c->src);	/* the load took a while: a clean interval */
+		return;
+	}
+	struct ctl_signals s;
+	ctl_source_sample(c->src, &s);
+	if (s.dt <= 0)
+		return;
+	struct ctl_decision d = { 0 };
+	if (c->steer) {
+		struct ctl_sample smp;
+		ctl_signals_to_sample(&s, &smp);
+		if (ctl_policy_tick(&c->pol, &smp, &d) && d.changed) {
+			engine_set_active(c->e, d.to);
+			c->changes++;
+			log_decision(c, d.from, d.to, d.why);
+			explain(c, "threads %d->%d: %s", d.from, d.to, d.why);
+		}
+	}
+	record(c, &s, &d);
+}
+
+void controller_end_tree(struct controller *c)
+{
+	if (!c || !c->in_tree)
+		return;
+	c->in_tree = false;
+	c->final_threads = atomic_load(&engine_knobs(c->e)->active_threads);
+	double rate = 0;
+	int best = c->steer ? ctl_policy_best(&c->pol, &rate) : -1;
+	bool saved = false;
+	if (best > 0 && c->have_key && !c->o->no_profile) {
+		struct profile_entry e = {
+			.threads = best,
+			.rate = rate,
+			.runs = (c->have_profile ? c->prof.runs : 0) + 1,
+			.updated = (int64_t)time(NULL),
+		};
+		saved = profile_store(&c->key, &e);
+	}
+	explain(c, "end %s %s: %d threads at the end, %s%s", c->key.fs, c->key.shape,
+		c->final_threads, best > 0 ? "settled on " : "too short to learn from",
+		best > 0 ? (saved ? "a count the profile now keeps" : "a count (profile not saved)") : "");
+	if (best > 0)
+		explain(c, "learned %s %s: %d threads (%.0f entries/s)", c->key.fs, c->key.shape,
+			best, rate);
+	if (c->json && c->json_tree_open) {
+		jw_end(&c->jw);	/* intervals */
+		jw_int(&c->jw, "final_threads", c->final_threads);
+		if (best > 0)
+			jw_int(&c->jw, "learned_threads", best);
+		else
+			jw_null(&c->jw, "learned_threads");
+		jw_bool(&c->jw, "profile_saved", saved);
+		jw_double(&c->jw, "seconds", now_s() - c->tree_t0);
+		jw_end(&c->jw);
+		c->json_tree_open = false;
+	}
+}
+
+void controller_finish(struct controller *c)
+{
+	if (!c)
+		return;
+	controller_end_tree(c);
+	if (c->json) {
+		jw_end(&c->jw);	/* trees */
+		jw_int(&c->jw, "final_threads", c->final_threads);
+		jw_string(&c->jw, "not_measured", ctl_source_missing(c->src));
+		jw_array(&c->jw, "decisions");
+		for (size_t i = 0; i < c->nlog; i++) {
+			jw_object(&c->jw, NULL);
+			jw_double(&c->jw, "t", c->log[i].t);
+			jw_int(&c->jw, "from", c->log[i].from);
+			jw_int(&c->jw, "to", c->log[i].to);
+			jw_string(&c->jw, "why", c->log[i].why);
+			jw_end(&c->jw);
+		}
+		jw_end(&c->jw);
+		jw_end(&c->jw);
+		jw_finish(&c->jw);
+		if (fclose(c->json) != 0)
+			warn_errno(errno, "error writing %s", c->o->json_path);
+		c->json = NULL;
+	}
+}
 
 void controller_describe(const struct controller *c, char *buf, size_t len)
 {
-	if (c)
-		snprintf(buf, len, "%d (number of CPUs)", c->threads);
-	else
+	if (!c) {
 		snprintf(buf, len, "fixed");
+		return;
+	}
+	if (!c->steer) {
+		snprintf(buf, len, "%d (fixed)", c->final_threads);
+		return;
+	}
+	/* Short: progress.c gives it one line of 96 bytes. */
+	snprintf(buf, len, "%d (auto on %s %s: started at %d from the %s, %u changes%s)",
+		 c->final_threads, c->key.fs, c->key.shape, c->start_threads,
+		 c->start_from ? c->start_from : "prior", c->changes,
+		 ctl_source_has_bpf(c->src) ? "" : ", no eBPF");
+}
+
+size_t controller_decisions(const struct controller *c, const struct controller_decision **out)
+{
+	*out = c ? c->log : NULL;
+	return c ? c->nlog : 0;
+}
+
+int controller_final_threads(const struct controller *c)
+{
+	return c ? c->final_threads : 0;
 }
 
 void controller_free(struct controller *c)
 {
+	if (!c)
+		return;
+	if (c->json)
+		fclose(c->json);
+	ctl_source_free(c->src);
+	free(c->log);
 	free(c);
 }

@@ -20,9 +20,10 @@
 #include <stdio.h>
 #include <string.h>
 
-void ctl_policy_defaults(struct ctl_policy_cfg *cfg, int cap)
+void ctl_policy_defaults(struct ctl_policy_cfg *cfg, int cap, int ncpu)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->ncpu = ncpu < 1 ? 1 : ncpu;
 	cfg->cap = cap < 1 ? 1 : cap >= CTL_TABLE ? CTL_TABLE - 1 : cap;
 	cfg->window_ticks = 2;
 	cfg->band = 0.08;
@@ -111,6 +112,7 @@ static bool move_to(struct ctl_policy *p, int to, struct ctl_decision *d)
 
 static void set_base(struct ctl_policy *p, double rate, double lat, double cont)
 {
+	p->base_cpu = -1;
 	p->base_n = p->n;
 	p->base_rate = rate;
 	p->base_lat = lat;
@@ -195,6 +197,8 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		p->w_blk += s->blocked, p->w_blk_n++;
 	if (s->busy >= 0)
 		p->w_busy += s->busy, p->w_busy_n++;
+	if (s->cpu >= 0)
+		p->w_cpu += s->cpu, p->w_cpu_n++;
 	int need = p->fast_up ? 1 : p->cfg.window_ticks;
 	if (p->w_ticks < need)
 		return false;
@@ -203,6 +207,8 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 	double rate = ops / dt;
 	double lat = avg(p->w_lat, p->w_lat_n), cont = avg(p->w_cont, p->w_cont_n);
 	double blk = avg(p->w_blk, p->w_blk_n), busy = avg(p->w_busy, p->w_busy_n);
+	double cpu = avg(p->w_cpu, p->w_cpu_n);
+	p->w_cpu = p->w_cpu_n = 0;
 	p->w_ops = p->w_dt = p->w_lat = p->w_lat_n = p->w_cont = p->w_cont_n = 0;
 	p->w_blk = p->w_blk_n = p->w_busy = p->w_busy_n = 0;
 	if (p->w_ticks >= 2 && p->w_r > 0) {
@@ -290,6 +296,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		}
 		snprintf(note, sizeof note, "first window %.0f/s", rate);
 		bool ch = start_climb(p, p->dir, rate, lat, cont, d);
+		p->base_cpu = cpu;
 		if (ch)
 			evidence(d->why, 0, cont, blk, note);
 		return ch;
@@ -353,8 +360,11 @@ reject:
 		p->up_failed_at = p->base_n;
 	else
 		p->down_failed_at = p->base_n;
-	if (!probe && up && !p->tried_down && p->base_n > 1 && p->climb_accepts == 0) {
-		/* The very first step up lost: the peak may be below the start. */
+	if (!probe && up && !p->tried_down && p->base_n > 1 && p->climb_accepts == 0 &&
+	    !(p->base_cpu >= 0.6 && p->base_n <= p->cfg.ncpu)) {
+		/* The very first step up lost: the peak may be below the start
+		 * (not when the start was CPU-bound on at most one worker per
+		 * CPU: fewer workers would only leave CPUs idle). */
 		p->tried_down = true;
 		p->dir = -1;
 		int to = big_step(p, p->base_n, -1);

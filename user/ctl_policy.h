@@ -23,10 +23,12 @@ struct ctl_sample {
 	double contention;	/* time waiting on locks / busy time */
 	double blocked;		/* time blocked off-CPU (D state, FUSE waits) / busy time */
 	double busy;		/* busy worker time / (active workers * dt): <1 when starved */
+	double cpu;		/* on-CPU time / busy time: near 1 when CPU-bound */
 };
 
 struct ctl_policy_cfg {
 	int cap;		/* largest worker count (--max-threads) */
+	int ncpu;		/* CPUs: CPU-bound work never gains below this */
 	int window_ticks;	/* ticks per decision window */
 	double band;		/* relative gain that counts as real (hysteresis) */
 	int hold_min, hold_max;	/* windows between gentle probes */
@@ -56,12 +58,13 @@ struct ctl_policy {
 
 	/* Window being accumulated at n. */
 	double w_r, w_r2;	/* sum of tick rates and of their squares (noise) */
+	double w_cpu, w_cpu_n;
 	double w_ops, w_dt, w_lat, w_lat_n, w_cont, w_cont_n, w_blk, w_blk_n, w_busy, w_busy_n;
 	int w_ticks;
 
 	/* The base a probe or climb step is compared with. */
 	int base_n;
-	double base_rate, base_lat, base_cont;
+	double base_rate, base_lat, base_cont, base_cpu;
 	int cand_windows;	/* windows measured at a candidate */
 	double cand_ops, cand_dt;
 
@@ -80,7 +83,7 @@ struct ctl_policy {
 	long windows;		/* decision windows completed */
 };
 
-void ctl_policy_defaults(struct ctl_policy_cfg *cfg, int cap);
+void ctl_policy_defaults(struct ctl_policy_cfg *cfg, int cap, int ncpu);
 /* START: the best known point (profile, else filesystem prior).
  * KNOWN: it comes from a profile (probe gently first, instead of climbing). */
 void ctl_policy_init(struct ctl_policy *p, const struct ctl_policy_cfg *cfg, int start, bool known);

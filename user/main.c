@@ -2,6 +2,7 @@
  * the rest to it; checks stdout at exit like GNU's close_stdout. */
 #include "msg.h"
 #include "options.h"
+#include "profile.h"
 #include "rm.h"
 #include "trace.h"
 
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
 	msg_init(argv[0]);
 	if (argc > 1 && !strcmp(argv[1], "--trace"))
 		return close_stdout(trace_main(argc, argv));
+	if (argc > 1 && !strcmp(argv[1], "--profiles"))
+		return close_stdout(profiles_main(argc - 1, argv + 1));
 
 	struct rm_options o;
 	int first = options_parse(&o, argc, argv);

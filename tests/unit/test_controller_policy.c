@@ -12,6 +12,7 @@ struct model {
 	double (*cont)(int n);			/* contention share, or NULL */
 	double (*blocked)(int n);		/* blocked share, or NULL */
 	double noise;				/* relative, uniform-sum ~ gaussian */
+	bool cpu_bound;				/* workers on CPU most of their busy time */
 };
 
 static uint64_t rng = 88172645463325252ull;
@@ -58,7 +59,7 @@ struct run {
 static void simulate(const struct model *m, int cap, int start, bool known, int ticks, struct run *r)
 {
 	struct ctl_policy_cfg cfg;
-	ctl_policy_defaults(&cfg, cap);
+	ctl_policy_defaults(&cfg, cap, 4);
 	struct ctl_policy p;
 	ctl_policy_init(&p, &cfg, start, known);
 	r->changes = 0;
@@ -76,6 +77,7 @@ static void simulate(const struct model *m, int cap, int start, bool known, int 
 			.contention = m->cont ? m->cont(n) : -1,
 			.blocked = m->blocked ? m->blocked(n) : -1,
 			.busy = 1,
+			.cpu = m->cpu_bound ? 0.95 : 0.3,
 		};
 		struct ctl_decision d;
 		if (ctl_policy_tick(&p, &s, &d)) {
@@ -107,7 +109,7 @@ static const int CONVERGE = 30;	/* ticks (3 s): about ten decision windows */
 
 Test(controller_policy, peak_at_one_thread_from_wrong_prior)
 {
-	struct model m = { m_one, m_one_cont, NULL, 0.05 };
+	struct model m = { m_one, m_one_cont, NULL, 0.05, false };
 	struct run r;
 	for (int start = 1; start <= 16; start *= 4) {
 		simulate(&m, 64, start, false, 400, &r);
@@ -117,7 +119,7 @@ Test(controller_policy, peak_at_one_thread_from_wrong_prior)
 
 Test(controller_policy, peak_at_one_thread_without_bpf_signals)
 {
-	struct model m = { m_one, NULL, NULL, 0.05 };
+	struct model m = { m_one, NULL, NULL, 0.05, false };
 	struct run r;
 	simulate(&m, 64, 2, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -125,7 +127,7 @@ Test(controller_policy, peak_at_one_thread_without_bpf_signals)
 
 Test(controller_policy, peak_at_cpu_count)
 {
-	struct model m = { m_cpu, NULL, NULL, 0.05 };
+	struct model m = { m_cpu, NULL, NULL, 0.05, true };
 	struct run r;
 	for (int start = 1; start <= 64; start *= 8) {
 		simulate(&m, 64, start, false, 400, &r);
@@ -135,7 +137,7 @@ Test(controller_policy, peak_at_cpu_count)
 
 Test(controller_policy, sharp_peak_at_four)
 {
-	struct model m = { m_peak4_sharp, NULL, NULL, 0.05 };
+	struct model m = { m_peak4_sharp, NULL, NULL, 0.05, false };
 	struct run r;
 	simulate(&m, 64, 1, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -143,7 +145,7 @@ Test(controller_policy, sharp_peak_at_four)
 
 Test(controller_policy, latency_bound_peak_at_32_to_64)
 {
-	struct model m = { m_fuse, NULL, m_fuse_blk, 0.05 };
+	struct model m = { m_fuse, NULL, m_fuse_blk, 0.05, false };
 	struct run r;
 	simulate(&m, 128, 1, false, 400, &r);
 	expect_near_best(&m, 128, &r, CONVERGE, 400);
@@ -154,7 +156,7 @@ Test(controller_policy, latency_bound_peak_at_32_to_64)
 
 Test(controller_policy, latency_bound_without_bpf_signals)
 {
-	struct model m = { m_fuse, NULL, NULL, 0.05 };
+	struct model m = { m_fuse, NULL, NULL, 0.05, false };
 	struct run r;
 	simulate(&m, 64, 1, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -162,7 +164,7 @@ Test(controller_policy, latency_bound_without_bpf_signals)
 
 Test(controller_policy, follows_a_moving_peak)
 {
-	struct model m = { m_moving, NULL, NULL, 0.05 };
+	struct model m = { m_moving, NULL, NULL, 0.05, false };
 	struct run r;
 	simulate(&m, 64, 1, false, 600, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 200);
@@ -173,7 +175,7 @@ Test(controller_policy, follows_a_moving_peak)
 
 Test(controller_policy, flat_noisy_curve_does_not_oscillate)
 {
-	struct model m = { m_flat, NULL, NULL, 0.10 };
+	struct model m = { m_flat, NULL, NULL, 0.10, false };
 	struct run r;
 	for (int start = 1; start <= 16; start *= 4) {
 		simulate(&m, 64, start, false, 1000, &r);
@@ -204,7 +206,7 @@ Test(controller_policy, flat_noisy_curve_does_not_oscillate)
 
 Test(controller_policy, stored_profile_is_kept)
 {
-	struct model m = { m_cpu, NULL, NULL, 0.05 };
+	struct model m = { m_cpu, NULL, NULL, 0.05, true };
 	struct run r;
 	simulate(&m, 64, 4, true, 300, &r);
 	expect_near_best(&m, 64, &r, 0, 300);
@@ -213,9 +215,9 @@ Test(controller_policy, stored_profile_is_kept)
 
 Test(controller_policy, contention_rising_backs_off_at_once)
 {
-	struct model m = { m_one, m_one_cont, NULL, 0.0 };
+	struct model m = { m_one, m_one_cont, NULL, 0.0, false };
 	struct ctl_policy_cfg cfg;
-	ctl_policy_defaults(&cfg, 64);
+	ctl_policy_defaults(&cfg, 64, 4);
 	struct ctl_policy p;
 	ctl_policy_init(&p, &cfg, 1, false);
 	struct ctl_decision d;
@@ -224,7 +226,7 @@ Test(controller_policy, contention_rising_backs_off_at_once)
 		int n = p.n;
 		struct ctl_sample s = { .dt = 0.1, .ops = m.rate(n, t) * 0.1, .lat_mean_us = -1,
 					.lat_p99_us = -1, .contention = m.cont(n), .blocked = -1,
-					.busy = 1 };
+					.busy = 1, .cpu = -1 };
 		if (ctl_policy_tick(&p, &s, &d)) {
 			if (d.to > d.from)
 				went_up = t;
@@ -242,11 +244,22 @@ Test(controller_policy, contention_rising_backs_off_at_once)
 Test(controller_policy, best_needs_measurements)
 {
 	struct ctl_policy_cfg cfg;
-	ctl_policy_defaults(&cfg, 8);
+	ctl_policy_defaults(&cfg, 8, 4);
 	struct ctl_policy p;
 	ctl_policy_init(&p, &cfg, 2, false);
 	cr_expect_eq(ctl_policy_best(&p, NULL), -1);
 	cr_expect_eq(cfg.cap, 8);
-	ctl_policy_defaults(&cfg, 100000);
+	ctl_policy_defaults(&cfg, 100000, 4);
 	cr_expect_eq(cfg.cap, CTL_TABLE - 1);
+}
+
+Test(controller_policy, cpu_bound_start_is_not_undercut)
+{
+	/* Started at the CPU count on CPU-bound work, a losing step up must not
+	 * be followed by a step below the CPU count (it could only lose). */
+	struct model m = { m_cpu, NULL, NULL, 0.02, true };
+	struct run r;
+	simulate(&m, 64, 4, false, 20, &r);
+	for (int t = 0; t < 20; t++)
+		cr_expect_geq(r.n[t], 4, "tick %d at %d threads", t, r.n[t]);
 }

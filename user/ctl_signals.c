@@ -1,0 +1,251 @@
+/* Signals for the controller (see ctl_signals.h).
+ *
+ * User space: entries removed and time inside unlinkat come from the engine's
+ * per-worker counters; busy time (running tasks, not parked) too. Each
+ * worker's /proc/self/task/TID/schedstat gives its on-CPU and run-queue time,
+ * so "busy but neither running nor runnable" is time spent blocked off-CPU:
+ * I/O, FUSE round trips, or sleeping on a lock (user space cannot tell which).
+ * One small read per started worker per tick (~100 ms) is cheap.
+ *
+ * BPF (user/probes.h, own process): unlinkat latency histograms (p50/p99),
+ * lock contention wait time, and off-CPU time in D state, which split that
+ * off-CPU time into "waiting on locks" and "blocked". */
+#include "ctl_signals.h"
+#include "hist.h"
+#include "probes.h"
+#include "xalloc.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ctl_source {
+	struct engine *e;
+	int nworkers;
+	double t0, last;
+	struct engine_totals tot;
+	uint64_t *run_ns, *wait_ns;	/* per worker, from schedstat */
+	long nvcsw;
+	bool schedstat_ok;
+	struct probes *probes;
+	struct probe_snapshot *snap_prev, *snap_now, *snap_diff;
+	bool bpf_tried;
+	char missing[400];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* First two fields of schedstat: ns on CPU, ns waiting on a run queue. */
+static bool read_schedstat(pid_t tid, uint64_t *run, uint64_t *wait)
+{
+	char path[64], buf[128];
+	snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	unsigned long long r, w;
+	if (sscanf(buf, "%llu %llu", &r, &w) != 2)
+		return false;
+	*run = r;
+	*wait = w;
+	return true;
+}
+
+static long read_nvcsw(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_nvcsw : 0;
+}
+
+/* Sum of schedstat deltas over the workers; updates the per-worker bases. */
+static void schedstat_delta(struct ctl_source *s, uint64_t *drun, uint64_t *dwait)
+{
+	*drun = *dwait = 0;
+	for (int i = 0; i < s->nworkers; i++) {
+		pid_t tid = engine_worker_tid(s->e, i);
+		uint64_t r, w;
+		if (!tid || !read_schedstat(tid, &r, &w))
+			continue;
+		if (r >= s->run_ns[i] && s->run_ns[i])
+			*drun += r - s->run_ns[i];
+		if (w >= s->wait_ns[i] && s->wait_ns[i])
+			*dwait += w - s->wait_ns[i];
+		s->run_ns[i] = r;
+		s->wait_ns[i] = w;
+		s->schedstat_ok = true;
+	}
+}
+
+struct ctl_source *ctl_source_new(struct engine *e)
+{
+	struct ctl_source *s = xcalloc(1, sizeof(*s));
+	s->e = e;
+	s->nworkers = engine_max_threads(e);
+	s->run_ns = xcalloc(s->nworkers, sizeof(*s->run_ns));
+	s->wait_ns = xcalloc(s->nworkers, sizeof(*s->wait_ns));
+	s->t0 = now_s();
+	snprintf(s->missing, sizeof s->missing,
+		 "no eBPF probes: lock contention and latency percentiles not measured");
+	ctl_source_reset(s);
+	return s;
+}
+
+bool ctl_source_start_bpf(struct ctl_source *s)
+{
+	if (s->probes)
+		return true;
+	if (s->bpf_tried)
+		return false;
+	s->bpf_tried = true;
+	char err[256] = "";
+	s->probes = probes_start(NULL, 0, PROBE_NO_CALLERS, err, sizeof err);
+	if (!s->probes) {
+		snprintf(s->missing, sizeof s->missing,
+			 "eBPF probes unavailable (%s): lock contention and latency percentiles not measured",
+			 err);
+		return false;
+	}
+	bool locks = probes_group_attached(s->probes, PROBE_G_LOCKS);
+	bool off = probes_group_attached(s->probes, PROBE_G_OFFCPU);
+	if (locks && off)
+		s->missing[0] = '\0';
+	else
+		snprintf(s->missing, sizeof s->missing, "eBPF: %s%s%s not measured",
+			 locks ? "" : "lock contention", !locks && !off ? " and " : "",
+			 off ? "" : "blocked time");
+	s->snap_prev = probe_snapshot_new();
+	s->snap_now = probe_snapshot_new();
+	s->snap_diff = probe_snapshot_new();
+	probes_read(s->probes, s->snap_prev);
+	return true;
+}
+
+bool ctl_source_has_bpf(const struct ctl_source *s)
+{
+	return s->probes != NULL;
+}
+
+void ctl_source_reset(struct ctl_source *s)
+{
+	s->last = now_s();
+	engine_totals(s->e, &s->tot);
+	uint64_t r, w;
+	schedstat_delta(s, &r, &w);
+	s->nvcsw = read_nvcsw();
+	if (s->probes)
+		probes_read(s->probes, s->snap_prev);
+}
+
+static double share(double part, double whole)
+{
+	if (whole <= 0)
+		return -1;
+	double v = part / whole;
+	return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
+{
+	memset(sig, 0, sizeof(*sig));
+	double now = now_s();
+	struct engine_totals t;
+	engine_totals(s->e, &t);
+	uint64_t drun, dwait;
+	schedstat_delta(s, &drun, &dwait);
+	long nvcsw = read_nvcsw();
+
+	sig->t = now - s->t0;
+	sig->dt = now - s->last;
+	sig->active = atomic_load(&engine_knobs(s->e)->active_threads);
+	sig->ops = (t.files + t.dirs) - (s->tot.files + s->tot.dirs);
+	sig->rate = sig->dt > 0 ? sig->ops / sig->dt : 0;
+	uint64_t ucalls = t.unlink_calls - s->tot.unlink_calls;
+	uint64_t uns = t.unlink_ns - s->tot.unlink_ns;
+	double busy_ns = (double)(t.busy_ns - s->tot.busy_ns);
+	sig->lat_mean_us = ucalls ? uns / 1e3 / ucalls : -1;
+	sig->lat_p50_us = sig->lat_p99_us = -1;
+	sig->contention = -1;
+	sig->busy = sig->active > 0 && sig->dt > 0 ? share(busy_ns / 1e9, sig->active * sig->dt) : -1;
+	/* busy_ns is added when a task ends: a long task makes one tick look
+	 * idle and the next overfull; clamped shares keep that harmless. */
+	if (s->schedstat_ok && busy_ns > 0) {
+		sig->cpu = share(drun, busy_ns);
+		sig->blocked = share(busy_ns - drun - dwait, busy_ns);
+	} else {
+		sig->cpu = sig->blocked = -1;
+	}
+	sig->vcsw_per_op = sig->ops ? (double)(nvcsw - s->nvcsw) / sig->ops : -1;
+
+	if (s->probes && probes_read(s->probes, s->snap_now) == 0) {
+		probe_snapshot_sub(s->snap_diff, s->snap_now, s->snap_prev);
+		struct probe_snapshot *tmp = s->snap_prev;
+		s->snap_prev = s->snap_now;
+		s->snap_now = tmp;
+		const struct probe_hist *h = &s->snap_diff->sc[PROBE_NR_UNLINKAT].lat;
+		if (h->count) {
+			sig->lat_mean_us = hist_mean(h) / 1e3;
+			sig->lat_p50_us = hist_quantile(h, 0.5) / 1e3;
+			sig->lat_p99_us = hist_quantile(h, 0.99) / 1e3;
+		}
+		if (busy_ns > 0) {
+			if (probes_group_attached(s->probes, PROBE_G_LOCKS))
+				sig->contention = share(probe_lock_wait_ns(s->snap_diff, 0), busy_ns);
+			if (probes_group_attached(s->probes, PROBE_G_OFFCPU)) {
+				/* D-state time, less what lock waits explain
+				 * (a contended rwsem sleeps in D too). */
+				double d = s->snap_diff->misc.offcpu[PROBE_OFFCPU_BLOCKED].total;
+				double lw = sig->contention > 0 ? sig->contention * busy_ns : 0;
+				sig->blocked = share(d - lw, busy_ns);
+			}
+		}
+		sig->bpf = true;
+	}
+	s->tot = t;
+	s->last = now;
+	s->nvcsw = nvcsw;
+}
+
+const char *ctl_source_missing(const struct ctl_source *s)
+{
+	return s->missing;
+}
+
+void ctl_source_free(struct ctl_source *s)
+{
+	if (!s)
+		return;
+	if (s->probes)
+		probes_stop(s->probes);
+	probe_snapshot_free(s->snap_prev);
+	probe_snapshot_free(s->snap_now);
+	probe_snapshot_free(s->snap_diff);
+	free(s->run_ns);
+	free(s->wait_ns);
+	free(s);
+}
+
+void ctl_signals_to_sample(const struct ctl_signals *sig, struct ctl_sample *out)
+{
+	out->dt = sig->dt;
+	out->ops = (double)sig->ops;
+	out->lat_mean_us = sig->lat_mean_us;
+	out->lat_p99_us = sig->lat_p99_us;
+	out->contention = sig->contention;
+	out->blocked = sig->blocked;
+	out->busy = sig->busy;
+	out->cpu = sig->cpu;
+}

@@ -1,0 +1,43 @@
+/* What the controller learned, per filesystem and tree shape, kept across
+ * runs under $XDG_CACHE_HOME/adaptrm/ (default ~/.cache/adaptrm/): one JSON
+ * file per filesystem (type + fsid + device), one entry per shape class.
+ * Written atomically (temp file + rename); a corrupt or foreign file is
+ * ignored with one warning. */
+#ifndef ADAPTRM_PROFILE_H
+#define ADAPTRM_PROFILE_H
+#include <stdbool.h>
+#include <stdint.h>
+
+struct profile_key {
+	char fs[24];		/* "xfs", "tmpfs", "fuse", ... */
+	uint64_t f_type;
+	char fsid[20];		/* fstatfs f_fsid, hex */
+	unsigned dev_major, dev_minor;	/* st_dev of the tree's top */
+	char shape[16];		/* "flat", "chain", "tree-wide", "tree-small", "small", "empty" */
+};
+
+struct profile_entry {
+	int threads;		/* settled worker count */
+	double rate;		/* entries/s measured there */
+	unsigned runs;		/* deletes that taught it */
+	int64_t updated;	/* unix time */
+};
+
+/* Identify the filesystem and classify the shape of tree NAME in DIRFD
+ * (reads at most two directory buffers). False if it cannot be opened. */
+bool profile_key_for(int dirfd, const char *name, struct profile_key *k);
+/* The shape class from the first buffer of a directory (pure). */
+const char *profile_shape_class(unsigned entries, unsigned dirs, bool more, int sub_entries);
+
+/* The profile directory (malloc'ed), or NULL when neither XDG_CACHE_HOME nor
+ * HOME is set. */
+char *profile_dir(void);
+bool profile_load(const struct profile_key *k, struct profile_entry *out);
+bool profile_store(const struct profile_key *k, const struct profile_entry *e);
+/* Path of the file holding K (malloc'ed), or NULL. */
+char *profile_path(const struct profile_key *k);
+
+/* `adaptrm --profiles`: list what is stored. */
+int profiles_main(int argc, char **argv);
+
+#endif
