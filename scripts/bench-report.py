@@ -45,7 +45,7 @@ def fmt_s(x):
 def main():
     runs_path, md_path, json_path = sys.argv[1:4]
     with open(runs_path, newline="") as f:
-        runs = list(csv.DictReader(f, delimiter="\t"))
+        runs = [r for r in csv.DictReader(f, delimiter="\t") if r.get("status") and not r.get(None)]
 
     cells, tools = [], []
     for r in runs:

@@ -234,7 +234,9 @@ run_one() {
 	local TIMEFORMAT='%3R %3U %3S'
 	{ time timeout -k 5 "$TIMEOUT" "${CMD[@]}" </dev/null >"$WORK/out" 2>&1; } 2>"$WORK/time"
 	rc=$?
-	read -r t <"$WORK/time"
+	# The last line: bash may print "Aborted" or the like before it.
+	t=$(tail -n 1 "$WORK/time")
+	[[ $t =~ ^[0-9.]+\ [0-9.]+\ [0-9.]+$ ]] || t="0 0 0"
 	# Gone means gone: rsync empties the directory it is given, the others
 	# remove it.
 	local gone=0
