@@ -3,7 +3,7 @@
 tool, adaptrm auto / best peer and auto / best pinned adaptrm (the oracle),
 geometric means, as markdown and JSON.
 
-    bench-report.py RUNS.tsv OUT.md OUT.json
+    bench-report.py RUNS.tsv OUT.md OUT.json [OUT.png]
 
 Context for the header comes from BENCH_* environment variables set by
 bench.sh; without them (re-rendering an old TSV) the header is shorter.
@@ -12,6 +12,7 @@ import csv
 import json
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -34,6 +35,10 @@ def tool_header(tool):
 def geomean(xs):
     xs = [x for x in xs if x and x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def short(note, n=60):
+    return note if len(note) <= n else note[:n] + "..."
 
 
 def fmt_s(x):
@@ -153,14 +158,25 @@ def main():
             v = c["tools"].get(t)
             row.append("n/a" if v is None else (fmt_s(v["cpu_median"]) if v["cpu_median"] is not None else v["status"]))
         lines.append("| " + " | ".join(row) + " |")
-    failures = [(c, t, v) for c in cells for t, v in c["tools"].items() if v["status"] != "ok" and v["note"]]
+    # One line per distinct failure, with the cells it happened in.
+    failures = {}
+    for c in cells:
+        for t, v in c["tools"].items():
+            if v["status"] != "ok":
+                key = (t, v["status"], short(re.sub(r"\(\d+\) ", "", v["note"])))
+                failures.setdefault(key, []).append("%s %s" % (c["fs"], c["label"]))
     if failures:
         lines.append("")
-        lines.append("Failures: " + "; ".join("%s %s %s: %s" % (c["fs"], c["label"], t, v["note"])
-                                              for c, t, v in failures) + ".")
+        lines.append("Failures:")
+        lines.append("")
+        for (t, status, note), where in failures.items():
+            lines.append("- %s, %s in %s: `%s`" % (tool_header(t), status, ", ".join(where), note))
     md = "\n".join(lines) + "\n"
     with open(md_path, "w") as f:
         f.write(md)
+
+    if len(sys.argv) > 4:
+        plot(cells, tools, sys.argv[4])
 
     doc = {
         "machine": env("BENCH_MACHINE"), "date": env("BENCH_DATE"), "commit": env("BENCH_COMMIT"),
@@ -172,6 +188,42 @@ def main():
     with open(json_path, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
+
+
+def plot(cells, tools, png_path):
+    """Grouped bars: each tool's median in a cell relative to the fastest
+    tool there (1 = fastest); failed runs are drawn as empty slots."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench-report: no matplotlib, no plot (scripts/install-deps.sh --bench)", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(cells)), 4.5))
+    width = 0.8 / len(tools)
+    cmap = plt.get_cmap("tab20")
+    for k, t in enumerate(tools):
+        xs, ys = [], []
+        for i, c in enumerate(cells):
+            ok = [v["median"] for v in c["tools"].values() if v["median"]]
+            v = c["tools"].get(t)
+            x = i + (k - len(tools) / 2 + 0.5) * width
+            if v and v["median"] and ok:
+                xs.append(x)
+                ys.append(v["median"] / min(ok))
+            elif v:
+                ax.text(x, 0.05, v["status"], rotation=90, fontsize=6, ha="center", va="bottom")
+        style = {"edgecolor": "black", "linewidth": 1.2} if t == "auto" else {}
+        ax.bar(xs, ys, width, label=tool_header(t), color=cmap(k % 20), **style)
+    ax.axhline(1.0, color="gray", linewidth=0.8)
+    ax.set_xticks(range(len(cells)))
+    ax.set_xticklabels(["%s\n%s" % (c["fs"], c["label"]) for c in cells], fontsize=7)
+    ax.set_ylabel("time / fastest tool in the cell")
+    ax.set_title("adaptrm vs peers (median wall time, lower is better)")
+    ax.legend(fontsize=7, ncol=min(len(tools), 7), loc="upper left")
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
 
 
 if __name__ == "__main__":

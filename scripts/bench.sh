@@ -34,8 +34,8 @@
 # two repetitions, about 20 minutes here.
 #
 # Output: a markdown table on stdout and in $BENCH_OUT/latest.md, every run in
-# $BENCH_OUT/latest.tsv, medians and ratios in $BENCH_OUT/latest.json (and
-# timestamped copies of the three).
+# $BENCH_OUT/latest.tsv, medians and ratios in $BENCH_OUT/latest.json, a plot
+# in $BENCH_OUT/latest.png (and timestamped copies).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -67,6 +67,8 @@ SLOW_SCALE=${BENCH_SLOWFS_SCALE:-0.05}
 TIMEOUT=${BENCH_TIMEOUT:-600}
 OUT=${BENCH_OUT:-bench-results}
 
+# Debian's python3 has matplotlib (install-deps.sh --bench) for the plot; any python3 builds trees.
+PY=$(command -v /usr/bin/python3 || command -v python3)
 RMZ=$(command -v rmz || { [ -x "$HOME/.cargo/bin/rmz" ] && echo "$HOME/.cargo/bin/rmz"; } || true)
 
 for f in "${FSES[@]}"; do
@@ -304,8 +306,8 @@ dirty=$(git -C "$repo" status --porcelain -- user bpf 2>/dev/null | head -1)
 BENCH_MACHINE=$machine BENCH_COMMIT=$commit BENCH_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 BENCH_REPS_RUN=$REPS BENCH_TOOLS_RUN="${tools[*]}" BENCH_RMZ_VERSION="$([ -n "$RMZ" ] && "$RMZ" --version 2>/dev/null)" \
 BENCH_SLOW_DELAY=$SLOW_DELAY BENCH_FS_RUN="${FSES[*]}" \
-	python3 "$repo/scripts/bench-report.py" "$OUT/latest.tsv" "$OUT/latest.md" "$OUT/latest.json" || exit 1
-cp "$OUT/latest.tsv" "$OUT/$stamp.tsv"; cp "$OUT/latest.md" "$OUT/$stamp.md"; cp "$OUT/latest.json" "$OUT/$stamp.json"
+	"$PY" "$repo/scripts/bench-report.py" "$OUT/latest.tsv" "$OUT/latest.md" "$OUT/latest.json" "$OUT/latest.png" || exit 1
+for ext in tsv md json png; do [ -f "$OUT/latest.$ext" ] && cp "$OUT/latest.$ext" "$OUT/$stamp.$ext"; done
 cat "$OUT/latest.md"
 echo "bench: results in $OUT/latest.{md,tsv,json} ($(( $(date +%s) - started ))s)" >&2
 
