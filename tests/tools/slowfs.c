@@ -394,5 +394,8 @@ int main(int argc, char *argv[])
 	umask(0);
 	int r = fuse_main(args.argc, args.argv, &slowfs_ops, NULL);
 	fuse_opt_free_args(&args);
+	if (backing_fd != -1)
+		close(backing_fd);
+	free(opts.backing);
 	return r;
 }
