@@ -31,7 +31,7 @@ struct controller {
 	bool steer;		/* false: --threads=N, record only */
 	struct ctl_source *src;
 	struct ctl_policy pol;
-	bool in_tree, have_key, have_profile, said_missing, bpf_eager;
+	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
 	struct profile_key key;
 	struct profile_entry prof;
 	const char *start_from;	/* "profile", "prior", "pinned" */
@@ -159,9 +159,13 @@ static bool bpf_allowed(void)
 
 static void try_bpf(struct controller *c)
 {
-	if (!bpf_allowed())
+	if (c->bpf_tried)
 		return;
-	bool ok = ctl_source_start_bpf(c->src);
+	c->bpf_tried = true;
+	bool ok = bpf_allowed() ? ctl_source_start_bpf(c->src) : false;
+	if (!bpf_allowed())
+		ctl_source_set_missing(c->src, "eBPF probes off (ADAPTRM_CTL_BPF=0): lock contention and "
+				       "latency percentiles not measured");
 	if (!c->said_missing && *ctl_source_missing(c->src)) {
 		/* Say once what is not measured, when the user looks. */
 		c->said_missing = true;
@@ -193,6 +197,13 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		start = prior_threads(c->key.f_type, c->key.fs, c->key.shape);
 		c->start_from = "prior";
 	}
+	/* For tests and experiments: start elsewhere, to watch it converge. */
+	const char *force = getenv("ADAPTRM_CTL_START");
+	if (c->steer && force && atoi(force) > 0) {
+		start = atoi(force);
+		c->start_from = "ADAPTRM_CTL_START";
+		c->have_profile = false;
+	}
 	if (start > cap)
 		start = cap;
 	if (start < 1)
@@ -210,15 +221,18 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	c->start_threads = c->pol.n;
 	c->in_tree = true;
 	c->tree_t0 = now_s();
-	if (c->bpf_eager)
+	if (c->bpf_eager || !bpf_allowed())
 		try_bpf(c);
 	ctl_source_reset(c->src);
+	const char *th = c->pol.n == 1 ? "thread" : "threads";
 	if (c->have_profile)
-		explain(c, "start %s %s: %d threads from the profile (%u runs, %.0f entries/s)",
-			c->key.fs, c->key.shape, c->pol.n, c->prof.runs, c->prof.rate);
+		explain(c, "start %s %s: %d %s from the profile (%u runs, %.0f entries/s)",
+			c->key.fs, c->key.shape, c->pol.n, th, c->prof.runs, c->prof.rate);
 	else
-		explain(c, "start %s %s: %d threads (%s)", c->key.fs, c->key.shape, c->pol.n,
-			c->steer ? "prior for this filesystem type" : "pinned by --threads");
+		explain(c, "start %s %s: %d %s (%s)", c->key.fs, c->key.shape, c->pol.n, th,
+			!c->steer ? "pinned by --threads" :
+			strcmp(c->start_from, "prior") ? "set by ADAPTRM_CTL_START" :
+			"prior for this filesystem type");
 	log_decision(c, 0, c->pol.n, c->start_from);
 	if (c->json) {
 		jw_object(&c->jw, NULL);
@@ -274,7 +288,7 @@ void controller_tick(struct controller *c)
 {
 	if (!c || !c->in_tree)
 		return;
-	if (!c->bpf_eager && !ctl_source_has_bpf(c->src) && now_s() - c->tree_t0 >= BPF_LAZY_S) {
+	if (!c->bpf_tried && now_s() - c->tree_t0 >= BPF_LAZY_S) {
 		try_bpf(c);
 		ctl_source_reset(c->src);	/* the load took a while: a clean interval */
 		return;
@@ -315,12 +329,13 @@ void controller_end_tree(struct controller *c)
 		};
 		saved = profile_store(&c->key, &e);
 	}
-	explain(c, "end %s %s: %d threads at the end, %s%s", c->key.fs, c->key.shape,
-		c->final_threads, best > 0 ? "settled on " : "too short to learn from",
-		best > 0 ? (saved ? "a count the profile now keeps" : "a count (profile not saved)") : "");
 	if (best > 0)
-		explain(c, "learned %s %s: %d threads (%.0f entries/s)", c->key.fs, c->key.shape,
-			best, rate);
+		explain(c, "end %s %s: threads %d at the end, best %d (%.0f entries/s)%s",
+			c->key.fs, c->key.shape, c->final_threads, best, rate,
+			saved ? ", saved in the profile" : "");
+	else
+		explain(c, "end %s %s: threads %d at the end, too short to learn from",
+			c->key.fs, c->key.shape, c->final_threads);
 	if (c->json && c->json_tree_open) {
 		jw_end(&c->jw);	/* intervals */
 		jw_int(&c->jw, "final_threads", c->final_threads);

@@ -133,6 +133,7 @@ static bool enter_hold(struct ctl_policy *p, int at, double rate, bool grow, str
 	p->hold_left = p->hold_len;
 	p->ref_rate = rate;
 	p->drift_up = p->drift_down = 0;
+	p->starved = 0;
 	p->fast_up = false;
 	p->base_n = at;
 	p->base_rate = rate;
@@ -171,6 +172,14 @@ static double threshold(const struct ctl_policy *p, int cw)
 			t = se;
 	}
 	return t;
+}
+
+/* Workers without work (one huge directory, a chain) cost nothing but make
+ * the count meaningless: cut it to the busy ones, at least one. */
+static int trimmed_count(double busy, int n)
+{
+	int to = (int)ceil(busy * n - 0.05);
+	return to < 1 ? 1 : to > n ? n : to;
 }
 
 static double avg(double sum, double n)
@@ -259,6 +268,20 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 			return start_climb(p, dir, rate, lat, cont, d);
 		}
 		p->ref_rate = p->ref_rate > 0 ? 0.7 * p->ref_rate + 0.3 * rate : rate;
+		p->starved = busy >= 0 && busy < 0.6 && p->n > 1 ? p->starved + 1 : 0;
+		if (p->starved >= 2) {
+			int to = trimmed_count(busy, p->n);
+			snprintf(note, sizeof note, "workers idle (busy %.0f%%): trimming", busy * 100);
+			evidence(d->why, 0, cont, blk, note);
+			p->starved = 0;
+			p->trimmed = true;
+			p->hold_len = p->cfg.hold_min;
+			return enter_hold(p, to, rate, false, d);
+		}
+		if (p->trimmed && busy >= 0.95 && p->hold_left > 1)
+			p->hold_left = 1;	/* work came back: probe up soon */
+		if (busy >= 0.95)
+			p->trimmed = false;
 		int dir = 0;
 		if (cont >= 0.4 && p->n > 1 && p->down_failed_at != p->n) {
 			dir = -1;	/* clear signal: most busy time waits on locks */
@@ -270,10 +293,12 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		} else if (--p->hold_left <= 0) {
 			dir = p->probe_dir;
 			p->probe_dir = -p->probe_dir;
-			if (dir > 0 && busy >= 0 && busy < 0.5)
-				dir = -1;	/* starved workers: more cannot help */
 			if (gentle_step(p, p->n, dir) == p->n)
 				dir = -dir;
+			if (dir > 0 && busy >= 0 && busy < 0.6) {
+				p->hold_left = p->hold_len;	/* idle workers: more cannot help */
+				return false;
+			}
 			snprintf(note, sizeof note, "gentle probe");
 		}
 		if (!dir || gentle_step(p, p->n, dir) == p->n) {
@@ -290,9 +315,13 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 
 	if (p->phase == CTL_CLIMB && p->n == p->base_n) {
 		/* First window at the start point: measure, then step. */
-		if (busy >= 0 && busy < 0.5 && p->dir > 0) {
+		if (busy >= 0 && busy < 0.6 && p->dir > 0) {
+			int to = trimmed_count(busy, p->n);
+			snprintf(note, sizeof note, "workers idle (busy %.0f%%): trimming", busy * 100);
+			evidence(d->why, 0, cont, blk, note);
 			set_base(p, rate, lat, cont);
-			return enter_hold(p, p->n, rate, false, d);
+			p->trimmed = to < p->n;
+			return enter_hold(p, to, rate, false, d);
 		}
 		snprintf(note, sizeof note, "first window %.0f/s", rate);
 		bool ch = start_climb(p, p->dir, rate, lat, cont, d);
@@ -313,6 +342,11 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 	band = threshold(p, p->cand_windows);
 
 	/* Clear signals, decided at once. */
+	if (up && gain < band && busy >= 0 && busy < 0.6) {
+		snprintf(note, sizeof note, "workers idle (busy %.0f%%)", busy * 100);
+		evidence(d->why, gain, cont, blk, note);
+		goto reject;
+	}
 	if (up && gain < band && cont >= 0.25 && cont > (p->base_cont > 0 ? p->base_cont : 0) + 0.05) {
 		snprintf(note, sizeof note, "contention rose with threads");
 		evidence(d->why, gain, cont, blk, note);

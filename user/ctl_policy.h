@@ -72,6 +72,8 @@ struct ctl_policy {
 	double ref_rate;	/* EWMA of window rates at the settled point */
 	int hold_left, hold_len, probe_dir, drift_up, drift_down;
 	int ceiling;		/* contention said: not above this (0: none) */
+	int starved;		/* consecutive hold windows with idle workers */
+	bool trimmed;		/* the count was cut to the busy workers */
 	int up_failed_at, down_failed_at;	/* a move from here lost: clear signals
 						 * do not retry it before the next change */
 

@@ -8,8 +8,9 @@
  * One small read per started worker per tick (~100 ms) is cheap.
  *
  * BPF (user/probes.h, own process): unlinkat latency histograms (p50/p99),
- * lock contention wait time, and off-CPU time in D state, which split that
- * off-CPU time into "waiting on locks" and "blocked". */
+ * and lock contention wait time, which splits that off-CPU time into "waiting
+ * on locks" and "blocked" (off-CPU time in D state stands in when schedstats
+ * are missing). */
 #include "ctl_signals.h"
 #include "hist.h"
 #include "probes.h"
@@ -29,6 +30,7 @@ struct ctl_source {
 	double t0, last;
 	struct engine_totals tot;
 	uint64_t *run_ns, *wait_ns;	/* per worker, from schedstat */
+	uint64_t *calls;		/* per worker syscalls at the last sample */
 	long nvcsw;
 	bool schedstat_ok;
 	struct probes *probes;
@@ -65,6 +67,22 @@ static bool read_schedstat(pid_t tid, uint64_t *run, uint64_t *wait)
 	return true;
 }
 
+/* Workers that issued a syscall since the last call: the busy ones. The
+ * engine adds busy_ns only when a task ends, which says nothing while one
+ * worker spends seconds in a flat directory; the per-worker syscall counters
+ * move with every entry. */
+static int busy_workers(struct ctl_source *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->nworkers; i++) {
+		uint64_t c = atomic_load_explicit(&engine_worker_stats(s->e, i)->syscalls,
+						  memory_order_relaxed);
+		n += c != s->calls[i];
+		s->calls[i] = c;
+	}
+	return n;
+}
+
 static long read_nvcsw(void)
 {
 	struct rusage ru;
@@ -97,6 +115,7 @@ struct ctl_source *ctl_source_new(struct engine *e)
 	s->nworkers = engine_max_threads(e);
 	s->run_ns = xcalloc(s->nworkers, sizeof(*s->run_ns));
 	s->wait_ns = xcalloc(s->nworkers, sizeof(*s->wait_ns));
+	s->calls = xcalloc(s->nworkers, sizeof(*s->calls));
 	s->t0 = now_s();
 	snprintf(s->missing, sizeof s->missing,
 		 "no eBPF probes: lock contention and latency percentiles not measured");
@@ -145,6 +164,7 @@ void ctl_source_reset(struct ctl_source *s)
 	engine_totals(s->e, &s->tot);
 	uint64_t r, w;
 	schedstat_delta(s, &r, &w);
+	busy_workers(s);
 	s->nvcsw = read_nvcsw();
 	if (s->probes)
 		probes_read(s->probes, s->snap_prev);
@@ -167,6 +187,7 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	uint64_t drun, dwait;
 	schedstat_delta(s, &drun, &dwait);
 	long nvcsw = read_nvcsw();
+	int nbusy = busy_workers(s);
 
 	sig->t = now - s->t0;
 	sig->dt = now - s->last;
@@ -175,13 +196,13 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	sig->rate = sig->dt > 0 ? sig->ops / sig->dt : 0;
 	uint64_t ucalls = t.unlink_calls - s->tot.unlink_calls;
 	uint64_t uns = t.unlink_ns - s->tot.unlink_ns;
-	double busy_ns = (double)(t.busy_ns - s->tot.busy_ns);
+	/* A worker that did anything in the interval counts as busy for all of
+	 * it (over-estimates at task boundaries, never misses a long task). */
+	double busy_ns = nbusy * sig->dt * 1e9;
 	sig->lat_mean_us = ucalls ? uns / 1e3 / ucalls : -1;
 	sig->lat_p50_us = sig->lat_p99_us = -1;
 	sig->contention = -1;
-	sig->busy = sig->active > 0 && sig->dt > 0 ? share(busy_ns / 1e9, sig->active * sig->dt) : -1;
-	/* busy_ns is added when a task ends: a long task makes one tick look
-	 * idle and the next overfull; clamped shares keep that harmless. */
+	sig->busy = sig->active > 0 ? share(nbusy, sig->active) : -1;
 	if (s->schedstat_ok && busy_ns > 0) {
 		sig->cpu = share(drun, busy_ns);
 		sig->blocked = share(busy_ns - drun - dwait, busy_ns);
@@ -204,13 +225,15 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 		if (busy_ns > 0) {
 			if (probes_group_attached(s->probes, PROBE_G_LOCKS))
 				sig->contention = share(probe_lock_wait_ns(s->snap_diff, 0), busy_ns);
-			if (probes_group_attached(s->probes, PROBE_G_OFFCPU)) {
-				/* D-state time, less what lock waits explain
-				 * (a contended rwsem sleeps in D too). */
-				double d = s->snap_diff->misc.offcpu[PROBE_OFFCPU_BLOCKED].total;
-				double lw = sig->contention > 0 ? sig->contention * busy_ns : 0;
-				sig->blocked = share(d - lw, busy_ns);
-			}
+			/* Blocked: off-CPU while busy, less the lock waits. From
+			 * schedstat when it works (it sees FUSE and I/O waits
+			 * whatever the task state), else from D-state time. */
+			double lw = sig->contention > 0 ? sig->contention * busy_ns : 0;
+			if (sig->blocked >= 0)
+				sig->blocked = share(sig->blocked * busy_ns - lw, busy_ns);
+			else if (probes_group_attached(s->probes, PROBE_G_OFFCPU))
+				sig->blocked = share(s->snap_diff->misc.offcpu[PROBE_OFFCPU_BLOCKED].total - lw,
+						     busy_ns);
 		}
 		sig->bpf = true;
 	}
@@ -224,6 +247,11 @@ const char *ctl_source_missing(const struct ctl_source *s)
 	return s->missing;
 }
 
+void ctl_source_set_missing(struct ctl_source *s, const char *what)
+{
+	snprintf(s->missing, sizeof s->missing, "%s", what);
+}
+
 void ctl_source_free(struct ctl_source *s)
 {
 	if (!s)
@@ -235,6 +263,7 @@ void ctl_source_free(struct ctl_source *s)
 	probe_snapshot_free(s->snap_diff);
 	free(s->run_ns);
 	free(s->wait_ns);
+	free(s->calls);
 	free(s);
 }
 

@@ -39,6 +39,7 @@ void ctl_source_reset(struct ctl_source *s);
 void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig);
 /* "" when everything is measured, else a short sentence. */
 const char *ctl_source_missing(const struct ctl_source *s);
+void ctl_source_set_missing(struct ctl_source *s, const char *what);
 void ctl_source_free(struct ctl_source *s);
 
 /* The policy's view of a sample. */

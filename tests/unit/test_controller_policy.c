@@ -13,6 +13,7 @@ struct model {
 	double (*blocked)(int n);		/* blocked share, or NULL */
 	double noise;				/* relative, uniform-sum ~ gaussian */
 	bool cpu_bound;				/* workers on CPU most of their busy time */
+	int tasks;				/* parallel work available (0: unlimited) */
 };
 
 static uint64_t rng = 88172645463325252ull;
@@ -76,7 +77,7 @@ static void simulate(const struct model *m, int cap, int start, bool known, int 
 			.lat_p99_us = -1,
 			.contention = m->cont ? m->cont(n) : -1,
 			.blocked = m->blocked ? m->blocked(n) : -1,
-			.busy = 1,
+			.busy = m->tasks ? (n <= m->tasks ? 1.0 : (double)m->tasks / n) : 1,
 			.cpu = m->cpu_bound ? 0.95 : 0.3,
 		};
 		struct ctl_decision d;
@@ -109,7 +110,7 @@ static const int CONVERGE = 30;	/* ticks (3 s): about ten decision windows */
 
 Test(controller_policy, peak_at_one_thread_from_wrong_prior)
 {
-	struct model m = { m_one, m_one_cont, NULL, 0.05, false };
+	struct model m = { m_one, m_one_cont, NULL, 0.05, false, 0 };
 	struct run r;
 	for (int start = 1; start <= 16; start *= 4) {
 		simulate(&m, 64, start, false, 400, &r);
@@ -119,7 +120,7 @@ Test(controller_policy, peak_at_one_thread_from_wrong_prior)
 
 Test(controller_policy, peak_at_one_thread_without_bpf_signals)
 {
-	struct model m = { m_one, NULL, NULL, 0.05, false };
+	struct model m = { m_one, NULL, NULL, 0.05, false, 0 };
 	struct run r;
 	simulate(&m, 64, 2, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -127,7 +128,7 @@ Test(controller_policy, peak_at_one_thread_without_bpf_signals)
 
 Test(controller_policy, peak_at_cpu_count)
 {
-	struct model m = { m_cpu, NULL, NULL, 0.05, true };
+	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0 };
 	struct run r;
 	for (int start = 1; start <= 64; start *= 8) {
 		simulate(&m, 64, start, false, 400, &r);
@@ -137,7 +138,7 @@ Test(controller_policy, peak_at_cpu_count)
 
 Test(controller_policy, sharp_peak_at_four)
 {
-	struct model m = { m_peak4_sharp, NULL, NULL, 0.05, false };
+	struct model m = { m_peak4_sharp, NULL, NULL, 0.05, false, 0 };
 	struct run r;
 	simulate(&m, 64, 1, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -145,7 +146,7 @@ Test(controller_policy, sharp_peak_at_four)
 
 Test(controller_policy, latency_bound_peak_at_32_to_64)
 {
-	struct model m = { m_fuse, NULL, m_fuse_blk, 0.05, false };
+	struct model m = { m_fuse, NULL, m_fuse_blk, 0.05, false, 0 };
 	struct run r;
 	simulate(&m, 128, 1, false, 400, &r);
 	expect_near_best(&m, 128, &r, CONVERGE, 400);
@@ -156,7 +157,7 @@ Test(controller_policy, latency_bound_peak_at_32_to_64)
 
 Test(controller_policy, latency_bound_without_bpf_signals)
 {
-	struct model m = { m_fuse, NULL, NULL, 0.05, false };
+	struct model m = { m_fuse, NULL, NULL, 0.05, false, 0 };
 	struct run r;
 	simulate(&m, 64, 1, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -164,7 +165,7 @@ Test(controller_policy, latency_bound_without_bpf_signals)
 
 Test(controller_policy, follows_a_moving_peak)
 {
-	struct model m = { m_moving, NULL, NULL, 0.05, false };
+	struct model m = { m_moving, NULL, NULL, 0.05, false, 0 };
 	struct run r;
 	simulate(&m, 64, 1, false, 600, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 200);
@@ -175,7 +176,7 @@ Test(controller_policy, follows_a_moving_peak)
 
 Test(controller_policy, flat_noisy_curve_does_not_oscillate)
 {
-	struct model m = { m_flat, NULL, NULL, 0.10, false };
+	struct model m = { m_flat, NULL, NULL, 0.10, false, 0 };
 	struct run r;
 	for (int start = 1; start <= 16; start *= 4) {
 		simulate(&m, 64, start, false, 1000, &r);
@@ -206,7 +207,7 @@ Test(controller_policy, flat_noisy_curve_does_not_oscillate)
 
 Test(controller_policy, stored_profile_is_kept)
 {
-	struct model m = { m_cpu, NULL, NULL, 0.05, true };
+	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0 };
 	struct run r;
 	simulate(&m, 64, 4, true, 300, &r);
 	expect_near_best(&m, 64, &r, 0, 300);
@@ -215,7 +216,7 @@ Test(controller_policy, stored_profile_is_kept)
 
 Test(controller_policy, contention_rising_backs_off_at_once)
 {
-	struct model m = { m_one, m_one_cont, NULL, 0.0, false };
+	struct model m = { m_one, m_one_cont, NULL, 0.0, false, 0 };
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, 64, 4);
 	struct ctl_policy p;
@@ -257,9 +258,32 @@ Test(controller_policy, cpu_bound_start_is_not_undercut)
 {
 	/* Started at the CPU count on CPU-bound work, a losing step up must not
 	 * be followed by a step below the CPU count (it could only lose). */
-	struct model m = { m_cpu, NULL, NULL, 0.02, true };
+	struct model m = { m_cpu, NULL, NULL, 0.02, true, 0 };
 	struct run r;
 	simulate(&m, 64, 4, false, 20, &r);
 	for (int t = 0; t < 20; t++)
 		cr_expect_geq(r.n[t], 4, "tick %d at %d threads", t, r.n[t]);
+}
+
+/* One huge directory on a filesystem where it is not shared: one worker
+ * works, the others idle. The count is cut to the busy workers. */
+static double m_single(int n, int t) { return 30000.0; }
+
+Test(controller_policy, idle_workers_are_trimmed)
+{
+	struct model m = { m_single, NULL, NULL, 0.05, false, 1 };
+	struct run r;
+	simulate(&m, 64, 8, false, 100, &r);
+	cr_expect_eq(r.n[99], 1);
+	/* At one busy worker it still probes 2 now and then (nothing says
+	 * whether more work is queued), each time for one window. */
+	cr_expect_leq(r.changes, 12, "%d changes", r.changes);
+	int off = 0;
+	for (int t = 10; t < 100; t++) {
+		cr_expect_leq(r.n[t], 2, "tick %d at %d", t, r.n[t]);
+		off += r.n[t] != 1;
+	}
+	cr_expect_leq(off, 12, "%d ticks above one worker", off);
+	simulate(&m, 64, 8, true, 100, &r);	/* from a (stale) profile too */
+	cr_expect_leq(r.n[99], 2);
 }

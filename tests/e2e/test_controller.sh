@@ -1,0 +1,151 @@
+# The adaptive controller on real filesystems: where it ends, that it starts
+# from the stored profile, and what it writes. The final thread count is read
+# from --json (never from timing). Each test uses its own XDG_CACHE_HOME.
+
+# ctl_json FILE EXPR: evaluate a Python expression on the --json document d.
+ctl_json() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2], {"d": d}))
+PY
+}
+
+ctl_cache() {
+	export XDG_CACHE_HOME=$SCRATCH/cache
+	mkdir -p "$XDG_CACHE_HOME"
+}
+
+# 1 ms per operation: latency-bound, so many workers pay. Started at one
+# thread, the controller must end above 8.
+test_controller_slowfs_goes_wide() {
+	need_root
+	ctl_cache
+	mount_slowfs mnt 1000
+	make_tree "$SLOWFS_BACKING/t" 100 100
+	ADAPTRM_CTL_START=1 "$ADAPTRM" -rf --no-profile --explain --json "$SCRATCH/c.json" mnt/t \
+		2>"$SCRATCH/explain" || fail "adaptrm failed: $(cat "$SCRATCH/explain")"
+	expect_gone "$SLOWFS_BACKING/t"
+	local final
+	final=$(ctl_json "$SCRATCH/c.json" 'd["final_threads"]')
+	[ "$final" -gt 8 ] || fail "ended at $final threads on a 1 ms/op filesystem: $(cat "$SCRATCH/explain")"
+	expect_eq "$(ctl_json "$SCRATCH/c.json" 'd["trees"][0]["fs"]')" fuse "filesystem type"
+	grep -q "threads 1->2: throughput" "$SCRATCH/explain" || fail "no decision lines: $(cat "$SCRATCH/explain")"
+}
+
+# xfs, one flat directory: every extra unlinker waits on the parent's lock.
+# Started at 8 threads, the controller must end at 1 or 2. A second run on
+# the same filesystem starts from the stored profile.
+test_controller_xfs_flat_ends_low_and_remembers() {
+	need_root
+	ctl_cache
+	mount_fs xfs mnt 2G || skip "cannot make an xfs filesystem"
+	make_flat mnt/a 100000
+	ADAPTRM_CTL_START=8 "$ADAPTRM" -rf --explain --json "$SCRATCH/a.json" mnt/a \
+		2>"$SCRATCH/explain" || fail "adaptrm failed: $(cat "$SCRATCH/explain")"
+	expect_gone mnt/a
+	local final
+	final=$(ctl_json "$SCRATCH/a.json" 'd["final_threads"]')
+	[ "$final" -le 2 ] || fail "ended at $final threads on an xfs flat directory: $(cat "$SCRATCH/explain")"
+	expect_eq "$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["shape"]')" flat "shape class"
+	expect_eq "$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["profile_saved"]')" True "profile saved"
+	"$ADAPTRM" --profiles >"$SCRATCH/list" || fail "--profiles failed"
+	grep -q "^xfs .* flat " "$SCRATCH/list" || fail "--profiles does not list it: $(cat "$SCRATCH/list")"
+	[ "$(find "$XDG_CACHE_HOME/adaptrm" -name '*.tmp.*' | wc -l)" = 0 ] || fail "temp file left behind"
+
+	make_flat mnt/b 20000
+	"$ADAPTRM" -rf --explain --json "$SCRATCH/b.json" mnt/b 2>"$SCRATCH/explain2" ||
+		fail "second run failed"
+	expect_gone mnt/b
+	expect_eq "$(ctl_json "$SCRATCH/b.json" 'd["trees"][0]["start_from"]')" profile "second run's start"
+	local learned start
+	learned=$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["learned_threads"]')
+	start=$(ctl_json "$SCRATCH/b.json" 'd["trees"][0]["start_threads"]')
+	expect_eq "$start" "$learned" "second run starts where the first settled"
+	grep -q "from the profile" "$SCRATCH/explain2" || fail "no profile line: $(cat "$SCRATCH/explain2")"
+}
+
+# A corrupt profile is ignored with exactly one warning, the delete works,
+# and the file is replaced by a valid one. --no-profile writes nothing.
+test_controller_corrupt_profile() {
+	ctl_cache
+	mount_fs tmpfs mnt 512M
+	make_tree mnt/t 200 1000
+	# learn where the file goes: one run
+	"$ADAPTRM" -rf mnt/t || fail "first run failed"
+	local f
+	f=$(find "$XDG_CACHE_HOME/adaptrm" -name '*.json' | head -1)
+	[ -n "$f" ] || skip "run too short to store a profile on this machine"
+	echo '{"format": "adaptrm-profile-1", "fs": ' >"$f"
+	make_tree mnt/t 200 1000
+	"$ADAPTRM" -rf mnt/t 2>"$SCRATCH/err" || fail "run with a corrupt profile failed"
+	expect_gone mnt/t
+	expect_eq "$(grep -c "ignoring profile" "$SCRATCH/err")" 1 "warnings about the corrupt profile"
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f" || fail "profile not rewritten"
+
+	# a foreign file (another filesystem's id) is ignored too
+	python3 - "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["fsid"] = "0000000000000000"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+	make_tree mnt/t 200 1000
+	"$ADAPTRM" -rf --json "$SCRATCH/j.json" mnt/t 2>"$SCRATCH/err" || fail "run with a foreign profile failed"
+	expect_eq "$(grep -c "another filesystem" "$SCRATCH/err")" 1 "warnings about the foreign profile"
+	expect_eq "$(ctl_json "$SCRATCH/j.json" 'd["trees"][0]["start_from"]')" prior "foreign profile used"
+
+	rm -rf "$XDG_CACHE_HOME/adaptrm"
+	make_tree mnt/t 200 1000
+	"$ADAPTRM" -rf --no-profile mnt/t || fail "--no-profile run failed"
+	[ ! -e "$XDG_CACHE_HOME/adaptrm" ] || fail "--no-profile wrote $(ls "$XDG_CACHE_HOME/adaptrm")"
+	"$ADAPTRM" --profiles | grep -q "no profiles stored" || fail "--profiles on an empty cache"
+}
+
+# --threads pins the count: with --json the series is recorded, nothing moves.
+test_controller_pinned_records_only() {
+	ctl_cache
+	mount_fs tmpfs mnt 512M
+	make_tree mnt/t 100 1000
+	"$ADAPTRM" -rf --threads=3 --json "$SCRATCH/p.json" mnt/t || fail "pinned run failed"
+	expect_gone mnt/t
+	expect_eq "$(ctl_json "$SCRATCH/p.json" 'sorted({i["threads"] for t in d["trees"] for i in t["intervals"]} | {3})')" "[3]" "pinned thread count moved"
+	expect_eq "$(ctl_json "$SCRATCH/p.json" 'd["pinned"]')" True "pinned flag"
+	[ ! -e "$XDG_CACHE_HOME/adaptrm" ] || fail "a pinned run wrote a profile"
+}
+
+# The eBPF signals: with --json on a tree where several workers unlink, the
+# series carries lock contention and latency percentiles. Skips only when the
+# probes cannot load, and never under ADAPTRM_REQUIRE_BPF=1.
+test_controller_bpf_signals() {
+	ctl_cache
+	mount_fs tmpfs mnt 512M
+	make_tree mnt/t 200 1000
+	"$ADAPTRM" -rf --no-profile --explain --json "$SCRATCH/b.json" mnt/t 2>"$SCRATCH/explain" ||
+		fail "adaptrm failed"
+	local bpf
+	bpf=$(ctl_json "$SCRATCH/b.json" 'sum(1 for t in d["trees"] for i in t["intervals"] if i["bpf"] and i["contention"] is not None and i["lat_p99_us"] is not None)')
+	if [ "$bpf" = 0 ]; then
+		[ "${ADAPTRM_REQUIRE_BPF:-0}" = 1 ] &&
+			fail "ADAPTRM_REQUIRE_BPF=1 but no interval has eBPF signals: $(cat "$SCRATCH/explain")"
+		grep -q "not measured" "$SCRATCH/explain" || fail "no note about what is not measured"
+		skip "eBPF probes unavailable: $(ctl_json "$SCRATCH/b.json" 'd["not_measured"]')"
+	fi
+	expect_eq "$(ctl_json "$SCRATCH/b.json" 'd["not_measured"]')" "" "not_measured with probes loaded"
+	grep -q "contention [0-9]*%" "$SCRATCH/explain" || fail "no contention in --explain: $(cat "$SCRATCH/explain")"
+}
+
+# Without the probes (ADAPTRM_CTL_BPF=0) it still adapts on user-space
+# signals and says once what it could not measure.
+test_controller_without_bpf_says_so_once() {
+	ctl_cache
+	mount_slowfs mnt 1000
+	make_tree "$SLOWFS_BACKING/t" 50 100
+	ADAPTRM_CTL_BPF=0 ADAPTRM_CTL_START=2 "$ADAPTRM" -rf --no-profile --explain --json "$SCRATCH/n.json" mnt/t \
+		2>"$SCRATCH/explain" || fail "adaptrm failed"
+	expect_gone "$SLOWFS_BACKING/t"
+	expect_eq "$(grep -c "not measured" "$SCRATCH/explain")" 1 "notes about missing signals"
+	expect_eq "$(ctl_json "$SCRATCH/n.json" 'any(i["bpf"] for t in d["trees"] for i in t["intervals"])')" False "bpf used"
+	local final
+	final=$(ctl_json "$SCRATCH/n.json" 'd["final_threads"]')
+	[ "$final" -gt 4 ] || fail "did not add workers on user-space signals alone (ended at $final): $(cat "$SCRATCH/explain")"
+}
