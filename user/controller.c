@@ -23,7 +23,14 @@
 #include <unistd.h>
 
 #define MAX_DECISIONS 4096
-#define BPF_LAZY_S 1.0	/* load the probes once a delete lasts this long */
+/* Unasked, the probes load only for a delete that lasts (1 s) on a
+ * latency-bound filesystem (unlinkat ≥ 200 µs): there the contention and
+ * blocked shares steer the climb and the tracing cost vanishes next to each
+ * call. On local filesystems it would cost ~20% (measured: tmpfs flat 200k,
+ * 1.08-1.15 s without, 1.31-1.35 s with) for signals the throughput
+ * comparison already gives. */
+#define BPF_LAZY_S 1.0
+#define BPF_LAZY_LAT_US 200.0
 
 struct controller {
 	struct engine *e;
@@ -38,6 +45,7 @@ struct controller {
 	int start_threads, final_threads;
 	double t0;		/* first begin_tree */
 	double tree_t0;
+	double last_lat_us;	/* unlinkat mean latency of the last interval */
 	unsigned changes;
 	struct controller_decision *log;
 	size_t nlog, dropped;
@@ -70,23 +78,28 @@ int controller_default_max_threads(int requested)
 	return n < 64 ? 64 : n > CTL_TABLE - 1 ? CTL_TABLE - 1 : n;
 }
 
-/* Where to start when nothing was stored (machine.md, warm cache, 2 vCPU):
- * xfs and btrfs lose with a second unlinker in a directory, ext4 gains a
- * little with 2, tmpfs scales to the CPUs, FUSE and network filesystems hide
- * their latency behind many workers. */
+/* Where to start when nothing was stored (machine.md and bench-results/,
+ * warm cache, 2 vCPU): xfs and btrfs lose with a second unlinker in a
+ * directory, ext4 gains with 2, tmpfs scales to the CPUs, FUSE and network
+ * filesystems hide their latency behind many workers. */
 static int prior_threads(uint64_t f_type, const char *fs, const char *shape)
 {
 	int cpus = ncpus();
+	(void)f_type;
 	if (!strcmp(fs, "fuse") || !strcmp(fs, "nfs") || !strcmp(fs, "cifs"))
 		return 16;
+	/* A chain has one directory in flight: a second worker only adds
+	 * hand-offs (bench: 1 thread best on tmpfs, ext4 and xfs chains). */
+	if (!strcmp(shape, "chain") || !strcmp(shape, "small") || !strcmp(shape, "empty"))
+		return 1;
 	if (!strcmp(fs, "tmpfs") || !strcmp(fs, "ramfs"))
 		return cpus;
-	if (!strcmp(fs, "xfs") || !strcmp(fs, "btrfs"))
-		return !strcmp(shape, "flat") || !strcmp(shape, "chain") ? 1 : 2;
-	if (!strcmp(fs, "ext4"))
-		return 2;
-	(void)f_type;
-	return cpus < 2 ? cpus : 2;
+	/* btrfs: 2 workers burn 50% more CPU for the same time (tree locks). */
+	if (!strcmp(fs, "btrfs"))
+		return 1;
+	if (!strcmp(fs, "xfs"))
+		return !strcmp(shape, "flat") ? 1 : 2;
+	return cpus < 2 ? cpus : 2;	/* ext4 and the rest */
 }
 
 static void explain(struct controller *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -128,9 +141,9 @@ struct controller *controller_new(struct engine *e, const struct rm_options *o)
 	c->src = ctl_source_new(e);
 	c->t0 = now_s();
 	const char *env = getenv("ADAPTRM_CTL_BPF");
-	/* The probes cost a load (tens of ms) and a little per syscall: load
-	 * them at once when the user asked to see the evidence, else only for
-	 * deletes long enough to profit. */
+	/* The probes cost a load (~70 ms) and a little per syscall: load them
+	 * at once when the user asked to see the evidence (ADAPTRM_CTL_BPF=1
+	 * forces, =0 forbids), else only where they pay (BPF_LAZY_*). */
 	c->bpf_eager = env ? env[0] == '1' : (o->explain || o->json_path || o->stats);
 	if (env && env[0] == '0')
 		c->bpf_eager = false;
@@ -288,7 +301,7 @@ void controller_tick(struct controller *c)
 {
 	if (!c || !c->in_tree)
 		return;
-	if (!c->bpf_tried && now_s() - c->tree_t0 >= BPF_LAZY_S) {
+	if (!c->bpf_tried && now_s() - c->tree_t0 >= BPF_LAZY_S && c->last_lat_us >= BPF_LAZY_LAT_US) {
 		try_bpf(c);
 		ctl_source_reset(c->src);	/* the load took a while: a clean interval */
 		return;
@@ -297,6 +310,8 @@ void controller_tick(struct controller *c)
 	ctl_source_sample(c->src, &s);
 	if (s.dt <= 0)
 		return;
+	if (s.lat_mean_us >= 0)
+		c->last_lat_us = s.lat_mean_us;
 	struct ctl_decision d = { 0 };
 	if (c->steer) {
 		struct ctl_sample smp;
