@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plot an adaptrm --json controller time series as a PNG.
 
     adaptrm -rf --json run.json DIR
@@ -7,7 +7,9 @@
 Three panels sharing the time axis: active workers (and the getdents64
 buffer), throughput in entries/s, and unlinkat latency (mean, p50, p99 when
 the eBPF probes were loaded) with the contention and blocked shares.
-Decisions are marked with vertical lines. Needs python3-matplotlib.
+Decisions are marked with vertical lines. Needs python3-matplotlib (the
+Debian package, hence /usr/bin/python3 rather than whatever python3 is first
+in PATH).
 """
 import argparse
 import json
