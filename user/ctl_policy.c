@@ -73,9 +73,11 @@ void ctl_policy_init(struct ctl_policy *p, const struct ctl_policy_cfg *cfg, int
 	p->probe_dir = +1;
 	p->hold_len = cfg->hold_min;
 	if (known) {
-		/* A stored profile is trusted: hold first, probe gently later. */
+		/* A stored profile is trusted: hold first, probe gently later
+		 * (a probe costs ~1 window at a worse count: not in the first
+		 * 0.6 s, which is all a short delete lasts). */
 		p->phase = CTL_HOLD;
-		p->hold_left = 1;
+		p->hold_left = cfg->hold_min;
 	} else {
 		p->phase = CTL_CLIMB;
 	}
@@ -112,7 +114,7 @@ static bool move_to(struct ctl_policy *p, int to, struct ctl_decision *d)
 
 static void set_base(struct ctl_policy *p, double rate, double lat, double cont)
 {
-	p->base_cpu = -1;
+	p->base_cpu = p->base_blk = -1;
 	p->base_n = p->n;
 	p->base_rate = rate;
 	p->base_lat = lat;
@@ -326,6 +328,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		snprintf(note, sizeof note, "first window %.0f/s", rate);
 		bool ch = start_climb(p, p->dir, rate, lat, cont, d);
 		p->base_cpu = cpu;
+		p->base_blk = blk;
 		if (ch)
 			evidence(d->why, 0, cont, blk, note);
 		return ch;
@@ -394,8 +397,13 @@ reject:
 		p->up_failed_at = p->base_n;
 	else
 		p->down_failed_at = p->base_n;
+	/* Runnable (on a CPU or waiting for one) most of their busy time, and
+	 * not waiting on locks: the start was CPU-bound. On a loaded machine
+	 * the run-queue wait is large, so "on CPU" alone would not say it. */
+	bool cpu_bound = (p->base_blk >= 0 ? p->base_blk < 0.4 : p->base_cpu >= 0.6) &&
+			 (p->base_cont < 0 || p->base_cont < 0.1);
 	if (!probe && up && !p->tried_down && p->base_n > 1 && p->climb_accepts == 0 &&
-	    !(p->base_cpu >= 0.6 && p->base_n <= p->cfg.ncpu)) {
+	    !(cpu_bound && p->base_n <= p->cfg.ncpu)) {
 		/* The very first step up lost: the peak may be below the start
 		 * (not when the start was CPU-bound on at most one worker per
 		 * CPU: fewer workers would only leave CPUs idle). */

@@ -64,7 +64,7 @@ struct ctl_policy {
 
 	/* The base a probe or climb step is compared with. */
 	int base_n;
-	double base_rate, base_lat, base_cont, base_cpu;
+	double base_rate, base_lat, base_cont, base_cpu, base_blk;
 	int cand_windows;	/* windows measured at a candidate */
 	double cand_ops, cand_dt;
 

@@ -31,6 +31,7 @@ struct ctl_source {
 	struct engine_totals tot;
 	uint64_t *run_ns, *wait_ns;	/* per worker, from schedstat */
 	uint64_t *calls;		/* per worker syscalls at the last sample */
+	bool *moved;			/* worker issued syscalls in the last interval */
 	long nvcsw;
 	bool schedstat_ok;
 	struct probes *probes;
@@ -77,7 +78,8 @@ static int busy_workers(struct ctl_source *s)
 	for (int i = 0; i < s->nworkers; i++) {
 		uint64_t c = atomic_load_explicit(&engine_worker_stats(s->e, i)->syscalls,
 						  memory_order_relaxed);
-		n += c != s->calls[i];
+		s->moved[i] = c != s->calls[i];
+		n += s->moved[i];
 		s->calls[i] = c;
 	}
 	return n;
@@ -89,11 +91,16 @@ static long read_nvcsw(void)
 	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_nvcsw : 0;
 }
 
-/* Sum of schedstat deltas over the workers; updates the per-worker bases. */
-static void schedstat_delta(struct ctl_source *s, uint64_t *drun, uint64_t *dwait)
+/* Sum of schedstat deltas over the workers; updates the per-worker bases.
+ * ONLY_MOVED: skip workers that issued no syscall in the interval (parked or
+ * idle: their counters barely move, and 64 reads per tick would cost ~1% of
+ * a CPU); their base stays valid since the counters only grow. */
+static void schedstat_delta(struct ctl_source *s, bool only_moved, uint64_t *drun, uint64_t *dwait)
 {
 	*drun = *dwait = 0;
 	for (int i = 0; i < s->nworkers; i++) {
+		if (only_moved && !s->moved[i] && s->run_ns[i])
+			continue;
 		pid_t tid = engine_worker_tid(s->e, i);
 		uint64_t r, w;
 		if (!tid || !read_schedstat(tid, &r, &w))
@@ -116,6 +123,7 @@ struct ctl_source *ctl_source_new(struct engine *e)
 	s->run_ns = xcalloc(s->nworkers, sizeof(*s->run_ns));
 	s->wait_ns = xcalloc(s->nworkers, sizeof(*s->wait_ns));
 	s->calls = xcalloc(s->nworkers, sizeof(*s->calls));
+	s->moved = xcalloc(s->nworkers, sizeof(*s->moved));
 	s->t0 = now_s();
 	snprintf(s->missing, sizeof s->missing,
 		 "no eBPF probes: lock contention and latency percentiles not measured");
@@ -163,7 +171,7 @@ void ctl_source_reset(struct ctl_source *s)
 	s->last = now_s();
 	engine_totals(s->e, &s->tot);
 	uint64_t r, w;
-	schedstat_delta(s, &r, &w);
+	schedstat_delta(s, false, &r, &w);
 	busy_workers(s);
 	s->nvcsw = read_nvcsw();
 	if (s->probes)
@@ -184,10 +192,10 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	double now = now_s();
 	struct engine_totals t;
 	engine_totals(s->e, &t);
-	uint64_t drun, dwait;
-	schedstat_delta(s, &drun, &dwait);
-	long nvcsw = read_nvcsw();
 	int nbusy = busy_workers(s);
+	uint64_t drun, dwait;
+	schedstat_delta(s, true, &drun, &dwait);
+	long nvcsw = read_nvcsw();
 
 	sig->t = now - s->t0;
 	sig->dt = now - s->last;
@@ -264,6 +272,7 @@ void ctl_source_free(struct ctl_source *s)
 	free(s->run_ns);
 	free(s->wait_ns);
 	free(s->calls);
+	free(s->moved);
 	free(s);
 }
 
