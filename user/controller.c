@@ -46,6 +46,7 @@ struct controller {
 	double t0;		/* first begin_tree */
 	double tree_t0;
 	double last_lat_us;	/* unlinkat mean latency of the last interval */
+	uint64_t tree_entries0;	/* engine entries removed when the tree began */
 	unsigned changes;
 	struct controller_decision *log;
 	size_t nlog, dropped;
@@ -228,12 +229,17 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		atomic_store(&k->getdents_size, 1024 * 1024);
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, cap, ncpus());
-	ctl_policy_init(&c->pol, &cfg, start, c->have_profile);
+	/* A chain has one directory in flight whatever the count: trust the
+	 * prior of 1 as much as a profile (no climb, gentle probes later). */
+	ctl_policy_init(&c->pol, &cfg, start, c->have_profile || !strcmp(c->key.shape, "chain"));
 	if (c->steer)
 		engine_set_active(c->e, c->pol.n);
 	c->start_threads = c->pol.n;
 	c->in_tree = true;
 	c->tree_t0 = now_s();
+	struct engine_totals tot;
+	engine_totals(c->e, &tot);
+	c->tree_entries0 = tot.files + tot.dirs;
 	if (c->bpf_eager || !bpf_allowed())
 		try_bpf(c);
 	ctl_source_reset(c->src);
@@ -332,8 +338,11 @@ void controller_end_tree(struct controller *c)
 		return;
 	c->in_tree = false;
 	c->final_threads = atomic_load(&engine_knobs(c->e)->active_threads);
-	double rate = 0;
-	int best = c->steer ? ctl_policy_best(&c->pol, &rate) : -1;
+	int best = c->steer ? ctl_policy_best(&c->pol, NULL) : -1;
+	struct engine_totals tot;
+	engine_totals(c->e, &tot);
+	double secs = now_s() - c->tree_t0;
+	double rate = secs > 0 ? (tot.files + tot.dirs - c->tree_entries0) / secs : 0;
 	bool saved = false;
 	if (best > 0 && c->have_key && !c->o->no_profile) {
 		struct profile_entry e = {

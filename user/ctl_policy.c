@@ -325,7 +325,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 			p->trimmed = to < p->n;
 			return enter_hold(p, to, rate, false, d);
 		}
-		snprintf(note, sizeof note, "first window %.0f/s", rate);
+		snprintf(note, sizeof note, "first window %.0f ops/s", rate);
 		bool ch = start_climb(p, p->dir, rate, lat, cont, d);
 		p->base_cpu = cpu;
 		p->base_blk = blk;

@@ -17,7 +17,7 @@
  * a negative value means "not measured" (no BPF, no schedstats). */
 struct ctl_sample {
 	double dt;		/* seconds covered */
-	double ops;		/* entries removed in it */
+	double ops;		/* work done in it (syscalls, or entries removed) */
 	double lat_mean_us;	/* unlinkat mean latency */
 	double lat_p99_us;
 	double contention;	/* time waiting on locks / busy time */

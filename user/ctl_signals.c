@@ -202,6 +202,7 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	sig->active = atomic_load(&engine_knobs(s->e)->active_threads);
 	sig->ops = (t.files + t.dirs) - (s->tot.files + s->tot.dirs);
 	sig->rate = sig->dt > 0 ? sig->ops / sig->dt : 0;
+	sig->work = t.syscalls - s->tot.syscalls;
 	uint64_t ucalls = t.unlink_calls - s->tot.unlink_calls;
 	uint64_t uns = t.unlink_ns - s->tot.unlink_ns;
 	/* A worker that did anything in the interval counts as busy for all of
@@ -279,7 +280,7 @@ void ctl_source_free(struct ctl_source *s)
 void ctl_signals_to_sample(const struct ctl_signals *sig, struct ctl_sample *out)
 {
 	out->dt = sig->dt;
-	out->ops = (double)sig->ops;
+	out->ops = (double)sig->work;
 	out->lat_mean_us = sig->lat_mean_us;
 	out->lat_p99_us = sig->lat_p99_us;
 	out->contention = sig->contention;

@@ -13,6 +13,9 @@ struct ctl_signals {
 	double t;		/* seconds since the source started */
 	double dt;		/* seconds covered by this sample */
 	uint64_t ops;		/* entries removed in it */
+	uint64_t work;		/* syscalls the workers issued in it: the policy's
+				 * measure of progress (a chain removes nothing
+				 * while it descends, but it works) */
 	double rate;		/* ops / dt */
 	int active;		/* workers allowed to run during it */
 	double lat_mean_us;	/* unlinkat: engine timing, or BPF when loaded */
