@@ -15,6 +15,8 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@ struct controller {
 	struct ctl_source *src;
 	struct ctl_policy pol;
 	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
+	bool cache_in_tree;	/* the profile directory is inside the tree */
 	struct profile_key key;
 	struct profile_entry prof;
 	const char *start_from;	/* "profile", "prior", "pinned" */
@@ -199,6 +202,9 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	}
 	c->have_profile = c->have_key && !c->o->no_profile && c->steer &&
 			  profile_load(&c->key, &c->prof);
+	struct stat top;
+	c->cache_in_tree = fstatat(dirfd, name, &top, AT_SYMLINK_NOFOLLOW) == 0 &&
+			   profile_dir_inside(top.st_dev, top.st_ino);
 	int cap = engine_max_threads(c->e);
 	int start;
 	if (!c->steer) {
@@ -342,7 +348,7 @@ void controller_end_tree(struct controller *c)
 	double secs = now_s() - c->tree_t0;
 	double rate = secs > 0 ? (tot.files + tot.dirs - c->tree_entries0) / secs : 0;
 	bool saved = false;
-	if (best > 0 && c->have_key && !c->o->no_profile) {
+	if (best > 0 && c->have_key && !c->o->no_profile && !c->cache_in_tree) {
 		struct profile_entry e = {
 			.threads = best,
 			.rate = rate,

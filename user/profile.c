@@ -218,29 +218,65 @@ bool profile_load(const struct profile_key *k, struct profile_entry *out)
 	return found;
 }
 
-static int mkdir_p(const char *dir)
+/* Create the profile directory, but never its base ($XDG_CACHE_HOME or
+ * $HOME): if that is gone (the user just deleted it), so is the wish to
+ * keep a cache there. Creates at most ".cache" and "adaptrm" below it. */
+static int make_profile_dir(const char *dir)
 {
+	const char *x = getenv("XDG_CACHE_HOME");
+	bool xdg = x && x[0] == '/';
 	char *d = xstrdup(dir);
-	for (char *s = d + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(d, 0700) < 0 && errno != EEXIST) {
-			free(d);
-			return -1;
-		}
-		*s = '/';
+	char *cut = strrchr(d, '/');	/* .../adaptrm */
+	int r = -1;
+	struct stat st;
+	if (!cut)
+		goto out;
+	*cut = '\0';
+	if (!xdg) {
+		char *cache = strrchr(d, '/');	/* $HOME/.cache */
+		if (!cache)
+			goto out;
+		*cache = '\0';
+		if (stat(d, &st) < 0 || !S_ISDIR(st.st_mode))
+			goto out;
+		*cache = '/';
+		if (mkdir(d, 0700) < 0 && errno != EEXIST)
+			goto out;
+	} else if (stat(d, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		goto out;
 	}
-	int r = mkdir(d, 0700) < 0 && errno != EEXIST ? -1 : 0;
+	*cut = '/';
+	r = mkdir(d, 0700) < 0 && errno != EEXIST ? -1 : 0;
+out:
 	free(d);
 	return r;
+}
+
+bool profile_dir_inside(dev_t dev, ino_t ino)
+{
+	char *d = profile_dir();
+	bool inside = false;
+	if (!d)
+		return false;
+	/* Every existing prefix of the path: is one of them that directory? */
+	for (char *s = d + strlen(d); s > d && !inside; ) {
+		struct stat st;
+		if (stat(d, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
+			inside = true;
+		s = strrchr(d, '/');
+		if (!s || s == d)
+			break;
+		*s = '\0';
+	}
+	free(d);
+	return inside;
 }
 
 bool profile_store(const struct profile_key *k, const struct profile_entry *e)
 {
 	char *dir = profile_dir(), *path = profile_path(k), *tmp = NULL;
 	bool ok = false;
-	if (!dir || !path || mkdir_p(dir) < 0)
+	if (!dir || !path || make_profile_dir(dir) < 0)
 		goto out;
 	struct profile_file pf;
 	if (!read_file(path, k, &pf))

@@ -7,6 +7,7 @@
 #define ADAPTRM_PROFILE_H
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct profile_key {
 	char fs[24];		/* "xfs", "tmpfs", "fuse", ... */
@@ -34,6 +35,9 @@ const char *profile_shape_class(unsigned entries, unsigned dirs, bool more, int 
 char *profile_dir(void);
 bool profile_load(const struct profile_key *k, struct profile_entry *out);
 bool profile_store(const struct profile_key *k, const struct profile_entry *e);
+/* Whether the profile directory is DEV/INO or lies below it: a tree being
+ * deleted that holds the cache must not get it back (rm -rf ~). */
+bool profile_dir_inside(dev_t dev, ino_t ino);
 /* Path of the file holding K (malloc'ed), or NULL. */
 char *profile_path(const struct profile_key *k);
 

@@ -149,3 +149,34 @@ test_controller_without_bpf_says_so_once() {
 	final=$(ctl_json "$SCRATCH/n.json" 'd["final_threads"]')
 	[ "$final" -gt 4 ] || fail "did not add workers on user-space signals alone (ended at $final): $(cat "$SCRATCH/explain")"
 }
+
+# rm -rf ~ must not bring ~/.cache/adaptrm back: the profile is not stored
+# when the cache directory lived inside the deleted tree.
+test_controller_never_recreates_a_deleted_cache() {
+	need_root
+	mount_slowfs mnt 1000
+	mkdir -p "$SLOWFS_BACKING/home/.cache/adaptrm"
+	make_tree "$SLOWFS_BACKING/home/work" 40 100
+	(
+		unset XDG_CACHE_HOME
+		export HOME=$PWD/mnt/home
+		ADAPTRM_CTL_START=1 "$ADAPTRM" -rf --json "$SCRATCH/h.json" mnt/home
+	) || fail "adaptrm failed"
+	expect_gone "$SLOWFS_BACKING/home"
+	[ "$(ctl_json "$SCRATCH/h.json" 'd["trees"][0]["learned_threads"]')" != None ] ||
+		skip "delete too short to learn from: nothing to check"
+	expect_eq "$(ctl_json "$SCRATCH/h.json" 'd["trees"][0]["profile_saved"]')" False "profile saved"
+
+	# rm -rf ~/.cache: HOME survives, but .cache must not come back
+	mkdir -p "$SLOWFS_BACKING/home2/.cache/adaptrm"
+	make_tree "$SLOWFS_BACKING/home2/.cache/work" 40 100
+	(
+		unset XDG_CACHE_HOME
+		export HOME=$PWD/mnt/home2
+		ADAPTRM_CTL_START=1 "$ADAPTRM" -rf --json "$SCRATCH/h2.json" mnt/home2/.cache
+	) || fail "adaptrm failed"
+	expect_gone "$SLOWFS_BACKING/home2/.cache"
+	[ "$(ctl_json "$SCRATCH/h2.json" 'd["trees"][0]["learned_threads"]')" != None ] ||
+		skip "delete too short to learn from: nothing to check"
+	expect_eq "$(ctl_json "$SCRATCH/h2.json" 'd["trees"][0]["profile_saved"]')" False "profile saved"
+}
