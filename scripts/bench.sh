@@ -19,19 +19,18 @@
 #                 dir), chain (50,000 nested dirs), smalldirs (20,000 dirs x 10)
 #   BENCH_TOOLS   auto t1 t2 t4 t8 t16 t32 t64 (adaptrm --threads=N), rm, rmz,
 #                 find, rsync
-#   BENCH_REPS    repetitions (default 2, or 3 with BENCH_FULL=1)
+#   BENCH_REPS    repetitions (default 3)
 #   BENCH_FULL=1  the whole matrix: all of the above (takes hours on 2 CPUs)
 #   BENCH_SCALE   multiply every tree size (e.g. 0.05 for a smoke test)
-#   BENCH_SLOWFS_DELAY_US  slowfs delay per operation (default 1000)
-#   BENCH_SLOWFS_SCALE     extra size factor on slowfs (default 0.05: at 1 ms
-#                 per operation a 200,000-entry tree takes minutes per run)
+#   BENCH_SLOWFS_DELAY_US  slowfs delay per operation (default 1000); its
+#                 trees are smaller (see shape_args)
 #   BENCH_TIMEOUT seconds before a run is killed (default 600)
 #   BENCH_OUT     results directory (default bench-results)
 #   BENCH_TRACE=0 do not run scripts/bench-trace-overhead.sh at the end
 #
 # The default (no variables) is issue 2's matrix: {tmpfs, ext4, xfs, btrfs} x
 # {tree, flat, chain} x {adaptrm auto, --threads=1, 2, rm, rmz, find, rsync},
-# two repetitions, about 20 minutes here.
+# three repetitions, about 25 minutes here (BENCH_FULL=1: about 2 hours).
 #
 # Output: a markdown table on stdout and in $BENCH_OUT/latest.md, every run in
 # $BENCH_OUT/latest.tsv, medians and ratios in $BENCH_OUT/latest.json, a plot
@@ -55,7 +54,7 @@ else
 	def_fs="tmpfs ext4 xfs btrfs"
 	def_shapes="tree flat chain"
 	def_tools="auto t1 t2 rm rmz find rsync"
-	def_reps=2
+	def_reps=3
 fi
 read -r -a FSES <<<"${BENCH_FS:-$def_fs}"
 read -r -a SHAPES <<<"${BENCH_SHAPES:-$def_shapes}"
@@ -63,7 +62,6 @@ read -r -a TOOLS_SEL <<<"${BENCH_TOOLS:-$def_tools}"
 REPS=${BENCH_REPS:-$def_reps}
 SCALE=${BENCH_SCALE:-1}
 SLOW_DELAY=${BENCH_SLOWFS_DELAY_US:-1000}
-SLOW_SCALE=${BENCH_SLOWFS_SCALE:-0.05}
 TIMEOUT=${BENCH_TIMEOUT:-600}
 OUT=${BENCH_OUT:-bench-results}
 
@@ -155,10 +153,20 @@ setup_fs() {
 # ---------------------------------------------------------------------------
 # Trees. Built fd-relative in one python process (no fork per file, no path
 # length limit for the chain); files are empty, made with one mknod each.
+# On slowfs every operation costs a millisecond, so its trees are smaller
+# (same shapes): 64 x 100 as in shared/notes/machine.md, flat 5,000, a chain
+# of 1,000, 1,000 x 10. Even so, one single-threaded run takes 7-10 s.
 shape_args() { # SHAPE FS -> "kind n [m]" scaled
-	local f=$SCALE
-	[ "$2" = slowfs ] && f=$(awk -v a="$SCALE" -v b="$SLOW_SCALE" 'BEGIN{print a*b}')
-	sc() { awk -v n="$1" -v f="$f" 'BEGIN{v=int(n*f+0.5); print (v<1?1:v)}'; }
+	sc() { awk -v n="$1" -v f="$SCALE" 'BEGIN{v=int(n*f+0.5); print (v<1?1:v)}'; }
+	if [ "$2" = slowfs ]; then
+		case $1 in
+		tree) echo "tree $(sc 64) 100" ;;
+		flat) echo "flat $(sc 5000)" ;;
+		chain) echo "chain $(sc 1000)" ;;
+		smalldirs) echo "tree $(sc 1000) 10" ;;
+		esac
+		return
+	fi
 	case $1 in
 	tree) echo "tree $(sc 200) 1000" ;;
 	flat) echo "flat $(sc 200000)" ;;
