@@ -218,9 +218,10 @@ bool profile_load(const struct profile_key *k, struct profile_entry *out)
 	return found;
 }
 
-/* Create the profile directory, but never its base ($XDG_CACHE_HOME or
- * $HOME): if that is gone (the user just deleted it), so is the wish to
- * keep a cache there. Creates at most ".cache" and "adaptrm" below it. */
+/* Create the profile directory, but never $HOME nor the parent of
+ * $XDG_CACHE_HOME: if that is gone (the user just deleted it), so is the
+ * wish to keep a cache there. Creates at most "$HOME/.cache/adaptrm", or
+ * "$XDG_CACHE_HOME/adaptrm" and $XDG_CACHE_HOME itself. */
 static int make_profile_dir(const char *dir)
 {
 	const char *x = getenv("XDG_CACHE_HOME");
@@ -242,7 +243,17 @@ static int make_profile_dir(const char *dir)
 		*cache = '/';
 		if (mkdir(d, 0700) < 0 && errno != EEXIST)
 			goto out;
-	} else if (stat(d, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	} else if (stat(d, &st) < 0) {
+		/* $XDG_CACHE_HOME itself may be created, if its parent exists */
+		char *up = strrchr(d, '/');
+		if (!up || up == d)
+			goto out;
+		*up = '\0';
+		bool parent = stat(d, &st) == 0 && S_ISDIR(st.st_mode);
+		*up = '/';
+		if (!parent || (mkdir(d, 0700) < 0 && errno != EEXIST))
+			goto out;
+	} else if (!S_ISDIR(st.st_mode)) {
 		goto out;
 	}
 	*cut = '/';

@@ -151,3 +151,27 @@ Test(profile, key_for_a_real_directory, .init = setup, .fini = teardown)
 	cr_assert_eq(symlink(d, sub), 0);
 	cr_expect_not(profile_key_for(AT_FDCWD, sub, &k), "followed a symlink");
 }
+
+Test(profile, creates_the_cache_but_not_its_base, .init = setup, .fini = teardown)
+{
+	struct profile_key k = key("flat");
+	struct profile_entry e = { .threads = 2, .rate = 1, .runs = 1, .updated = 1 };
+	char x[160];
+	/* $XDG_CACHE_HOME itself may be created when its parent exists */
+	snprintf(x, sizeof x, "%s/new", home);
+	setenv("XDG_CACHE_HOME", x, 1);
+	cr_expect(profile_store(&k, &e));
+	/* ...but not a missing parent (it may just have been deleted) */
+	snprintf(x, sizeof x, "%s/gone/cache", home);
+	setenv("XDG_CACHE_HOME", x, 1);
+	cr_expect_not(profile_store(&k, &e));
+	cr_expect_neq(access(x, F_OK), 0);
+	/* $HOME must exist; .cache below it may be created */
+	unsetenv("XDG_CACHE_HOME");
+	snprintf(x, sizeof x, "%s/home", home);
+	setenv("HOME", x, 1);
+	cr_expect_not(profile_store(&k, &e));
+	cr_expect_neq(access(x, F_OK), 0, "recreated $HOME");
+	cr_assert_eq(mkdir(x, 0700), 0);
+	cr_expect(profile_store(&k, &e));
+}
