@@ -301,6 +301,13 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 				p->hold_left = p->hold_len;	/* idle workers: more cannot help */
 				return false;
 			}
+			if (dir < 0 && p->n <= p->cfg.ncpu && blk >= 0 && blk < 0.4 &&
+			    (cont < 0 || cont < 0.1)) {
+				/* CPU-bound at most one worker per CPU: fewer
+				 * workers would only leave a CPU idle. */
+				p->hold_left = p->hold_len;
+				return false;
+			}
 			snprintf(note, sizeof note, "gentle probe");
 		}
 		if (!dir || gentle_step(p, p->n, dir) == p->n) {
@@ -381,8 +388,13 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		bool ch = move_to(p, to, d);
 		return ch;
 	}
-	if (gain >= -band && p->cand_windows < 2)
+	/* Going back to the base needs less proof than leaving it: a loss
+	 * beyond the plain band ends the trial after one window, even when
+	 * the noise makes the threshold for a gain wider. */
+	if (gain >= -p->cfg.band && gain <= band && p->cand_windows < 2)
 		return false;	/* inside the band: one more window */
+	if (gain < -p->cfg.band && gain >= -band)
+		goto worse;
 	if (gain >= -band && !up && !probe && !p->settled_once) {
 		/* Flat going down on the first climb: the smaller count does as
 		 * well; keep it. Later, flat means "stay": a noisy flat curve
@@ -390,7 +402,12 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		evidence(d->why, gain, cont, blk, "flat, fewer threads");
 		return enter_hold(p, p->n, crate, false, d);
 	}
-	evidence(d->why, gain, cont, blk, gain < -band ? "worse" : "flat");
+	if (gain < -band) {
+worse:
+		evidence(d->why, gain, cont, blk, "worse");
+	} else {
+		evidence(d->why, gain, cont, blk, "flat");
+	}
 reject:
 	p->fast_up = false;
 	if (up)
