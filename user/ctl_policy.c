@@ -332,6 +332,14 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 			p->trimmed = to < p->n;
 			return enter_hold(p, to, rate, false, d);
 		}
+		if (p->dir > 0 && p->n >= p->cfg.ncpu && blk >= 0 && blk < 0.2 &&
+		    (cont < 0 || cont < 0.1) && busy >= 0.8) {
+			/* Every CPU has a worker that rarely leaves it: more
+			 * workers would only time-slice. Hold; gentle probes
+			 * will still look above. */
+			set_base(p, rate, lat, cont);
+			return enter_hold(p, p->n, rate, false, d);
+		}
 		snprintf(note, sizeof note, "first window %.0f ops/s", rate);
 		bool ch = start_climb(p, p->dir, rate, lat, cont, d);
 		p->base_cpu = cpu;

@@ -287,3 +287,30 @@ Test(controller_policy, idle_workers_are_trimmed)
 	simulate(&m, 64, 8, true, 100, &r);	/* from a (stale) profile too */
 	cr_expect_leq(r.n[99], 2);
 }
+
+Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
+{
+	/* One busy worker per CPU, on CPU nearly all the time: the first
+	 * window must not step up (it would only time-slice). */
+	struct ctl_policy_cfg cfg;
+	ctl_policy_defaults(&cfg, 64, 2);
+	struct ctl_policy p;
+	ctl_policy_init(&p, &cfg, 2, false);
+	struct ctl_decision d;
+	for (int t = 0; t < 4; t++) {
+		struct ctl_sample s = { .dt = 0.1, .ops = 20000, .lat_mean_us = 5, .lat_p99_us = -1,
+					.contention = -1, .blocked = 0.05, .busy = 1, .cpu = 0.9 };
+		cr_expect_not(ctl_policy_tick(&p, &s, &d), "changed at tick %d: %s", t, d.why);
+	}
+	cr_expect_eq(p.n, 2);
+	cr_expect_eq(p.phase, CTL_HOLD);
+	/* the same with blocked workers climbs */
+	ctl_policy_init(&p, &cfg, 2, false);
+	bool up = false;
+	for (int t = 0; t < 4; t++) {
+		struct ctl_sample s = { .dt = 0.1, .ops = 200, .lat_mean_us = 1000, .lat_p99_us = -1,
+					.contention = -1, .blocked = 0.9, .busy = 1, .cpu = 0.05 };
+		up |= ctl_policy_tick(&p, &s, &d) && d.to > d.from;
+	}
+	cr_expect(up, "blocked workers did not climb");
+}
