@@ -19,6 +19,13 @@ char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool want_callers = true;
 
+/* Live traced threads and their peak, in .bss so that user space reads them
+ * without a syscall. User space adds the threads that exist at attach time;
+ * the peak update is racy (no fetch-and-add results without -mcpu=v3) and
+ * may miss a concurrent maximum by one. */
+long long live_threads;
+long long peak_threads;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PROBE_MAX_TGIDS);
@@ -151,6 +158,9 @@ static __always_inline int do_fork(__u64 *ctx)
 		__sync_fetch_and_add(&m->threads_delta, 1);
 		__sync_fetch_and_add(&m->forks, 1);
 	}
+	__sync_fetch_and_add(&live_threads, 1);
+	if (live_threads > peak_threads)
+		peak_threads = live_threads;
 	return 0;
 }
 
@@ -169,6 +179,7 @@ static __always_inline int do_exit(__u64 *ctx)
 	m = misc_get();
 	if (m)
 		__sync_fetch_and_add(&m->threads_delta, -1);
+	__sync_fetch_and_add(&live_threads, -1);
 	if (group_dead) {
 		bpf_map_delete_elem(&tgids, &tgid);
 		if (m)

@@ -207,8 +207,13 @@ int probes_add_pid(struct probes *p, pid_t pid)
 
 	if (bpf_map__update_elem(p->skel->maps.tgids, &key, sizeof key, &one, sizeof one, BPF_NOEXIST))
 		return -errno;
+	uint32_t before = p->base_threads;
 	p->base_tgids++;
 	count_threads(pid, &p->base_threads);
+	long long now = __atomic_add_fetch(&p->skel->bss->live_threads,
+					   (long long)(p->base_threads - before), __ATOMIC_SEQ_CST);
+	if (now > p->skel->bss->peak_threads)
+		p->skel->bss->peak_threads = now;
 	return 0;
 }
 
@@ -415,7 +420,9 @@ int probes_read(struct probes *p, struct probe_snapshot *out)
 		return e;
 	sum_cpus(p, &out->misc, 0, sizeof out->misc, sizeof out->misc / 8);
 
-	long long th = (long long)p->base_threads + out->misc.threads_delta;
+	long long th = __atomic_load_n(&p->skel->bss->live_threads, __ATOMIC_RELAXED);
+	long long pk = __atomic_load_n(&p->skel->bss->peak_threads, __ATOMIC_RELAXED);
+	out->threads_peak = pk > 0 ? (uint32_t)pk : 0;
 	long long tg = (long long)p->base_tgids + out->misc.tgids_delta;
 	out->nthreads = th > 0 ? (uint32_t)th : 0;
 	out->ntgids = tg > 0 ? (uint32_t)tg : 0;
@@ -448,6 +455,7 @@ void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot 
 	out->nthreads = now->nthreads;
 	out->ntgids = now->ntgids;
 	out->threads_seen = now->threads_seen;
+	out->threads_peak = now->threads_peak;
 	for (int k = 0; k < PROBE_NR_SYSCALLS; k++) {
 		out->sc[k].errors = sub0(now->sc[k].errors, before->sc[k].errors);
 		hist_sub(&out->sc[k].lat, &now->sc[k].lat, &before->sc[k].lat);

@@ -50,6 +50,7 @@ struct probe_snapshot {
 	uint32_t nthreads;		/* live traced threads */
 	uint32_t ntgids;		/* live traced processes */
 	uint32_t threads_seen;		/* threads traced since start, live or not */
+	uint32_t threads_peak;		/* most live traced threads at once */
 	struct probe_sc_stat sc[PROBE_NR_SYSCALLS];	/* by x86-64 syscall number */
 	struct probe_lock_stat lock[PROBE_LOCK_TYPES];	/* by contention flags & 0x3f */
 	struct probe_misc misc;		/* off-CPU, getdents bytes, filesystems, block */

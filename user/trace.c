@@ -139,6 +139,8 @@ static int finish(struct sampler *s, const char *json_path)
 		r->max_threads = final->nthreads;
 	r->total = final;
 	r->threads_seen = final->threads_seen;
+	if (final->threads_peak > r->max_threads)
+		r->max_threads = final->threads_peak;
 	if (r->max_threads == 0)
 		r->max_threads = r->threads_seen ? 1 : 0;
 	for (int g = 0; g < PROBE_G_COUNT; g++)

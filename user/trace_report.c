@@ -179,20 +179,27 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 		    (double)alloc / (double)(files + dirs), (unsigned long long)alloc,
 		    trace_fmt_ns((double)alloc_ns, b1, sizeof b1));
 
+	/* D time includes sleeping-lock waits (rwsem, mutex sleep in D):
+	 * what remains is I/O and journal waits */
 	const struct probe_hist *dh = &m->offcpu[PROBE_OFFCPU_BLOCKED];
-	double dshare = dh->total / base;
+	uint64_t sleeping_locks = 0;
+	for (int k = 0; k < PROBE_LOCK_TYPES; k++)
+		if (!(k & PROBE_LCB_F_SPIN) || (k & PROBE_LCB_F_MUTEX))
+			sleeping_locks += s->lock[k].wait.total;
+	double dio = dh->total > sleeping_locks ? (double)(dh->total - sleeping_locks) : 0;
+	double dshare = dio / base;
 	bool journal = false;
 	if (m->jbd2_commits && dshare >= 0.02) {
 		journal = true;
 		add(out, &n, max, "journal_commit_waits", dshare,
 		    "Journal commit waits: %llu jbd2 commits ran during the delete "
 		    "(average %.1f ms locked, %.1f ms flushing, %.1f ms logging, %llu "
-		    "handles) while the threads spent %s blocked (D); batching or "
-		    "fewer metadata updates per file shortens them.",
+		    "handles) while the threads spent %s blocked (D) outside lock "
+		    "waits; batching or fewer metadata updates per file shortens them.",
 		    m->jbd2_commits, jiffies_ms(m->jbd2_locked, m->jbd2_commits),
 		    jiffies_ms(m->jbd2_flushing, m->jbd2_commits),
 		    jiffies_ms(m->jbd2_logging, m->jbd2_commits), m->jbd2_handles,
-		    trace_fmt_ns((double)dh->total, b1, sizeof b1));
+		    trace_fmt_ns(dio, b1, sizeof b1));
 	}
 	if (m->xfs_log_grant.count || m->xfs_inodegc_throttles)
 		add(out, &n, max, "xfs_log_waits", m->xfs_log_grant.total / base,
@@ -217,12 +224,12 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 		    "Online discard: %llu discard requests (%.1f MiB) were issued while "
 		    "deleting; mount without -o discard and run fstrim periodically.",
 		    m->bio_discards + m->ext4_discards, (double)m->bio_discard_bytes / 1048576.0);
-	if (!journal && dshare >= 0.05)
+	if (!journal && dshare >= 0.05 && m->bio_lat.count)
 		add(out, &n, max, "blocked_on_io", dshare,
-		    "Blocked on I/O: the threads spent %s in D state over %llu waits "
-		    "(p99 %s) while %llu block I/Os completed (p50 %s): metadata read "
-		    "from a cold cache or writeback.",
-		    trace_fmt_ns((double)dh->total, b1, sizeof b1), (unsigned long long)dh->count,
+		    "Blocked on I/O: the threads spent %s in D state outside lock waits "
+		    "(%llu waits, p99 %s) while %llu block I/Os completed (p50 %s): "
+		    "metadata read from a cold cache or writeback.",
+		    trace_fmt_ns(dio, b1, sizeof b1), (unsigned long long)dh->count,
 		    trace_fmt_ns(hist_quantile(dh, 0.99), b2, sizeof b2),
 		    (unsigned long long)m->bio_lat.count,
 		    trace_fmt_ns(hist_quantile(&m->bio_lat, 0.5), b3, sizeof b3));
@@ -240,11 +247,14 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 		if (!is_wait_syscall(k) && s->sc[k].lat.count &&
 		    (top < 0 || s->sc[k].lat.total > s->sc[top].lat.total))
 			top = k;
+	uint64_t all_locks = probe_lock_wait_ns(s, 0);
+	double own = s->sc[top < 0 ? 0 : top].lat.total > all_locks ?
+		(double)(s->sc[top < 0 ? 0 : top].lat.total - all_locks) : 0;
 	if (top >= 0)
-		add(out, &n, max, "syscall_cost", s->sc[top].lat.total / base,
-		    "%s itself takes %.0f%% of the syscall time (%llu calls, mean %s, "
-		    "p99 %s): the filesystem's own cost per call.",
-		    scname(top, b3, sizeof b3), 100.0 * s->sc[top].lat.total / base,
+		add(out, &n, max, "syscall_cost", own / base,
+		    "Baseline: %s itself, lock waits aside, takes %.0f%% of the syscall "
+		    "time (%llu calls, mean %s, p99 %s): the filesystem's own cost per call.",
+		    scname(top, b3, sizeof b3), 100.0 * own / base,
 		    (unsigned long long)s->sc[top].lat.count,
 		    trace_fmt_ns(hist_mean(&s->sc[top].lat), b1, sizeof b1),
 		    trace_fmt_ns(hist_quantile(&s->sc[top].lat, 0.99), b2, sizeof b2));

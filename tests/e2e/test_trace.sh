@@ -1,0 +1,164 @@
+# adaptrm --trace end to end: exact counts, children followed, lock
+# contention, agreement with strace -fc, -p, --compare, JSON histograms,
+# missing privileges. BPF tests skip when the probes cannot load, and fail
+# instead when ADAPTRM_REQUIRE_BPF=1 (CI).
+
+need_bpf() {
+	need_root
+	command -v jq >/dev/null || skip "needs jq"
+	local err
+	if ! err=$("$ADAPTRM" --trace -- true 2>&1 >/dev/null); then
+		if [ "${ADAPTRM_REQUIRE_BPF:-0}" = 1 ]; then
+			fail "BPF required but --trace cannot run: $err"
+		fi
+		skip "BPF probes unavailable: $err"
+	fi
+}
+
+# calls of syscall $2 in trace JSON $1 (0 if absent)
+calls() { jq -r --arg n "$2" '[.syscalls[] | select(.name == $n) | .calls] | add // 0' "$1"; }
+
+# every histogram object (count + buckets) in $1 sums to its count
+expect_hists_sum() {
+	local bad
+	bad=$(jq -r '[.. | objects | select(has("buckets") and has("count"))
+		| select(([.buckets[][1]] | add // 0) != .count)] | length' "$1")
+	expect_eq "$bad" 0 "histograms whose buckets do not sum to their count"
+	local n
+	n=$(jq '[.. | objects | select(has("buckets"))] | length' "$1")
+	[ "$n" -gt 10 ] || fail "only $n histograms in $1"
+}
+
+test_trace_counts_unlinkat_exactly() {
+	need_bpf
+	make_flat d 777
+	"$ADAPTRM" --trace --json t.json -- rm -rf d >report.txt
+	expect_gone d
+	expect_eq "$(jq -r .schema t.json)" adaptrm-trace/1
+	expect_eq "$(calls t.json unlinkat)" 778 "unlinkat calls (777 files + the directory)"
+	expect_eq "$(jq -r .unlinkat_removedir_ns.count t.json)" 1
+	expect_eq "$(jq -r .exit_status t.json)" 0
+	expect_hists_sum t.json
+	grep -q '^           value  ------------- Distribution ------------- count    $' report.txt ||
+		fail "no quantize header in the report"
+	grep -q '^Verdict' report.txt || fail "no verdict"
+}
+
+test_trace_follows_children() {
+	need_bpf
+	make_flat d 300
+	"$ADAPTRM" --trace --json t.json -- sh -c 'sh -c "rm -rf d" && true' >/dev/null
+	expect_gone d
+	expect_eq "$(calls t.json unlinkat)" 301 "unlinkat calls of the grandchild"
+	[ "$(jq -r .threads_seen t.json)" -ge 2 ] || fail "children not counted"
+	expect_hists_sum t.json
+}
+
+test_trace_exit_status_is_the_commands() {
+	need_bpf
+	set +e
+	"$ADAPTRM" --trace -- sh -c 'exit 3' >/dev/null
+	rc=$?
+	set -e
+	expect_eq "$rc" 3
+}
+
+test_trace_in_process_delete_shows_rwsem_write_contention() {
+	need_bpf
+	make_flat d 40000
+	"$ADAPTRM" --trace --json t.json -rf --threads=4 d >report.txt
+	expect_gone d
+	expect_eq "$(calls t.json unlinkat)" 40001
+	w=$(jq -r '[.locks[] | select(.type == "rwsem:W") | .wait_ns.count] | add // 0' t.json)
+	[ "$w" -gt 0 ] || fail "no rwsem:W contention with 4 unlinkers in one directory"
+	jq -e '.findings[] | select(.id == "directory_lock_contention")' t.json >/dev/null ||
+		fail "verdict misses the directory lock: $(jq -c '[.findings[].id]' t.json)"
+	expect_hists_sum t.json
+}
+
+test_trace_agrees_with_strace() {
+	need_bpf
+	command -v strace >/dev/null || skip "needs strace"
+	make_tree a 20 100
+	make_tree b 20 100
+	strace -fc -o strace.txt rm -rf a
+	"$ADAPTRM" --trace --json t.json -- rm -rf b >/dev/null
+	expect_gone a
+	expect_gone b
+	for sc in unlinkat getdents64 openat; do
+		s=$(awk -v n="$sc" '$NF == n { print $4 }' strace.txt)
+		expect_eq "$(calls t.json "$sc")" "${s:-0}" "$sc calls vs strace -fc"
+	done
+}
+
+test_trace_attach_pid() {
+	need_bpf
+	make_flat d 500
+	mkfifo fifo
+	sh -c 'read x <fifo; rm -rf d' &
+	pid=$!
+	on_exit kill $pid
+	"$ADAPTRM" --trace --json t.json -p $pid >report.txt 2>err.txt &
+	tracer=$!
+	# start the delete once the tracer says it is attached
+	for _ in $(seq 100); do grep -q "tracing pid" err.txt && break; sleep 0.1; done
+	timeout 30 sh -c 'echo go >fifo' || fail "the deleter did not start"
+	timeout 60 tail --pid=$tracer -f /dev/null || fail "the tracer did not stop"
+	wait $tracer
+	expect_gone d
+	expect_eq "$(calls t.json unlinkat)" 501
+	expect_eq "$(jq -r .mode t.json)" pid
+}
+
+test_trace_compare() {
+	need_bpf
+	make_flat a 200
+	make_flat b 400
+	"$ADAPTRM" --trace --json a.json -- rm -rf a >/dev/null
+	"$ADAPTRM" --trace --json b.json -- rm -rf b >/dev/null
+	out=$("$ADAPTRM" --trace --compare a.json b.json)
+	echo "$out" | grep -Eq '^unlinkat +201 +401 +2\.00x' || fail "no unlinkat ratio row: $out"
+	echo "$out" | grep -q -- '-- A --' || fail "no side-by-side histogram"
+}
+
+test_trace_compare_rejects_bad_json() {
+	echo '{"schema": "other"}' >x.json
+	echo '{"schema": ' >y.json
+	set +e
+	"$ADAPTRM" --trace --compare x.json x.json 2>err1.txt
+	rc1=$?
+	"$ADAPTRM" --trace --compare y.json y.json 2>err2.txt
+	rc2=$?
+	set -e
+	expect_eq "$rc1" 1
+	expect_eq "$rc2" 1
+	grep -q "not an adaptrm trace" err1.txt || fail "$(cat err1.txt)"
+	grep -q "y.json: line [0-9]*: " err2.txt || fail "$(cat err2.txt)"
+}
+
+test_trace_without_privileges_says_what_is_missing() {
+	need_root
+	command -v setpriv >/dev/null || skip "needs setpriv"
+	cp "$ADAPTRM" ./adaptrm-copy
+	chmod 755 . ./adaptrm-copy
+	set +e
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		./adaptrm-copy --trace -- true 2>err.txt
+	rc=$?
+	set -e
+	expect_eq "$rc" 1
+	grep -q "needs root, or the capabilities CAP_BPF and CAP_PERFMON" err.txt ||
+		fail "unexpected message: $(cat err.txt)"
+}
+
+test_trace_usage_errors() {
+	set +e
+	"$ADAPTRM" --trace 2>err1.txt; rc1=$?
+	"$ADAPTRM" --trace --interval x -- true 2>err2.txt; rc2=$?
+	"$ADAPTRM" --trace -- 2>err3.txt; rc3=$?
+	set -e
+	expect_eq "$rc1" 1
+	expect_eq "$rc2" 1
+	expect_eq "$rc3" 1
+	grep -q "invalid interval" err2.txt || fail "$(cat err2.txt)"
+}
