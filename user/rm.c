@@ -3,6 +3,7 @@
 #include "rm.h"
 #include "controller.h"
 #include "engine.h"
+#include "interactive.h"
 #include "msg.h"
 #include "progress.h"
 #include "quote.h"
@@ -206,6 +207,13 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 	}
 
 	if (!S_ISDIR(st.st_mode)) {
+		if (interactive_needed(o)) {
+			int a = interactive_prompt(o, pfd, base, arg, &st, PROMPT_REMOVE, false);
+			if (a <= 0) {
+				ok = a == 0;
+				goto out;
+			}
+		}
 		if (unlinkat(pfd, base, 0) == 0) {
 			if (o->verbose)
 				printf("removed %s\n", quote_n(0, arg));
@@ -218,6 +226,14 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 
 	if (!o->recursive) {
 		if (o->remove_empty_dirs) {
+			if (interactive_needed(o)) {
+				int a = interactive_prompt(o, pfd, base, arg, &st,
+							   PROMPT_REMOVE, false);
+				if (a <= 0) {
+					ok = a == 0;
+					goto out;
+				}
+			}
 			if (unlinkat(pfd, base, AT_REMOVEDIR) == 0) {
 				if (o->verbose)
 					printf("removed directory %s\n", quote_n(0, arg));
@@ -257,6 +273,11 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 	}
 
 	char *display = display_name(arg);
+	if (interactive_needed(o)) {
+		ok = interactive_remove_tree(o, pfd, base, display, &st);
+		free(display);
+		goto out;
+	}
 	struct engine *e = get_engine(r);
 	if (r->ctl)
 		controller_begin_tree(r->ctl, pfd, base);
@@ -299,11 +320,23 @@ int rm_main(const struct rm_options *o, int nfiles, char **files)
 	if (show_progress)
 		r.progress = progress_new();
 
+	/* -I: one question before doing anything; "no" is not an error. */
+	if (o->prompt_once && (o->recursive || nfiles > 3)) {
+		if (o->recursive)
+			fprintf(stderr, nfiles == 1 ? "%s: remove %d argument recursively? "
+						    : "%s: remove %d arguments recursively? ",
+				program_invoked, nfiles);
+		else
+			fprintf(stderr, "%s: remove %d arguments? ", program_invoked, nfiles);
+		if (!interactive_yesno())
+			return 0;
+	}
+
 	bool ok = true;
 	for (int i = 0; i < nfiles; i++) {
 		if (g_signal)
 			interrupted(&r);
-		if (o->recursive && !r.engine) {
+		if (o->recursive && !r.engine && !interactive_needed(o)) {
 			/* Start the engine (and controller) before the first tree. */
 			struct stat st;
 			if (lstat(files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
