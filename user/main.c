@@ -17,17 +17,7 @@
 /* Report a failed write of stdout (-v into a full disk or a closed fd). */
 static int close_stdout(int status)
 {
-	bool pending = __fpending(stdout) != 0;
-	bool prev_fail = ferror(stdout) != 0;
-	bool close_fail = fclose(stdout) != 0;
-	if (prev_fail || (close_fail && (pending || errno != EBADF))) {
-		int err = close_fail ? errno : 0;
-		if (err == EPIPE)
-			return status;
-		warn_errno(err, "write error");
-		return 1;
-	}
-	return status;
+	return msg_close_stdout(status);
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,9 @@
 #include "msg.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdio_ext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,4 +51,19 @@ void die(int errnum, const char *fmt, ...)
 	vmsg(errnum, fmt, ap);
 	va_end(ap);
 	exit(1);
+}
+
+int msg_close_stdout(int status)
+{
+	bool pending = __fpending(stdout) != 0;
+	bool prev_fail = ferror(stdout) != 0;
+	bool close_fail = fclose(stdout) != 0;
+	if (prev_fail || (close_fail && (pending || errno != EBADF))) {
+		int err = close_fail ? errno : 0;
+		if (err == EPIPE)
+			return status;
+		warn_errno(err, "write error");
+		return 1;
+	}
+	return status;
 }

@@ -12,4 +12,9 @@ void msg_init(const char *argv0);
 void warn_errno(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void die(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
+/* GNU close_stdout: flush and close stdout; on a write error (closed fd,
+ * full disk) print "PROG: write error: ..." and return 1, else STATUS. A
+ * broken pipe stays silent. */
+int msg_close_stdout(int status);
+
 #endif

@@ -164,7 +164,7 @@ assurance that the contents are truly unrecoverable, consider using shred(1).\n\
 Unlike GNU rm, entries inside one directory are removed in parallel, so the\n\
 order of -v lines among siblings may differ from GNU rm's (children are\n\
 still listed before their directory, operands in command-line order).\n", stdout);
-	exit(0);
+	exit(msg_close_stdout(0));
 }
 
 static unsigned long parse_count(const char *opt, const char *arg, unsigned long max)
@@ -320,7 +320,7 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 			options_usage(0);
 		case OPT_VERSION:
 			version_print();
-			exit(0);
+			exit(msg_close_stdout(0));
 		case OPT_THREADS:
 			o->threads = (int)parse_count("threads", optarg, 4096);
 			if (o->threads < 1) {

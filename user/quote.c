@@ -55,6 +55,20 @@ static void add_escape(struct strbuf *sb, unsigned char c)
 	}
 }
 
+/* Is the last character of NAME unprintable (so it ends in a $'..' island)? */
+static bool ends_unprintable(const char *name, size_t len)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	bool last = false;
+	for (size_t i = 0; i < len;) {
+		size_t n = printable_len(name + i, len - i, &st);
+		last = n == 0;
+		i += n ? n : 1;
+	}
+	return last;
+}
+
 void quote_append(struct strbuf *sb, const char *name, size_t len)
 {
 	bool has_squote = memchr(name, '\'', len) != NULL;
@@ -82,6 +96,12 @@ void quote_append(struct strbuf *sb, const char *name, size_t len)
 
 	/* 'text' with '\'' for quotes and '$'\ooo'' islands for the rest. */
 	bool in_escape = false;
+	/* gnulib restarts its quoting when a name holding a single quote ends in
+	 * an escape island, and the restarted output keeps an empty '' in front
+	 * (observed: a'b<TAB> -> '''a'\''b'$'\t'); invisible when the name starts
+	 * with a quote. */
+	if (has_squote && len > 0 && name[0] != '\'' && ends_unprintable(name, len))
+		sb_adds(sb, "''");
 	sb_addc(sb, '\'');
 	memset(&st, 0, sizeof(st));
 	for (size_t i = 0; i < len;) {
@@ -91,6 +111,13 @@ void quote_append(struct strbuf *sb, const char *name, size_t len)
 				sb_adds(sb, "'$'");
 			in_escape = true;
 			add_escape(sb, (unsigned char)name[i]);
+			i++;
+			continue;
+		}
+		if (in_escape && name[i] == '\'') {
+			/* close the $'..' island straight into \' (gnulib: $'\001'\'') */
+			sb_adds(sb, "'\\''");
+			in_escape = false;
 			i++;
 			continue;
 		}

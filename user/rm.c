@@ -109,8 +109,10 @@ static char *display_name(const char *path)
 {
 	char *d = xstrdup(path);
 	size_t len = strlen(d);
-	while (len > 1 && d[len - 1] == '/' && d[len - 2] == '/')
-		d[--len] = '\0';
+	/* fts_open: two or more trailing slashes become one, "//" stays, "///" is "/" */
+	if (len > 2 && d[len - 1] == '/')
+		while (len > 1 && d[len - 2] == '/')
+			d[--len] = '\0';
 	return d;
 }
 
@@ -172,8 +174,10 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 	bool ok = true;
 
 	if (last_is_dot_or_dotdot(arg) && (o->recursive || o->remove_empty_dirs)) {
+		char *shown = display_name(arg);
 		warn_errno(0, "refusing to remove '.' or '..' directory: skipping %s",
-			   quote_n(0, arg));
+			   quote_n(0, shown));
+		free(shown);
 		return false;
 	}
 
@@ -195,6 +199,21 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 		if (!ignorable_missing(o, err))
 			cannot_remove(arg, err), ok = false;
 		goto out;
+	}
+
+	if (trailing_slash && S_ISLNK(st.st_mode) && o->recursive &&
+	    o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st) {
+		/* "rootlink/" names '/' itself: GNU's failsafe speaks first. */
+		struct stat tst;
+		if (stat(arg, &tst) == 0 && same_file(&tst, &r->root_st)) {
+			char *shown = display_name(arg);
+			warn_errno(0, "it is dangerous to operate recursively on %s (same as '/')",
+				   quote_n(0, shown));
+			warn_errno(0, "use --no-preserve-root to override this failsafe");
+			free(shown);
+			ok = false;
+			goto out;
+		}
 	}
 
 	if (trailing_slash && !S_ISDIR(st.st_mode)) {
@@ -250,12 +269,14 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 
 	if (o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st &&
 	    same_file(&st, &r->root_st)) {
-		if (strcmp(arg, "/") == 0)
+		char *shown = display_name(arg);
+		if (strcmp(shown, "/") == 0)
 			warn_errno(0, "it is dangerous to operate recursively on %s",
-				   quote_n(0, arg));
+				   quote_n(0, shown));
 		else
 			warn_errno(0, "it is dangerous to operate recursively on %s (same as '/')",
-				   quote_n(0, arg));
+				   quote_n(0, shown));
+		free(shown);
 		warn_errno(0, "use --no-preserve-root to override this failsafe");
 		ok = false;
 		goto out;

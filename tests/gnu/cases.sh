@@ -1,0 +1,128 @@
+# Cases of the differential suite (sourced by tests/gnu/run.sh), one per row
+# of shared/notes/gnu-rm.md and more. c NAME SETUP ARGS [key=value...]; SETUP
+# runs as root in the fresh work directory; ARGS is shell text.
+
+T='mkdir -p a/b/c d e; echo x >a/f; : >a/b/c/g; : >e1; echo y >f1; : >f2; : >f3; ln -s /nonexistent dang; ln -s / rootlink; ln -s a sdl; mkfifo fifo'
+
+# 1.1 option parsing
+c perm          "$T" 'e -rf a -v' mode=sorted
+c posix         "$T" 'f1 -rfv' posix=1
+c dashdash      "$T; : ./-x" '-- -x f1'
+c noopt-f       "$T" '-f'
+c noopt         "$T" ''
+c bad-short     "$T" '-/ f1'
+c bad-long      "$T" '--bogus f1'
+c hint          "$T; : >./-foo" '-foo'
+c hint-nl       "$T; : >\$'-foo\\nbar'" "\$'-foo\\nbar'"
+c npr-abbrev    "$T" '-r --no-preserve f1'
+c pr-abbrev     "$T" '-r --p a'
+c pr-bogus      "$T" '-r --preserve-root=bogus a'
+c int-bogus     "$T" '--interactive=bogus f1'
+c int-never     "$T" '--interactive=never f1 nosuch'
+c int-nev-f     "$T" '-f --interactive=never f1 nosuch'
+c int-once-f    "$T" '--interactive=once -f f1 f2 f3 e1' in='n\n'
+c f-int-once    "$T" '-f --interactive=once f1 f2 f3 e1' in='n\n'
+c int-abbrev    "$T" '--interactive=al f1' in='y\n'
+c int-noarg     "$T" '--interactive f1 f2' in='y\nn\n'
+c last-wins-fi  "$T" '-f -i f1' in='n\n'
+c last-wins-if  "$T" '-i -f f1 nosuch'
+c help          "$T" '--help | head -1'
+c version-1     "$T" '--version | head -1 | awk "{print (\\\$NF ~ /^[0-9.]+\\\$/)}"'
+c help-full     "$T" '--help >/dev/full'
+c ver-full      "$T" '--version >/dev/full'
+c ver-closed    "$T" '--version >&-'
+c I-4           "$T" '-I f1 f2 f3 e1' in='n\n'
+c I-4-yes       "$T" '-I f1 f2 f3 e1' in='y\n'
+c I-3           "$T" '-I f1 f2 f3'
+c I-1r          "$T" '-I -r a' in='n\n'
+c I-2r          "$T" '-I -r a d' in='no\n'
+c I-2r-yes      "$T" '-I -rv a d' in='yes\n' mode=sorted
+c I-eof         "$T" '-I -r a'
+c I-nonexist    "$T" '-I -r x y' in='y\n'
+c presume-tty   "$T" '---presume-input-tty f1'
+
+# 1.2 streams and quoting
+c quote-space   "$T; : >'a b'" "-v 'a b'"
+c quote-apos    "$T; : >\"it's\"" "-v \"it's\""
+c quote-nl      "$T; : >\$'nl\\nx'" "-v \$'nl\\nx'"
+c quote-tab     "$T; : >\$'x\\ty'" "-v \$'x\\ty' \$'nosuch\\t'"
+c quote-mix     "$T; : >\$'it\\'s \\x01'" "-v \$'it\\'s \\x01' \$'q\\'\\x7f'"
+c quote-gnulib  "$T" "\$'\\x01\\'\\x02'" doc=gnulib-9.1-restart-quirk
+c quote-utf8-C  "$T; : >\$'caf\\xc3\\xa9'" "-v \$'caf\\xc3\\xa9' \$'nosuch\\xff'"
+c quote-utf8    "$T; : >\$'caf\\xc3\\xa9'" "-v \$'caf\\xc3\\xa9' \$'nosuch\\xff'" lang=C.UTF-8
+c quote-specials "$T" "-v '*' '\$x' '~a' 'a=b' '#c' 'x#' '!' '{}' ''"
+c v-closed      "$T" '-v f1 >&-'
+c v-full        "$T" '-v f1 >/dev/full'
+c nov-closed    "$T" 'f1 >&-'
+c v-order       "$T" '-v -r a/b e1 d'
+c v-tree        "$T" '-rv a' mode=sorted
+c v-tree-t1     "$T" '-rv a' ada=--threads=1
+
+# 1.3 rows
+c missing       "$T" 'nosuch f1'
+c missing-f     "$T" '-f nosuch f1'
+c enotdir       "$T" 'f1/x'
+c enotdir-f     "$T" '-f f1/x'
+c empty-arg     "$T" "f1 '' f2"
+c dir-nor       "$T" 'a'
+c dir-nor-i     "$T" '-i a d' in='y\ny\n'
+c d-nonempty    "$T" '-d a'
+c d-empty       "$T" '-dv d'
+c d-unreadable  "$T; chmod 0 d" '-d d' as=nobody doc=9.2+:-d-removes-inaccessible-empty-dir
+c di-empty      "$T" '-di d' in='y\n'
+c dot           "$T" '-r .'
+c dotdot        "$T" '-r ..' cwd=a
+c dot-forms     "$T" "-r a/. a/./ a/.//// a/.. a/../ d/.."
+c dot-nor       "$T" '. ..'
+c d-dot         "$T" '-d .' doc=9.2-9.8:-d-refuses-dot
+c root          "$T" '-r / f1'
+c root-forms    "$T" '-r // /// rootlink/ f2'
+c root-f        "$T" '-rf / f1'
+c symlink-ops   "$T" '-v dang rootlink sdl'
+c symlink-tty   "$T" '---presume-input-tty dang' as=nobody
+c sdl-slash     "$T" '-r sdl/' doc=adaptrm-refuses-link-slash
+c a-slashes     "$T" '-rv a///' mode=sorted
+c file-slash    "$T" '-r f1/ dang/'
+c same-twice    "$T" '-rf a a'
+c rv-a-b        "mkdir -p a/a; : >b" '-v -r a b'
+
+# prompts, root (no write-protected prompts ever)
+c wp-root-tty   "$T; chmod a-w f1 e1" '---presume-input-tty f1 e1'
+c i-types       "$T" '-i f1 e1 dang fifo' in='y\nn\ny\ny\n'
+c i-blank       "$T" '-i f1 e1' in=' y\nY\n'
+c i-eof         "$T" '-i f1'
+c ri-all        "$T" '-ri a d' in='y\ny\ny\ny\ny\ny\ny\ny\ny\ny\ny\ny\n'
+c ri-decline-f  "mkdir -p r3/s; : >r3/s/f" '-ri r3' in='y\ny\nn\ny\ny\n'
+c ri-decline-d  "mkdir -p r3/s t; : >r3/s/f" '-ri r3' in='y\nn\ny\n'
+c ri-sock       "python3 -c 'import socket;socket.socket(socket.AF_UNIX).bind(\"sock\")'" '-i sock' in='y\n'
+c ri-dev        "mknod cdev c 1 3; mknod bdev b 7 200" '-i cdev bdev' in='n\nn\n'
+
+# prompts and errors as nobody
+N="$T; mkdir wp; : >wp/f; chown -R $NB ."
+c wp-tty        "$N; chmod a-w f1 e1" '---presume-input-tty f1 e1 f2' as=nobody in='n\ny\n'
+c wp-notty      "$N; chmod a-w f1 e1" 'f1 e1' as=nobody
+c wp-f          "$N; chmod a-w f1 e1" '---presume-input-tty -f f1 e1' as=nobody
+c wp-never      "$N; chmod a-w f1 e1" '---presume-input-tty --interactive=never f1 e1' as=nobody
+c wp-I          "$N; chmod a-w f1 e1" '---presume-input-tty -I f1 e1 f2 f3' as=nobody in='y\nn\ny\n'
+c wp-dir-tty    "$N; chmod a-w a/b" '---presume-input-tty -r a' as=nobody in='y\ny\n'
+c wp-dir-i      "$N; chmod a-w a/b a/b/c" '-ri a' as=nobody in='y\ny\ny\ny\ny\ny\ny\ny\n'
+c wp-pty        "$N; chmod a-w f1" 'f1' as=nobody tty=1 in='y\n'
+c wp-pty-no     "$N; chmod a-w f1" 'f1 e1' as=nobody tty=1 in='n\n'
+c eacces-entry  "$N; mkdir -p b/a/p; : >b/a/p/x; chown -R $NB b; chmod a-w b/a/p" '-rf b' as=nobody
+c parent-unw    "$N; mkdir -p wd/sub; : >wd/top wd/sub/x; chown -R $NB wd; chmod a-w wd" '-rf wd' as=nobody mode=sorted
+c unreadable    "$N; mkdir -p u/x; chown -R $NB u; chmod u-r u" '-rf u' as=nobody
+c unsearchable  "$N; mkdir -p s/1/z; : >s/1/z/q; : >s/2; chown -R $NB s; chmod u-x s/1" '-rf s' as=nobody
+c mode0-empty   "$N; mkdir m0 m1; chown $NB m0 m1; chmod 0 m0; chmod 0100 m1" '-rf m0 m1' as=nobody
+c sticky        "mkdir -m 1777 st; : >st/b" '-rf st/b st' as=nobody
+c sticky-r      "mkdir -m 1777 st; : >st/b" '-rf st' as=nobody
+c rel-cwd-unr   "$N; mkdir -p cw; chmod 0 cw; chown $NB cw" "rel \$PWD/f2" as=nobody cwd=cw
+c ro-fs-f       "mkdir ro; mount -t tmpfs -o ro,size=1m t ro" '-f ro/nosuch' 
+c ro-fs         "mkdir ro; mount -t tmpfs -o size=1m t ro; : >ro/x; mount -o remount,ro ro" 'ro/x'
+c immutable     "mkdir im; chattr +i im 2>/dev/null; : >z" '-rf im z'
+
+# mounts: one-file-system and preserve-root=all
+M="mkdir -p a/b/c; : >a/x; mount -t tmpfs -o size=1m t a/b; mkdir a/b/in; : >a/b/in/y"
+c ofs           "$M" '-r --one-file-system a'
+c ofs-v         "$M" '-rv --one-file-system a' ada=--threads=1
+c pr-all        "$M" '-r --preserve-root=all a/b a/x'
+c pr-all-ok     "$M" '-r --preserve-root=all a/x'
