@@ -56,7 +56,7 @@ c v-full        "$T" '-v f1 >/dev/full'
 c nov-closed    "$T" 'f1 >&-'
 c v-order       "$T" '-v -r a/b e1 d'
 c v-tree        "$T" '-rv a' mode=sorted
-c v-tree-t1     "$T" '-rv a' ada=--threads=1
+c v-tree-t1     "$T" '-rv a' ada=--threads=1 mode=sorted
 
 # 1.3 rows
 c missing       "$T" 'nosuch f1'
@@ -115,7 +115,7 @@ c unsearchable  "$N; mkdir -p s/1/z; : >s/1/z/q; : >s/2; chown -R $NB s; chmod u
 c mode0-empty   "$N; mkdir m0 m1; chown $NB m0 m1; chmod 0 m0; chmod 0100 m1" '-rf m0 m1' as=nobody
 c sticky        "mkdir -m 1777 st; : >st/b" '-rf st/b st' as=nobody
 c sticky-r      "mkdir -m 1777 st; : >st/b" '-rf st' as=nobody
-c rel-cwd-unr   "$N; mkdir -p cw; chmod 0 cw; chown $NB cw" "rel \$PWD/f2" as=nobody cwd=cw
+c rel-cwd-unr   "$N; mkdir -p cw; chmod 0 cw; chown $NB cw" "rel \${PWD%/cw}/f2" as=nobody cwd=cw
 c ro-fs-f       "mkdir ro; mount -t tmpfs -o ro,size=1m t ro" '-f ro/nosuch' 
 c ro-fs         "mkdir ro; mount -t tmpfs -o size=1m t ro; : >ro/x; mount -o remount,ro ro" 'ro/x'
 c immutable     "mkdir im; chattr +i im 2>/dev/null; : >z" '-rf im z'

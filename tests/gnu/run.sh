@@ -5,6 +5,7 @@
 # resulting tree (type, mode, path). Cases live in tests/gnu/cases.sh.
 #
 #   ADAPTRM=./adaptrm GNU_RM=/bin/rm bash tests/gnu/run.sh [NAME-FILTER]
+#   (GNU_DIFF_SHOW=1 also prints what GNU rm said in each case)
 #
 # Ends with "gnu-diff: N passed, N failed"; documented differences (README,
 # "GNU compatibility") are listed and counted apart; exit 1 on any other.
@@ -55,7 +56,10 @@ run_side() {
 		[ -n "$POSIX" ] && export POSIXLY_CORRECT=1
 		[ "$bindir" = "$ROOT/bin-ada" ] && ARGS="$ADAEXTRA $ARGS"
 		if [ "$TTY" = 1 ]; then
-			printf '%b' "$IN" | "${runner[@]}" script -qec "$(printf '%s ' "${EXTRA_ENV[@]}") rm $ARGS" /dev/null
+			# A real pty (script); echo off, and answers sent after a pause so
+			# the terminal echo cannot interleave with the prompt.
+			{ sleep 0.5; printf '%b' "$IN"; sleep 0.5; } |
+				"${runner[@]}" script -qec "stty -echo; rm $ARGS" /dev/null
 		else
 			printf '%b' "$IN" | eval "${runner[*]} rm $ARGS"
 		fi
@@ -75,7 +79,7 @@ run_side() {
 # options for adaptrm only, e.g. --threads=1 where error order matters).
 c() {
 	NAME=$1 SETUP=$2 ARGS=$3; shift 3
-	AS=root ADAEXTRA="" IN="" TTY=0 POSIX="" MODE=exact DOC="" CWD="" LANG_CASE=C EXTRA_ENV=()
+	AS=root ADAEXTRA="" IN="" TTY=0 POSIX="" MODE=exact DOC="" CWD="" LANG_CASE=C
 	local kv
 	for kv in "$@"; do
 		case $kv in
@@ -91,6 +95,9 @@ c() {
 	for f in out err tree; do
 		cmp -s "$ROOT/gnu.$f" "$ROOT/ada.$f" || what+=" $f"
 	done
+	if [ -n "${GNU_DIFF_SHOW:-}" ]; then	# show what GNU did, to review the cases
+		echo "== $NAME [$AS] rm $ARGS"; cat "$ROOT/gnu.out" "$ROOT/gnu.err" | sed 's/^/    /'; tail -1 "$ROOT/gnu.tree"
+	fi
 	if [ -z "$what" ]; then
 		if [ -n "$DOC" ]; then
 			echo "gnu-diff: NOTE $NAME: documented difference no longer differs ($DOC)"
