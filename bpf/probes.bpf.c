@@ -307,7 +307,9 @@ static __always_inline int do_contention_begin(__u64 *ctx)
 	}
 	w->lock = lock;
 	w->flags = flags;
-	w->stackid = want_callers ? bpf_get_stackid(ctx, &stacks, 0) : -1;
+	/* a stack costs microseconds: only for sleeping locks, whose waits
+	 * are long enough to be worth naming */
+	w->stackid = want_callers && !is_spin(flags) ? bpf_get_stackid(ctx, &stacks, 0) : -1;
 	w->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -321,7 +323,7 @@ static __always_inline void finish_wait(struct lock_wait *w, __u64 now)
 	st = bpf_map_lookup_elem(&lock_stats, &type);
 	if (st)
 		hist_add(&st->wait, delta);
-	if (want_callers) {
+	if (want_callers && w->stackid >= 0) {
 		struct probe_caller_key k = { .stackid = w->stackid, .flags = type };
 		struct probe_caller_val *v, zero = {};
 
