@@ -18,6 +18,9 @@ make unit || status=1
 step "end-to-end tests"
 make e2e || status=1
 
+step "GNU rm differential suite"
+ADAPTRM=./adaptrm bash tests/gnu/run.sh || status=1
+
 step "ASan+UBSan: build"
 make -j"$jobs" SAN=asan all tests tools || exit 1
 step "ASan+UBSan: unit tests"

@@ -126,3 +126,25 @@ c ofs           "$M" '-r --one-file-system a'
 c ofs-v         "$M" '-rv --one-file-system a' ada=--threads=1
 c pr-all        "$M" '-r --preserve-root=all a/b a/x'
 c pr-all-ok     "$M" '-r --preserve-root=all a/x'
+
+# Every option --help lists is accepted (each alone, with a harmless value
+# where it takes one); adaptrm-only, so GNU rm is not run for these.
+help_options() {
+	local opts o arg rc bad=0 n=0
+	opts=$("$ADAPTRM" --help | sed "/^Other modes:/,\$d" | grep -oE '(^|[ ,])--?[a-zA-Z][-a-zA-Z]*(\[?=[A-Z]+\]?)?' | sed 's/^[ ,]//' | sort -u)
+	for o in $opts; do
+		case $o in --trace|--profiles|--json) continue ;; esac
+		arg=${o%%[[=]*}
+		case $o in
+		--sort=*) arg+="=auto" ;; --interactive*) arg+="=never" ;; --preserve-root*) ;;
+		--json=*) arg+="=$ROOT/j.json" ;; --getdents-size=*) arg+="=65536" ;;
+		*=*) arg+="=2" ;;
+		esac
+		n=$((n + 1))
+		"$ADAPTRM" "$arg" -f >/dev/null 2>"$ROOT/opt.err" </dev/null; rc=$?
+		if [ $rc -ne 0 ]; then echo "gnu-diff: FAIL --help lists $o but '$arg' exits $rc: $(cat "$ROOT/opt.err")"; bad=1; fi
+	done
+	if [ $n -lt 25 ]; then echo "gnu-diff: FAIL --help parse found only $n options"; bad=1; fi
+	if [ $bad = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); FAILS+=" help-options"; fi
+}
+[ -z "$FILTER" ] || [[ help-options == *$FILTER* ]] && help_options
