@@ -34,3 +34,31 @@ Test(quote, non_ascii_in_c_locale)
 	setlocale(LC_ALL, "C");
 	cr_assert_str_eq(q("caf\xc3\xa9"), "'caf'$'\\303\\251'");
 }
+
+/* Outputs observed from GNU rm 9.1 (gnulib quotearg), byte for byte. */
+Test(quote, quote_next_to_escape_island)
+{
+	setlocale(LC_ALL, "C");
+	cr_assert_str_eq(q("\x01'"), "''$'\\001'\\'''");
+	cr_assert_str_eq(q("a\x01'b"), "'a'$'\\001'\\''b'");
+	cr_assert_str_eq(q("a\tb'"), "'a'$'\\t''b'\\'''");
+	cr_assert_str_eq(q("a'b\x01c'd"), "'a'\\''b'$'\\001''c'\\''d'");
+}
+
+Test(quote, gnulib_restart_prefix)
+{
+	setlocale(LC_ALL, "C");
+	/* a quote, then a trailing escape island: gnulib keeps an empty '' in front */
+	cr_assert_str_eq(q("a'b\x01"), "'''a'\\''b'$'\\001'");
+	cr_assert_str_eq(q("it's \x01"), "'''it'\\''s '$'\\001'");
+	cr_assert_str_eq(q("a'b\t"), "'''a'\\''b'$'\\t'");
+	/* ... invisible when the name starts with the quote */
+	cr_assert_str_eq(q("'b\x01"), "''\\''b'$'\\001'");
+	cr_assert_str_eq(q("'x\ty"), "''\\''x'$'\\t''y'");
+}
+
+Test(quote, quote_with_shell_specials_stays_single_quoted)
+{
+	cr_assert_str_eq(q("a'b c$"), "'a'\\''b c$'");
+	cr_assert_str_eq(q("'"), "\"'\"");
+}
