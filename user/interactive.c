@@ -59,6 +59,16 @@ static int write_protected(int fd, const char *name)
 	return errno == EACCES ? 1 : -1;
 }
 
+static bool dir_unreadable(int fd, const char *name)
+{
+	int dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd >= 0) {
+		close(dfd);
+		return false;
+	}
+	return errno == EACCES;
+}
+
 int interactive_prompt(const struct rm_options *o, int fd, const char *name,
 		       const char *display, const struct stat *st,
 		       enum prompt_kind kind, bool dir_empty)
@@ -76,7 +86,11 @@ int interactive_prompt(const struct rm_options *o, int fd, const char *name,
 	}
 	if (!wp && o->interactive != INTERACTIVE_ALWAYS)
 		return 1;
-	if (S_ISDIR(st->st_mode) && kind == PROMPT_DESCEND && !dir_empty)
+	if (S_ISDIR(st->st_mode) && kind == PROMPT_REMOVE && dir_unreadable(fd, name))
+		/* coreutils 9.2+: an empty directory we cannot read is removable */
+		fprintf(stderr, "%s: attempt removal of inaccessible directory %s? ",
+			program_invoked, quote_n(0, display));
+	else if (S_ISDIR(st->st_mode) && kind == PROMPT_DESCEND && !dir_empty)
 		fprintf(stderr, "%s: descend into %sdirectory %s? ", program_invoked,
 			wp ? "write-protected " : "", quote_n(0, display));
 	else

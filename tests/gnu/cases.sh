@@ -99,6 +99,7 @@ c ri-dev        "mknod cdev c 1 3; mknod bdev b 7 200" '-i cdev bdev' in='n\nn\n
 
 # prompts and errors as nobody
 N="$T; mkdir wp; : >wp/f; chown -R $NB ."
+c di-inacc      "$N; mkdir inacc3; chown $NB inacc3; chmod 0 inacc3" '-di inacc3' as=nobody in='y\n' doc=9.2+:attempt-removal-of-inaccessible-directory
 c wp-tty        "$N; chmod a-w f1 e1" '---presume-input-tty f1 e1 f2' as=nobody in='n\ny\n'
 c wp-notty      "$N; chmod a-w f1 e1" 'f1 e1' as=nobody
 c wp-f          "$N; chmod a-w f1 e1" '---presume-input-tty -f f1 e1' as=nobody
