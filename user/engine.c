@@ -67,6 +67,7 @@ struct worker {
 	struct strbuf path;		/* path of the entry being reported */
 	struct dnode **chain;		/* scratch for building paths */
 	size_t cap_chain;
+	bool joined;
 };
 
 struct engine {
@@ -85,7 +86,7 @@ struct engine {
 	int idle;			/* active workers waiting for work */
 	int seen_active;		/* active_threads as the workers last saw it */
 	bool shutdown;
-	volatile sig_atomic_t stop;
+	atomic_int stop;		/* lock-free, so the signal handler may set it */
 
 	struct fdcache fdc;
 
@@ -799,7 +800,8 @@ void engine_destroy(struct engine *e)
 	pthread_mutex_unlock(&e->qlock);
 	for (int i = 0; i < e->cfg.max_threads; i++) {
 		struct worker *w = &e->workers[i];
-		pthread_join(w->thread, NULL);
+		if (!w->joined)
+			pthread_join(w->thread, NULL);
 		free(w->dbuf);
 		free(w->newdirs);
 		free(w->ents);
@@ -858,6 +860,31 @@ void engine_request_stop(struct engine *e)
 bool engine_stopping(const struct engine *e)
 {
 	return e->stop;
+}
+
+bool engine_join_stopped(struct engine *e, unsigned timeout_ms)
+{
+	pthread_mutex_lock(&e->qlock);
+	e->stop = 1;
+	pthread_cond_broadcast(&e->work_cond);
+	pthread_cond_broadcast(&e->park_cond);
+	pthread_mutex_unlock(&e->qlock);
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);	/* pthread_timedjoin_np's clock */
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (dl.tv_nsec >= 1000000000) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000;
+	}
+	bool all = true;
+	for (int i = 0; i < e->cfg.max_threads; i++) {
+		struct worker *w = &e->workers[i];
+		if (!w->joined && pthread_timedjoin_np(w->thread, NULL, &dl) == 0)
+			w->joined = true;
+		all = all && w->joined;
+	}
+	return all;
 }
 
 void engine_totals(const struct engine *e, struct engine_totals *t)

@@ -89,6 +89,10 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name,
 /* Ask the workers to stop as soon as possible (async-signal-safe). */
 void engine_request_stop(struct engine *e);
 bool engine_stopping(const struct engine *e);
+/* After a stop: wait up to TIMEOUT_MS for every worker to leave (each
+ * finishes at most the syscall it is in). True if all did; the engine can
+ * then only be destroyed. */
+bool engine_join_stopped(struct engine *e, unsigned timeout_ms);
 
 void engine_totals(const struct engine *e, struct engine_totals *t);
 const struct worker_stats *engine_worker_stats(const struct engine *e, int i);

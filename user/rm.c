@@ -319,13 +319,17 @@ static void interrupted(struct rm_run *r)
 	if (r->progress)
 		progress_finish(r->progress, r->engine);
 	struct engine_totals t = { 0 };
-	if (r->engine)
+	if (r->engine) {
+		/* Let the workers finish the syscall they are in, so the counts
+		 * are final; one stuck in a hung filesystem is left behind. */
+		engine_join_stopped(r->engine, 1000);
 		engine_totals(r->engine, &t);
+	}
 	fflush(stdout);
 	warn_errno(0, "interrupted by %s: removed %llu files and %llu directories; the rest is left",
 		   sig == SIGTERM ? "SIGTERM" : "SIGINT",
 		   (unsigned long long)t.files, (unsigned long long)t.dirs);
-	/* Workers may still be inside a syscall: leave without unwinding them. */
+	/* Nodes and fds of the abandoned tree die with the process. */
 	_exit(128 + sig);
 }
 
