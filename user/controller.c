@@ -50,6 +50,9 @@ struct controller {
 	double tree_t0;
 	double last_lat_us;	/* unlinkat mean latency of the last interval */
 	uint64_t tree_entries0;	/* engine entries removed when the tree began */
+	/* Whole-tree evidence for the closing --explain line: interval shares
+	 * weighted by interval length (only intervals that measured them). */
+	double cont_sum, cont_dt, blk_sum, blk_dt;
 	unsigned changes;
 	struct controller_decision *log;
 	size_t nlog, dropped;
@@ -244,6 +247,7 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	struct engine_totals tot;
 	engine_totals(c->e, &tot);
 	c->tree_entries0 = tot.files + tot.dirs;
+	c->cont_sum = c->cont_dt = c->blk_sum = c->blk_dt = 0;
 	if (c->bpf_eager || !bpf_allowed())
 		try_bpf(c);
 	ctl_source_reset(c->src);
@@ -322,6 +326,14 @@ void controller_tick(struct controller *c)
 		return;
 	if (s.lat_mean_us >= 0)
 		c->last_lat_us = s.lat_mean_us;
+	if (s.contention >= 0) {
+		c->cont_sum += s.contention * s.dt;
+		c->cont_dt += s.dt;
+	}
+	if (s.blocked >= 0) {
+		c->blk_sum += s.blocked * s.dt;
+		c->blk_dt += s.dt;
+	}
 	struct ctl_decision d = { 0 };
 	if (c->steer) {
 		struct ctl_sample smp;
@@ -357,13 +369,21 @@ void controller_end_tree(struct controller *c)
 		};
 		saved = profile_store(&c->key, &e);
 	}
+	char evidence[96] = "";
+	int el = 0;
+	if (c->cont_dt > 0)
+		el += snprintf(evidence + el, sizeof evidence - el, ", contention %.0f%%",
+			       100 * c->cont_sum / c->cont_dt);
+	if (c->blk_dt > 0)
+		snprintf(evidence + el, sizeof evidence - el, ", blocked %.0f%%",
+			 100 * c->blk_sum / c->blk_dt);
 	if (best > 0)
-		explain(c, "end %s %s: threads %d at the end, best %d (%.0f entries/s)%s",
-			c->key.fs, c->key.shape, c->final_threads, best, rate,
+		explain(c, "end %s %s: threads %d at the end, best %d (%.0f entries/s%s)%s",
+			c->key.fs, c->key.shape, c->final_threads, best, rate, evidence,
 			saved ? ", saved in the profile" : "");
 	else
-		explain(c, "end %s %s: threads %d at the end, too short to learn from",
-			c->key.fs, c->key.shape, c->final_threads);
+		explain(c, "end %s %s: threads %d at the end, too short to learn from%s",
+			c->key.fs, c->key.shape, c->final_threads, evidence);
 	if (c->json && c->json_tree_open) {
 		jw_end(&c->jw);	/* intervals */
 		jw_int(&c->jw, "final_threads", c->final_threads);
