@@ -47,6 +47,7 @@ struct chunk {
 	struct sort_ent ents[];
 };
 
+#define UNLINK_SAMPLE 8		/* time one unlinkat in 8 (a power of two) */
 #define CHUNK_MIN 256		/* entries: below this a hand-off costs more than it saves */
 #define TASK_CHUNK ((uintptr_t)1)	/* tag bit of a chunk on the task stack */
 
@@ -68,6 +69,7 @@ struct worker {
 	struct dnode **chain;		/* scratch for building paths */
 	size_t cap_chain;
 	bool joined;
+	unsigned unlink_seq;		/* unlinks so far, for sampling their time */
 };
 
 struct engine {
@@ -199,6 +201,15 @@ static void wake_workers(struct engine *e, size_t n)
 		else
 			pthread_cond_broadcast(&e->work_cond);
 	}
+}
+
+/* Active workers waiting for work while no task is pending. */
+static unsigned idle_helpers(struct engine *e)
+{
+	pthread_mutex_lock(&e->qlock);
+	unsigned n = e->qlen == 0 && e->idle > 0 ? (unsigned)e->idle : 0;
+	pthread_mutex_unlock(&e->qlock);
+	return n;
 }
 
 static void push_chunks(struct engine *e, struct chunk **chunks, size_t n)
@@ -376,11 +387,16 @@ static void remove_entry(struct worker *w, struct dnode *d, int fd,
 		return;
 	}
 
-	uint64_t t0 = now_ns();
+	/* The controller wants the mean unlinkat time; timing one call in
+	 * UNLINK_SAMPLE gives it at a fraction of the clock reads. */
+	bool timed = (w->unlink_seq++ & (UNLINK_SAMPLE - 1)) == 0;
+	uint64_t t0 = timed ? now_ns() : 0;
 	int r = unlinkat(fd, name, 0);
 	int err = errno;
-	stat_add(&w->st->unlink_ns, now_ns() - t0);
-	stat_add(&w->st->unlink_calls, 1);
+	if (timed) {
+		stat_add(&w->st->unlink_ns, now_ns() - t0);
+		stat_add(&w->st->unlink_calls, 1);
+	}
 	stat_add(&w->st->syscalls, 1);
 	if (r == 0) {
 		stat_add(&w->st->files, 1);
@@ -446,11 +462,18 @@ static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 		qsort(w->ents, n, sizeof(*w->ents), cmp_ino);
 
 	unsigned share = dir_share(e, d);
-	unsigned active = (unsigned)atomic_load_explicit(&e->knobs.active_threads,
-							 memory_order_relaxed);
-	if (share > active)
-		share = active;
 	size_t local = n;
+	if (share > 1 && n >= 2 * CHUNK_MIN) {
+		/* Only workers with nothing else to do help: unlinkers in one
+		 * directory queue on its i_rwsem, so while other directories
+		 * wait, a second worker here only adds contention (perf on an
+		 * ext4 200 x 1000 tree: 10% of the time spinning in
+		 * do_unlinkat's down_write, 18% more system time than one
+		 * worker per directory). */
+		unsigned helpers = idle_helpers(e);
+		if (share > helpers + 1)
+			share = helpers + 1;
+	}
 	if (share > 1 && n >= 2 * CHUNK_MIN) {
 		size_t k = n / CHUNK_MIN < share ? n / CHUNK_MIN : share;
 		size_t per = (n + k - 1) / k;

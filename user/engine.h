@@ -56,8 +56,8 @@ struct worker_stats {
 	_Atomic uint64_t syscalls;	/* syscalls issued by the worker */
 	_Atomic uint64_t getdents_calls;
 	_Atomic uint64_t getdents_bytes;
-	_Atomic uint64_t unlink_ns;	/* wall time inside unlinkat (user-space timing) */
-	_Atomic uint64_t unlink_calls;
+	_Atomic uint64_t unlink_ns;	/* wall time inside the timed unlinkat calls */
+	_Atomic uint64_t unlink_calls;	/* unlinkat calls timed (a sample, 1 in 8) */
 	_Atomic uint64_t busy_ns;	/* time spent running tasks (not parked/idle) */
 } __attribute__((aligned(64)));
 
