@@ -33,11 +33,14 @@ struct {
 	__type(value, __u8);
 } tgids SEC(".maps");
 
+/* The syscall in flight, in task-local storage: a pointer off the task,
+ * not a hash lookup on every entry and exit (the cost that --trace adds to
+ * each syscall of the traced command). Freed with the task. */
 struct sc_start { __u64 ts; __u32 nr; __u32 rmdir; };
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, PROBE_MAX_THREADS);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct sc_start);
 } sc_start SEC(".maps");
 
@@ -173,7 +176,6 @@ static __always_inline int do_exit(__u64 *ctx)
 
 	if (!traced(tgid))
 		return 0;
-	bpf_map_delete_elem(&sc_start, &tid);
 	bpf_map_delete_elem(&lock_start, &tid);
 	bpf_map_delete_elem(&offcpu_start, &tid);
 	m = misc_get();
@@ -198,22 +200,17 @@ SEC("raw_tp/sched_process_exit") int raw_sched_process_exit(__u64 *ctx) { return
 static __always_inline int do_sys_enter(__u64 *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
 	struct pt_regs *regs = (void *)ctx[0];
 	long nr = (long)ctx[1];
-	struct sc_start *s, init = {};
+	struct sc_start *s;
 
 	if (!traced(id >> 32))
 		return 0;
-	s = bpf_map_lookup_elem(&sc_start, &tid);
+	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
-		if (bpf_map_update_elem(&sc_start, &tid, &init, BPF_NOEXIST)) {
-			count_lost();
-			return 0;
-		}
-		s = bpf_map_lookup_elem(&sc_start, &tid);
-		if (!s)
-			return 0;
+		count_lost();
+		return 0;
 	}
 	s->nr = (__u32)nr;
 	s->rmdir = 0;
@@ -226,7 +223,6 @@ static __always_inline int do_sys_enter(__u64 *ctx)
 static __always_inline int do_sys_exit(__u64 *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
 	long ret = (long)ctx[1];
 	struct probe_sc_stat *st;
 	struct sc_start *s;
@@ -235,7 +231,7 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 
 	if (!traced(id >> 32))
 		return 0;
-	s = bpf_map_lookup_elem(&sc_start, &tid);
+	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);
 	if (!s || !s->ts)
 		return 0;	/* entered before tracing started */
 	now = bpf_ktime_get_ns();

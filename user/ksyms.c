@@ -1,18 +1,23 @@
 /* /proc/kallsyms parsing and address lookup (see ksyms.h). */
 #include "ksyms.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct ksym {
 	uint64_t addr;
-	char *name;
+	uint32_t name;		/* offset in the names arena */
 };
 
+/* One array and one name arena, not an allocation per symbol: a kernel has
+ * ~150,000 text symbols and this load is on --trace's critical path. */
 struct ksyms {
 	struct ksym *v;
-	size_t n;
+	size_t n, cap;
+	char *names;
+	size_t names_len, names_cap;
 	uint64_t lock_lo, lock_hi, sched_lo, sched_hi;
 };
 
@@ -27,10 +32,37 @@ void ksyms_free(struct ksyms *k)
 {
 	if (!k)
 		return;
-	for (size_t i = 0; i < k->n; i++)
-		free(k->v[i].name);
 	free(k->v);
+	free(k->names);
 	free(k);
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	if (need <= *cap)
+		return true;
+	size_t c = *cap ? *cap : first;
+	while (c < need)
+		c *= 2;
+	void *np = realloc(*p, c * elem);
+	if (!np)
+		return false;
+	*p = np;
+	*cap = c;
+	return true;
+}
+
+/* One line of kallsyms: "ffffffff81000000 T _stext [module]". */
+static bool parse_line(char *line, uint64_t *addr, char *type, char **name, size_t *len)
+{
+	char *end;
+	*addr = strtoull(line, &end, 16);
+	if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+		return false;
+	*type = end[1];
+	*name = end + 3;
+	*len = strcspn(*name, " \t\n");
+	return *len > 0;
 }
 
 struct ksyms *ksyms_load(const char *path)
@@ -39,48 +71,42 @@ struct ksyms *ksyms_load(const char *path)
 	if (!f)
 		return NULL;
 	struct ksyms *k = calloc(1, sizeof *k);
-	size_t cap = 0;
-	char line[512], name[256], type;
-	unsigned long long addr;
-	bool nonzero = false;
+	char line[512];
+	bool nonzero = false, ok = k != NULL;
 
-	while (k && fgets(line, sizeof line, f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+	while (ok && fgets(line, sizeof line, f)) {
+		uint64_t addr;
+		char type, *name;
+		size_t len;
+		if (!parse_line(line, &addr, &type, &name, &len))
 			continue;
+		name[len] = '\0';
 		if (addr)
 			nonzero = true;
-		if (!strcmp(name, "__lock_text_start")) k->lock_lo = addr;
-		else if (!strcmp(name, "__lock_text_end")) k->lock_hi = addr;
-		else if (!strcmp(name, "__sched_text_start")) k->sched_lo = addr;
-		else if (!strcmp(name, "__sched_text_end")) k->sched_hi = addr;
+		if (name[0] == '_' && name[1] == '_') {
+			if (!strcmp(name, "__lock_text_start")) k->lock_lo = addr;
+			else if (!strcmp(name, "__lock_text_end")) k->lock_hi = addr;
+			else if (!strcmp(name, "__sched_text_start")) k->sched_lo = addr;
+			else if (!strcmp(name, "__sched_text_end")) k->sched_hi = addr;
+		}
 		if (type != 't' && type != 'T')
 			continue;
-		if (k->n == cap) {
-			cap = cap ? cap * 2 : 65536;
-			struct ksym *nv = realloc(k->v, cap * sizeof *nv);
-			if (!nv) {
-				ksyms_free(k);
-				k = NULL;
-				break;
-			}
-			k->v = nv;
-		}
-		k->v[k->n].addr = addr;
-		k->v[k->n].name = strdup(name);
-		if (!k->v[k->n].name) {
-			ksyms_free(k);
-			k = NULL;
+		ok = grow((void **)&k->v, &k->cap, k->n + 1, sizeof *k->v, 65536) &&
+		     grow((void **)&k->names, &k->names_cap, k->names_len + len + 1, 1, 1 << 21);
+		if (!ok)
 			break;
-		}
+		k->v[k->n].addr = addr;
+		k->v[k->n].name = (uint32_t)k->names_len;
+		memcpy(k->names + k->names_len, name, len + 1);
+		k->names_len += len + 1;
 		k->n++;
 	}
 	fclose(f);
-	if (k && (!nonzero || k->n == 0)) {
+	if (k && (!ok || !nonzero || k->n == 0)) {
 		ksyms_free(k);
 		return NULL;
 	}
-	if (k)
-		qsort(k->v, k->n, sizeof *k->v, cmp_addr);
+	qsort(k->v, k->n, sizeof *k->v, cmp_addr);
 	return k;
 }
 
@@ -107,7 +133,7 @@ bool ksyms_name(const struct ksyms *k, uint64_t addr, char *buf, size_t len)
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
 		return false;
 	}
-	snprintf(buf, len, "%s+0x%llx", s->name, (unsigned long long)(addr - s->addr));
+	snprintf(buf, len, "%s+0x%llx", k->names + s->name, (unsigned long long)(addr - s->addr));
 	return true;
 }
 
@@ -130,7 +156,7 @@ bool ksyms_is_lock_code(const struct ksyms *k, uint64_t addr)
 		"bpf_trace_run", "__bpf_trace", "__traceiter", "bpf_prog_", "bpf_get_stack",
 	};
 	for (size_t i = 0; i < sizeof lockish / sizeof *lockish; i++)
-		if (strstr(s->name, lockish[i]))
+		if (strstr(k->names + s->name, lockish[i]))
 			return true;
 	return false;
 }

@@ -240,8 +240,10 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 	if (!vmlinux)
 		vmlinux = NULL;
 
-	/* tp_btf first; raw_tp if BTF-typed programs do not load here */
-	p->skel = open_flavour(p, true, flags, vmlinux, group_ok);
+	/* tp_btf first; raw_tp if BTF-typed programs do not load here
+	 * (ADAPTRM_BPF_RAW_TP=1 forces the fallback, for its tests) */
+	bool force_raw = getenv("ADAPTRM_BPF_RAW_TP") && getenv("ADAPTRM_BPF_RAW_TP")[0] == '1';
+	p->skel = force_raw ? NULL : open_flavour(p, true, flags, vmlinux, group_ok);
 	e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
 	if (e) {
 		probes_bpf__destroy(p->skel);
@@ -535,7 +537,9 @@ int probes_callers(struct probes *p, struct probe_caller *out, int max)
 		free(all);
 		return 0;
 	}
-	if (!p->ksyms_tried) {
+	/* Reading /proc/kallsyms costs tens of ms: only when there is a
+	 * caller to name. */
+	if (!p->ksyms_tried && bpf_map__get_next_key(m, NULL, &next, sizeof next) == 0) {
 		p->ksyms = ksyms_load(NULL);
 		p->ksyms_tried = true;
 	}

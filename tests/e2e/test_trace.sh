@@ -44,6 +44,18 @@ test_trace_counts_unlinkat_exactly() {
 	grep -q '^Verdict' report.txt || fail "no verdict"
 }
 
+# The raw_tp fallback (kernels where tp_btf programs do not load) counts
+# the same, and says it is in use.
+test_trace_raw_tp_fallback_counts_exactly() {
+	need_bpf
+	make_flat d 555
+	ADAPTRM_BPF_RAW_TP=1 "$ADAPTRM" --trace --json t.json -- rm -rf d >report.txt
+	expect_gone d
+	expect_eq "$(calls t.json unlinkat)" 556 "unlinkat calls (555 files + the directory)"
+	grep -q "using raw_tp" report.txt || fail "no note about the raw_tp fallback"
+	expect_hists_sum t.json
+}
+
 test_trace_follows_children() {
 	need_bpf
 	make_flat d 300
