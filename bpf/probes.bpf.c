@@ -204,13 +204,18 @@ static __always_inline int do_sys_enter(__u64 *ctx)
 	long nr = (long)ctx[1];
 	struct sc_start *s;
 
-	if (!traced(id >> 32))
-		return 0;
-	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* A thread with storage is traced (it is created only below, after
+	 * the tgid check): one lookup per syscall, not a hash and a lookup. */
+	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);
 	if (!s) {
-		count_lost();
-		return 0;
+		if (!traced(id >> 32))
+			return 0;
+		s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL,
+					 BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (!s) {
+			count_lost();
+			return 0;
+		}
 	}
 	s->nr = (__u32)nr;
 	s->rmdir = 0;
@@ -222,15 +227,12 @@ static __always_inline int do_sys_enter(__u64 *ctx)
 
 static __always_inline int do_sys_exit(__u64 *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
 	long ret = (long)ctx[1];
 	struct probe_sc_stat *st;
 	struct sc_start *s;
 	__u64 now, delta;
 	__u32 nr;
 
-	if (!traced(id >> 32))
-		return 0;
 	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);
 	if (!s || !s->ts)
 		return 0;	/* entered before tracing started */
