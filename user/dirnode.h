@@ -29,6 +29,7 @@ enum {
 	DN_FAILED = 1u << 1,	/* something below could not be removed: skip rmdir */
 	DN_SORT = 1u << 2,	/* read this directory in inode-sorted batches */
 	DN_SHARE = 1u << 3,	/* its filesystem gains from several unlinkers per directory */
+	DN_REVERSE = 1u << 4,	/* unlink each getdents64 batch last-first */
 };
 
 struct dnode {

@@ -59,6 +59,8 @@ struct worker {
 	struct worker_stats *st;
 	char *dbuf;			/* getdents64 buffer, reused for every directory */
 	size_t dbuf_size;
+	const struct linux_dirent64 **rev; /* the buffer's entries, to walk last-first */
+	size_t cap_rev;
 	struct dnode **newdirs;		/* subdirectories found in the current buffer */
 	size_t n_newdirs, cap_newdirs;
 	struct sort_ent *ents;		/* inode-sort batch */
@@ -75,7 +77,9 @@ struct worker {
 struct engine {
 	struct engine_config cfg;
 	struct engine_knobs knobs;
-	struct worker *workers;
+	struct worker *workers;		/* max_threads slots */
+	atomic_int nstarted;		/* of which this many threads exist */
+	int spawn_err;			/* pthread_create failed: no more */
 	struct worker_stats *stats;
 
 	pthread_mutex_t qlock;
@@ -427,6 +431,7 @@ static int cmp_ino(const void *a, const void *b)
 }
 
 static unsigned dir_share(struct engine *e, struct dnode *d);
+static bool want_reverse(struct engine *e, struct dnode *d);
 
 /* Copy entries [from, to) of the worker's batch into a chunk for another worker. */
 static struct chunk *chunk_new(struct worker *w, struct dnode *d, size_t from, size_t to)
@@ -458,7 +463,8 @@ static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 	struct engine *e = w->e;
 	size_t n = w->n_ents;
 	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
-	if (sort && n > threshold)
+	bool sorted = sort && n > threshold;
+	if (sorted)
 		qsort(w->ents, n, sizeof(*w->ents), cmp_ino);
 
 	unsigned share = dir_share(e, d);
@@ -488,8 +494,11 @@ static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 		push_chunks(e, chunks, nc);
 		local = per;
 	}
-	for (size_t i = 0; i < local && !e->stop; i++)
+	bool reverse = !sorted && want_reverse(e, d);
+	for (size_t k = 0; k < local && !e->stop; k++) {
+		size_t i = reverse ? local - 1 - k : k;
 		remove_entry(w, d, fd, w->names.buf + w->ents[i].name_off, w->ents[i].type);
+	}
 	w->n_ents = 0;
 	sb_reset(&w->names);
 	flush_newdirs(w);
@@ -506,8 +515,12 @@ static void run_chunk(struct worker *w, struct chunk *c)
 		mark_failed(d);
 	} else {
 		const char *names = (const char *)&c->ents[c->n];
-		for (uint32_t i = 0; i < c->n && !e->stop; i++)
+		/* sorted slices only come from DN_SORT filesystems */
+		bool reverse = want_reverse(e, d);
+		for (uint32_t k = 0; k < c->n && !e->stop; k++) {
+			uint32_t i = reverse ? c->n - 1 - k : k;
 			remove_entry(w, d, fd, names + c->ents[i].name_off, c->ents[i].type);
+		}
 		flush_newdirs(w);
 		fdc_put(&e->fdc, d);
 	}
@@ -535,11 +548,12 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 	struct dnode *p = d->parent;
 	unsigned flags;
 	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev) {
-		flags = atomic_load(&p->flags) & (DN_SORT | DN_SHARE);
+		flags = atomic_load(&p->flags) & (DN_SORT | DN_SHARE | DN_REVERSE);
 	} else {
 		uint64_t type = fsinfo_type(fd);
 		flags = (fsinfo_type_sort_pays(type) ? DN_SORT : 0) |
-			(fsinfo_type_share_pays(type) ? DN_SHARE : 0);
+			(fsinfo_type_share_pays(type) ? DN_SHARE : 0) |
+			(fsinfo_type_reverse_pays(type) ? DN_REVERSE : 0);
 	}
 	atomic_fetch_or(&d->flags, flags);
 }
@@ -552,6 +566,14 @@ static bool want_sort(struct engine *e, struct dnode *d)
 	if (policy == SORT_ALWAYS)
 		return true;
 	return atomic_load(&d->flags) & DN_SORT;
+}
+
+static bool want_reverse(struct engine *e, struct dnode *d)
+{
+	int policy = atomic_load_explicit(&e->knobs.reverse_policy, memory_order_relaxed);
+	if (policy != SORT_AUTO)
+		return policy == SORT_ALWAYS;
+	return atomic_load(&d->flags) & DN_REVERSE;
 }
 
 /* Workers that may share directory D's entries right now (1: none). */
@@ -664,6 +686,13 @@ static void scan_dir(struct worker *w, struct dnode *d)
 		w->dbuf = xmalloc(want);
 		w->dbuf_size = want;
 	}
+	if (w->cap_rev < w->dbuf_size / 24 + 1) {
+		/* a dirent takes at least 24 bytes: this holds a full buffer */
+		w->cap_rev = w->dbuf_size / 24 + 1;
+		free(w->rev);
+		w->rev = xmalloc(w->cap_rev * sizeof(*w->rev));
+	}
+	bool reverse = want_reverse(e, d);
 
 	bool read_any = false;
 	bool batching = sort;
@@ -691,6 +720,7 @@ static void scan_dir(struct worker *w, struct dnode *d)
 		if (n == 0)
 			break;
 		read_any = true;
+		size_t nrev = 0;
 		for (long off = 0; off < n && !e->stop;) {
 			const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
 			off += de->d_reclen;
@@ -698,8 +728,14 @@ static void scan_dir(struct worker *w, struct dnode *d)
 				continue;
 			if (batching)
 				batch_add(w, de);
+			else if (reverse && nrev < w->cap_rev)
+				w->rev[nrev++] = de;
 			else
 				remove_entry(w, d, fd, de->d_name, de->d_type);
+		}
+		while (nrev > 0 && !e->stop) {
+			const struct linux_dirent64 *de = w->rev[--nrev];
+			remove_entry(w, d, fd, de->d_name, de->d_type);
 		}
 		if (!batching)
 			flush_newdirs(w);
@@ -748,6 +784,32 @@ static unsigned default_fd_budget(int threads)
 	return room < 2 ? 2 : (unsigned)room;
 }
 
+/* Start workers up to N (threads are created when first wanted: a small
+ * delete must not pay for 64 clones, and parked threads cost wakeups).
+ * Returns how many run. Called with qlock held, or before any worker runs. */
+static int spawn_workers(struct engine *e, int n)
+{
+	int have = atomic_load(&e->nstarted);
+	if (n <= have || e->spawn_err)
+		return have;
+	/* Workers must not take the signals meant for the main thread. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (; have < n; have++) {
+		struct worker *w = &e->workers[have];
+		int rc = pthread_create(&w->thread, NULL, worker_main, w);
+		if (rc != 0) {
+			/* run with the workers we have */
+			e->spawn_err = rc;
+			break;
+		}
+		atomic_store(&e->nstarted, have + 1);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return have;
+}
+
 struct engine *engine_create(const struct engine_config *cfg, int initial_threads)
 {
 	struct engine *e = xcalloc(1, sizeof(*e));
@@ -768,6 +830,8 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	/* Developer override for experiments; the controller owns it otherwise. */
 	const char *share = getenv("ADAPTRM_DIR_SHARE");
 	atomic_init(&e->knobs.dir_share, share ? (unsigned)atoi(share) : DIR_SHARE_AUTO);
+	const char *rev = getenv("ADAPTRM_REVERSE");
+	atomic_init(&e->knobs.reverse_policy, !rev ? SORT_AUTO : rev[0] == '1' ? SORT_ALWAYS : SORT_NEVER);
 	e->seen_active = initial_threads;
 
 	pthread_mutex_init(&e->qlock, NULL);
@@ -788,27 +852,19 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 		die(ENOMEM, "memory exhausted");
 	memset(e->stats, 0, (size_t)n * sizeof(*e->stats));
 
-	/* Workers must not take the signals meant for the main thread. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (int i = 0; i < n; i++) {
 		struct worker *w = &e->workers[i];
 		w->e = e;
 		w->id = i;
 		w->st = &e->stats[i];
-		int rc = pthread_create(&w->thread, NULL, worker_main, w);
-		if (rc != 0) {
-			if (i == 0)
-				die(rc, "cannot create worker thread");
-			/* run with fewer workers */
-			e->cfg.max_threads = i;
-			if (atomic_load(&e->knobs.active_threads) > i)
-				atomic_store(&e->knobs.active_threads, i);
-			break;
-		}
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int got = spawn_workers(e, initial_threads);
+	if (got < 1)
+		die(e->spawn_err, "cannot create worker thread");
+	if (got < initial_threads) {
+		atomic_store(&e->knobs.active_threads, got);
+		e->seen_active = got;
+	}
 	return e;
 }
 
@@ -821,11 +877,13 @@ void engine_destroy(struct engine *e)
 	pthread_cond_broadcast(&e->work_cond);
 	pthread_cond_broadcast(&e->park_cond);
 	pthread_mutex_unlock(&e->qlock);
+	int started = atomic_load(&e->nstarted);
 	for (int i = 0; i < e->cfg.max_threads; i++) {
 		struct worker *w = &e->workers[i];
-		if (!w->joined)
+		if (i < started && !w->joined)
 			pthread_join(w->thread, NULL);
 		free(w->dbuf);
+		free(w->rev);
 		free(w->newdirs);
 		free(w->ents);
 		free(w->chain);
@@ -862,6 +920,7 @@ void engine_set_active(struct engine *e, int n)
 	if (n > e->cfg.max_threads)
 		n = e->cfg.max_threads;
 	pthread_mutex_lock(&e->qlock);
+	n = spawn_workers(e, n) < n ? atomic_load(&e->nstarted) : n;
 	atomic_store(&e->knobs.active_threads, n);
 	pthread_cond_broadcast(&e->park_cond);
 	pthread_cond_broadcast(&e->work_cond);
@@ -901,7 +960,8 @@ bool engine_join_stopped(struct engine *e, unsigned timeout_ms)
 		dl.tv_nsec -= 1000000000;
 	}
 	bool all = true;
-	for (int i = 0; i < e->cfg.max_threads; i++) {
+	int started = atomic_load(&e->nstarted);
+	for (int i = 0; i < started; i++) {
 		struct worker *w = &e->workers[i];
 		if (!w->joined && pthread_timedjoin_np(w->thread, NULL, &dl) == 0)
 			w->joined = true;

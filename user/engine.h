@@ -36,10 +36,14 @@ struct engine_knobs {
 					 * at once (1: one worker per directory;
 					 * DIR_SHARE_AUTO: all active workers where the
 					 * filesystem type says it pays, else 1) */
+	_Atomic int reverse_policy;	/* unlink each getdents64 batch last-first:
+					 * enum sort_policy's AUTO (by filesystem
+					 * type), NEVER or ALWAYS */
 };
 
 struct engine_config {
-	int max_threads;	/* workers created; active_threads ≤ this */
+	int max_threads;	/* worker slots (threads start when first made
+				 * active); active_threads ≤ this */
 	bool force;		/* -f: missing files are not errors */
 	bool verbose;		/* -v: "removed 'x'" on stdout */
 	bool one_file_system;	/* do not descend into other mounts */

@@ -17,3 +17,25 @@ removed directory 'a/b'
 removed directory 'a'
 removed 'b'"
 }
+
+# Each getdents64 batch is unlinked last-first where that pays (tmpfs, xfs,
+# btrfs), in readdir order elsewhere; ADAPTRM_REVERSE=0/1 overrides. Checked
+# on both paths: entries unlinked straight from the buffer (one thread) and
+# from a batch (two threads sharing the directory).
+test_reverse_order_policy() {
+	[ "$(stat -f -c %T .)" = tmpfs ] || skip "needs the test directory on tmpfs"
+	local order rev mode
+	for mode in "--threads=1" "--threads=2"; do
+		for env in "" 0 1; do
+			mkdir d; for i in $(seq 1 100); do : >"d/f$i"; done
+			order=$(ls -f d | grep -v '^\.\.\?$' | sed "s|^|removed 'd/|; s|\$|'|")
+			rev=$(printf '%s\n' "$order" | tac)
+			if [ -z "$env" ]; then out=$(ADAPTRM_DIR_SHARE=2 "$ADAPTRM" -rv "$mode" d)
+			else out=$(ADAPTRM_REVERSE=$env ADAPTRM_DIR_SHARE=2 "$ADAPTRM" -rv "$mode" d); fi
+			expect_gone d
+			out=$(printf '%s\n' "$out" | grep -v "^removed directory 'd'$")
+			if [ "$env" = 0 ]; then expect_eq "$out" "$order" "readdir order ($mode)"
+			else expect_eq "$out" "$rev" "reverse order ($mode, ADAPTRM_REVERSE='$env')"; fi
+		done
+	done
+}

@@ -146,3 +146,41 @@ Test(engine, failure_propagates_parallel)
 	snprintf(p, sizeof p, "%s/t/d3", tmpl);
 	umount2(p, MNT_DETACH);
 }
+
+static int nthreads(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Worker threads start when first made active, not all at engine_create: a
+ * small delete must not pay for max_threads clones. Lowering the count
+ * parks workers (they stay); raising it again reuses them. */
+Test(engine, workers_start_when_first_made_active)
+{
+	int base = nthreads();
+	struct engine_config cfg = { .max_threads = 16, .force = true };
+	struct engine *e = engine_create(&cfg, 2);
+	cr_assert_eq(nthreads(), base + 2);
+	engine_set_active(e, 5);
+	cr_assert_eq(nthreads(), base + 5);
+	engine_set_active(e, 1);
+	cr_assert_eq(nthreads(), base + 5);
+	engine_set_active(e, 3);
+	cr_assert_eq(nthreads(), base + 5);
+	build(20, 20);
+	cr_assert(remove_t(e));
+	struct engine_totals t;
+	engine_totals(e, &t);
+	cr_assert_eq(t.files, 20 * 20);
+	cr_assert_eq(t.dirs, 1 + 20 + 30);
+	engine_destroy(e);
+	cr_assert_eq(nthreads(), base);
+}
