@@ -9,6 +9,7 @@
 struct ksym {
 	uint64_t addr;
 	uint32_t name;		/* offset in the names arena */
+	uint32_t size;		/* bytes, when known (0: up to the next symbol) */
 };
 
 /* One array and one name arena, not an allocation per symbol: a kernel has
@@ -97,6 +98,7 @@ struct ksyms *ksyms_load(const char *path)
 			break;
 		k->v[k->n].addr = addr;
 		k->v[k->n].name = (uint32_t)k->names_len;
+		k->v[k->n].size = 0;
 		memcpy(k->names + k->names_len, name, len + 1);
 		k->names_len += len + 1;
 		k->n++;
@@ -107,6 +109,50 @@ struct ksyms *ksyms_load(const char *path)
 		return NULL;
 	}
 	qsort(k->v, k->n, sizeof *k->v, cmp_addr);
+	return k;
+}
+
+static bool add(struct ksyms *k, uint64_t addr, uint32_t size, const char *name, size_t len)
+{
+	if (!grow((void **)&k->v, &k->cap, k->n + 1, sizeof *k->v, 64) ||
+	    !grow((void **)&k->names, &k->names_cap, k->names_len + len + 1, 1, 4096))
+		return false;
+	k->v[k->n] = (struct ksym){ .addr = addr, .name = (uint32_t)k->names_len, .size = size };
+	memcpy(k->names + k->names_len, name, len);
+	k->names[k->names_len + len] = '\0';
+	k->names_len += len + 1;
+	k->n++;
+	return true;
+}
+
+struct ksyms *ksyms_from_pS(const uint64_t *addrs, const char *const *pS, size_t n)
+{
+	struct ksyms *k = calloc(1, sizeof *k);
+	bool ok = k != NULL;
+
+	for (size_t i = 0; ok && i < n; i++) {
+		const char *s = pS[i], *plus = s ? strchr(s, '+') : NULL;
+		if (!plus || plus == s || (s[0] == '0' && s[1] == 'x'))
+			continue;	/* unnamed: the kernel printed the address */
+		char *end;
+		unsigned long long off = strtoull(plus + 1, &end, 16), size = 0;
+		if (end == plus + 1 || off > addrs[i])
+			continue;
+		if (*end == '/')
+			size = strtoull(end + 1, NULL, 16);
+		ok = add(k, addrs[i] - off, size > UINT32_MAX ? 0 : (uint32_t)size, s,
+			 (size_t)(plus - s));
+	}
+	if (k && (!ok || k->n == 0)) {
+		ksyms_free(k);
+		return NULL;
+	}
+	qsort(k->v, k->n, sizeof *k->v, cmp_addr);
+	size_t w = 0;	/* one entry per function */
+	for (size_t r = 0; r < k->n; r++)
+		if (w == 0 || k->v[r].addr != k->v[w - 1].addr)
+			k->v[w++] = k->v[r];
+	k->n = w;
 	return k;
 }
 
@@ -122,7 +168,8 @@ static const struct ksym *find(const struct ksyms *k, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return &k->v[lo];
+	const struct ksym *s = &k->v[lo];
+	return s->size && addr - s->addr >= s->size ? NULL : s;
 }
 
 bool ksyms_name(const struct ksyms *k, uint64_t addr, char *buf, size_t len)

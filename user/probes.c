@@ -2,6 +2,7 @@
  * probes.h). One skeleton; each tracepoint has a tp_btf and a raw_tp
  * program, and each group of tracepoints attaches on its own. */
 #include "probes.h"
+#include "ksym_bpf.h"
 #include "ksyms.h"
 #include "probes.skel.h"
 
@@ -510,6 +511,58 @@ static int cmp_caller(const void *a, const void *b)
 	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Names for the frames of the contended stacks: asked of the kernel for just
+ * these addresses (ksym_bpf.h); /proc/kallsyms, which costs ~55 ms of system
+ * time to read, only where that cannot run. */
+static struct ksyms *name_stack_frames(struct probes *p)
+{
+	const struct bpf_map *m = p->skel->maps.callers;
+	struct probe_caller_key k, next, *prev = NULL;
+	uint64_t ips[PROBE_STACK_DEPTH];
+	uint64_t *addrs = NULL;
+	size_t n = 0, cap = 0;
+
+	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+		k = next;
+		prev = &k;
+		uint32_t key = (uint32_t)k.stackid;
+		memset(ips, 0, sizeof ips);
+		if (k.stackid < 0 || bpf_map__lookup_elem(p->skel->maps.stacks, &key, sizeof key,
+							  ips, sizeof ips, 0))
+			continue;
+		for (int i = 0; i < PROBE_STACK_DEPTH && ips[i]; i++) {
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 256;
+				uint64_t *na = realloc(addrs, nc * sizeof *na);
+				if (!na)
+					break;
+				addrs = na;
+				cap = nc;
+			}
+			if (n < cap)
+				addrs[n++] = ips[i];
+		}
+	}
+	size_t u = 0;
+	if (n) {
+		qsort(addrs, n, sizeof *addrs, cmp_u64);
+		for (size_t i = 0; i < n; i++)
+			if (u == 0 || addrs[i] != addrs[u - 1])
+				addrs[u++] = addrs[i];
+	}
+	const char *env = getenv("ADAPTRM_KALLSYMS");	/* 1: the file, for tests */
+	struct ksyms *ks = env && env[0] == '1' ? NULL : ksym_bpf_resolve(addrs, u);
+	free(addrs);
+	return ks ? ks : ksyms_load(NULL);
+}
+
 /* The first frame of STACKID outside locking code, or 0. */
 static uint64_t caller_of(struct probes *p, int stackid)
 {
@@ -537,10 +590,8 @@ int probes_callers(struct probes *p, struct probe_caller *out, int max)
 		free(all);
 		return 0;
 	}
-	/* Reading /proc/kallsyms costs tens of ms: only when there is a
-	 * caller to name. */
 	if (!p->ksyms_tried && bpf_map__get_next_key(m, NULL, &next, sizeof next) == 0) {
-		p->ksyms = ksyms_load(NULL);
+		p->ksyms = name_stack_frames(p);
 		p->ksyms_tried = true;
 	}
 	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {

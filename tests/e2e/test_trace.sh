@@ -88,6 +88,24 @@ test_trace_in_process_delete_shows_rwsem_write_contention() {
 	expect_hists_sum t.json
 }
 
+# Contended callers are named by the kernel through a BPF program
+# (ksym_names.bpf.c); /proc/kallsyms is the fallback. Both name the same.
+test_trace_callers_named_without_kallsyms() {
+	need_bpf
+	local a b
+	make_flat d 40000
+	# LeakSanitizer cannot run under ptrace
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -qq -e trace=openat -o opens.txt "$ADAPTRM" --trace --json a.json -rf --threads=4 d >/dev/null
+	! grep -q kallsyms opens.txt || fail "read /proc/kallsyms although the kernel can name the callers"
+	make_flat d 40000
+	ADAPTRM_KALLSYMS=1 "$ADAPTRM" --trace --json b.json -rf --threads=4 d >/dev/null
+	a=$(jq -r '[.lock_callers[] | select(.type == "rwsem:W") | .caller | sub("\\+.*"; "")] | unique | join(" ")' a.json)
+	b=$(jq -r '[.lock_callers[] | select(.type == "rwsem:W") | .caller | sub("\\+.*"; "")] | unique | join(" ")' b.json)
+	case " $a " in *" do_unlinkat "*) ;; *) fail "rwsem:W callers named by BPF: '$a'" ;; esac
+	case " $b " in *" do_unlinkat "*) ;; *) fail "rwsem:W callers named from kallsyms: '$b'" ;; esac
+}
+
 test_trace_agrees_with_strace() {
 	need_bpf
 	command -v strace >/dev/null || skip "needs strace"

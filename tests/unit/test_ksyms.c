@@ -52,3 +52,42 @@ Test(ksyms, restricted_addresses_give_null)
 	cr_assert_null(load("0000000000000000 T _stext\n0000000000000000 T do_unlinkat\n"));
 	cr_assert_null(ksyms_load("/nonexistent/kallsyms"));
 }
+
+/* The kernel's own %pS renderings (ksym_bpf.c): each names the function that
+ * contains the address; unnamed addresses and duplicates drop out, and lock
+ * code is recognised by name. */
+Test(ksyms, from_kernel_pS_renderings)
+{
+	const uint64_t addrs[] = {
+		0xffffffff81200134ull, 0xffffffff81300010ull, 0xffffffffc0001004ull,
+		0xffffffff81200010ull, 0xffffffff89999999ull, 0xffffffff81400020ull,
+	};
+	const char *const pS[] = {
+		"do_unlinkat+0x134/0x2b0",
+		"down_write+0x10/0x60",
+		"ext4_unlink+0x4/0x180 [ext4]",
+		"do_unlinkat+0x10/0x2b0",	/* the same function again */
+		"0xffffffff89999999",		/* the kernel could not name it */
+		"rwsem_down_write_slowpath+0x20/0x500",
+	};
+	struct ksyms *k = ksyms_from_pS(addrs, pS, 6);
+	cr_assert_not_null(k);
+	char buf[128];
+	cr_assert(ksyms_name(k, 0xffffffff81200134ull, buf, sizeof buf));
+	cr_assert_str_eq(buf, "do_unlinkat+0x134");
+	cr_assert(ksyms_name(k, 0xffffffff81200010ull, buf, sizeof buf));
+	cr_assert_str_eq(buf, "do_unlinkat+0x10");
+	cr_assert(ksyms_name(k, 0xffffffffc0001004ull, buf, sizeof buf));
+	cr_assert_str_eq(buf, "ext4_unlink+0x4");
+	/* past a known function's end: not attributed to it */
+	cr_assert_not(ksyms_name(k, 0xffffffff81200000ull + 0x2b0, buf, sizeof buf));
+	cr_assert_not(ksyms_name(k, 0xffffffff89999999ull, buf, sizeof buf));
+	cr_assert_str_eq(buf, "0xffffffff89999999");
+	cr_assert(ksyms_is_lock_code(k, 0xffffffff81300010ull));
+	cr_assert(ksyms_is_lock_code(k, 0xffffffff81400020ull));
+	cr_assert_not(ksyms_is_lock_code(k, 0xffffffff81200134ull));
+	ksyms_free(k);
+
+	const char *const none[] = { "0xffffffff81200134" };
+	cr_assert_null(ksyms_from_pS(addrs, none, 1));
+}
