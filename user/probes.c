@@ -237,23 +237,32 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 	}
 	libbpf_set_print(libbpf_quiet);
 	p->ncpus = libbpf_num_possible_cpus();
-	vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux)
-		vmlinux = NULL;
 
-	/* tp_btf first; raw_tp if BTF-typed programs do not load here
-	 * (ADAPTRM_BPF_RAW_TP=1 forces the fallback, for its tests) */
+	/* tp_btf with every group first: libbpf resolves each tracepoint as
+	 * it loads, and parsing the kernel's BTF here as well would add ~10 ms
+	 * to every --trace. Only if that fails: leave out the groups whose
+	 * tracepoints this kernel lacks, then fall back to raw_tp
+	 * (ADAPTRM_BPF_RAW_TP=1 forces the fallback, for its tests). */
 	bool force_raw = getenv("ADAPTRM_BPF_RAW_TP") && getenv("ADAPTRM_BPF_RAW_TP")[0] == '1';
-	p->skel = force_raw ? NULL : open_flavour(p, true, flags, vmlinux, group_ok);
+	p->skel = force_raw ? NULL : open_flavour(p, true, flags, NULL, group_ok);
 	e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
 	if (e) {
 		probes_bpf__destroy(p->skel);
-		p->skel = open_flavour(p, false, flags, vmlinux, group_ok);
-		e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
-		if (!e)
-			note(p, "tp_btf programs did not load; using raw_tp");
+		p->skel = NULL;
+		vmlinux = btf__load_vmlinux_btf();
+		if (!force_raw) {
+			p->skel = open_flavour(p, true, flags, vmlinux, group_ok);
+			e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
+		}
+		if (e) {
+			probes_bpf__destroy(p->skel);
+			p->skel = open_flavour(p, false, flags, vmlinux, group_ok);
+			e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
+			if (!e)
+				note(p, "tp_btf programs did not load; using raw_tp");
+		}
+		btf__free(vmlinux);
 	}
-	btf__free(vmlinux);
 	if (e) {
 		snprintf(err, errlen, "cannot load the BPF probes: %s%s", strerror(e < 0 ? -e : e),
 			 e == -EPERM || e == EPERM ? " (kernel lockdown or a BPF LSM may forbid it;"
