@@ -19,6 +19,13 @@ static struct ksyms *load(const char *text)
 	return k;
 }
 
+static void expect_name(const struct ksyms *k, uint64_t addr, const char *want)
+{
+	char buf[128];
+	cr_assert(ksyms_name(k, addr, buf, sizeof buf), "no name for %s", want);
+	cr_assert_str_eq(buf, want);
+}
+
 Test(ksyms, names_offsets_and_lock_code)
 {
 	/* out of order on purpose, with data symbols and a module symbol */
@@ -34,10 +41,8 @@ Test(ksyms, names_offsets_and_lock_code)
 		"garbage line\n");
 	cr_assert_not_null(k);
 	char buf[128];
-	cr_assert(ksyms_name(k, 0xffffffff81200010ull, buf, sizeof buf));
-	cr_assert_str_eq(buf, "do_unlinkat+0x10");
-	cr_assert(ksyms_name(k, 0xffffffffc0001004ull, buf, sizeof buf));
-	cr_assert_str_eq(buf, "ext4_unlink+0x4");
+	expect_name(k, 0xffffffff81200010ull, "do_unlinkat+0x10");
+	expect_name(k, 0xffffffffc0001004ull, "ext4_unlink+0x4");
 	cr_assert_not(ksyms_name(k, 0x1000, buf, sizeof buf));
 	cr_assert_str_eq(buf, "0x1000");
 	cr_assert(ksyms_is_lock_code(k, 0xffffffff81900200ull), "inside the lock text");
@@ -73,12 +78,9 @@ Test(ksyms, from_kernel_pS_renderings)
 	struct ksyms *k = ksyms_from_pS(addrs, pS, 6);
 	cr_assert_not_null(k);
 	char buf[128];
-	cr_assert(ksyms_name(k, 0xffffffff81200134ull, buf, sizeof buf));
-	cr_assert_str_eq(buf, "do_unlinkat+0x134");
-	cr_assert(ksyms_name(k, 0xffffffff81200010ull, buf, sizeof buf));
-	cr_assert_str_eq(buf, "do_unlinkat+0x10");
-	cr_assert(ksyms_name(k, 0xffffffffc0001004ull, buf, sizeof buf));
-	cr_assert_str_eq(buf, "ext4_unlink+0x4");
+	expect_name(k, 0xffffffff81200134ull, "do_unlinkat+0x134");
+	expect_name(k, 0xffffffff81200010ull, "do_unlinkat+0x10");
+	expect_name(k, 0xffffffffc0001004ull, "ext4_unlink+0x4");
 	/* past a known function's end: not attributed to it */
 	cr_assert_not(ksyms_name(k, 0xffffffff81200000ull + 0x2b0, buf, sizeof buf));
 	cr_assert_not(ksyms_name(k, 0xffffffff89999999ull, buf, sizeof buf));
