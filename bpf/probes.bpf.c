@@ -36,7 +36,12 @@ struct {
 /* The syscall in flight, in task-local storage: a pointer off the task,
  * not a hash lookup on every entry and exit (the cost that --trace adds to
  * each syscall of the traced command). Freed with the task. */
-struct sc_start { __u64 ts; __u32 nr; __u32 rmdir; };
+struct sc_start {
+	__u64 ts;
+	__u32 nr;
+	__u32 rmdir;
+	__u64 last_ino;		/* the inode this thread's last ext4 unlink removed */
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -483,8 +488,31 @@ static __always_inline int do_ext4_discard_blocks(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/ext4_unlink_enter") int btf_ext4_unlink_enter(__u64 *ctx) { return fs_begin(FS_EXT4_UNLINK); }
-SEC("raw_tp/ext4_unlink_enter") int raw_ext4_unlink_enter(__u64 *ctx) { return fs_begin(FS_EXT4_UNLINK); }
+/* How far apart the inodes are that a thread unlinks one after the other:
+ * far jumps mean that every unlink dirties another inode-table block and
+ * bitmap (a big ext4 directory deleted in readdir, i.e. hash, order, as rmz
+ * does, against GNU rm's inode order). */
+static __always_inline int do_ext4_unlink_enter(__u64 *ctx)
+{
+	struct dentry *dentry = (void *)ctx[1];
+	struct probe_misc *m;
+	struct sc_start *s;
+	__u64 ino;
+
+	fs_begin(FS_EXT4_UNLINK);
+	/* only traced threads have syscall storage */
+	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);
+	if (!s)
+		return 0;
+	ino = BPF_CORE_READ(dentry, d_inode, i_ino);
+	if (s->last_ino && ino && (m = misc_get()))
+		hist_add(&m->ext4_ino_jump, ino > s->last_ino ? ino - s->last_ino : s->last_ino - ino);
+	s->last_ino = ino;
+	return 0;
+}
+
+SEC("tp_btf/ext4_unlink_enter") int btf_ext4_unlink_enter(__u64 *ctx) { return do_ext4_unlink_enter(ctx); }
+SEC("raw_tp/ext4_unlink_enter") int raw_ext4_unlink_enter(__u64 *ctx) { return do_ext4_unlink_enter(ctx); }
 SEC("tp_btf/ext4_unlink_exit") int btf_ext4_unlink_exit(__u64 *ctx) { return do_ext4_unlink_exit(ctx); }
 SEC("raw_tp/ext4_unlink_exit") int raw_ext4_unlink_exit(__u64 *ctx) { return do_ext4_unlink_exit(ctx); }
 SEC("tp_btf/ext4_free_blocks") int btf_ext4_free_blocks(__u64 *ctx) { return do_ext4_free_blocks(ctx); }

@@ -58,6 +58,7 @@ struct probe_misc {
 	struct probe_hist offcpu[PROBE_OFFCPU_KINDS]; /* off-CPU time, ns */
 	/* ext4 */
 	struct probe_hist ext4_unlink;	/* ext4_unlink_enter -> exit, ns */
+	struct probe_hist ext4_ino_jump; /* |inode - the thread's previous unlinked inode| */
 	unsigned long long ext4_free_calls, ext4_freed_blocks;
 	unsigned long long ext4_discards, ext4_discard_blocks;
 	/* jbd2 (all commits while tracing; times in jiffies as the kernel gives them) */

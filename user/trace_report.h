@@ -45,6 +45,11 @@ struct trace_finding {
 #define TRACE_MAX_FINDINGS 12
 /* Findings ranked by time share (largest first). Returns how many. */
 int trace_findings(const struct trace_result *r, struct trace_finding *out, int max);
+
+/* Consecutive ext4 unlinks of a thread whose inodes are fewer than this
+ * apart count as in order (the report's "unlink order" line). */
+#define TRACE_INO_NEAR 64
+double trace_ino_near_share(const struct probe_hist *h);
 /* Syscall time excluding waits for children, poll, futex and sleeps: the
  * base of every share. */
 uint64_t trace_busy_ns(const struct probe_snapshot *s);

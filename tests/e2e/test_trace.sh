@@ -106,6 +106,27 @@ test_trace_callers_named_without_kallsyms() {
 	case " $b " in *" do_unlinkat "*) ;; *) fail "rwsem:W callers named from kallsyms: '$b'" ;; esac
 }
 
+# ext4 unlink order: a big directory unlinked in random order (as rmz does in
+# hash order) is named in the verdict; adaptrm's inode-sorted delete is not.
+test_trace_ext4_scattered_inode_order() {
+	need_bpf
+	mount_fs ext4 m 1G || skip "cannot mount ext4"
+	make_flat m/d 20000
+	"$ADAPTRM" --trace --json a.json -- sh -c 'cd m/d && ls -U | shuf | xargs rm -f' >a.txt
+	expect_gone m/d/f1
+	jq -e '.findings[] | select(.id == "scattered_inode_order")' a.json >/dev/null ||
+		fail "random unlink order not named: $(jq -c '[.findings[].id]' a.json)"
+	[ "$(jq '.fs.ext4.inode_jump.count' a.json)" -gt 15000 ] || fail "too few inode jumps in a.json"
+	grep -q "unlink order: " a.txt || fail "no unlink-order line in the report"
+	rmdir m/d
+	make_flat m/d 20000
+	"$ADAPTRM" --trace --json b.json -rf --threads=1 m/d >/dev/null
+	expect_gone m/d
+	! jq -e '.findings[] | select(.id == "scattered_inode_order")' b.json >/dev/null ||
+		fail "inode-sorted delete reported as scattered"
+	expect_hists_sum b.json
+}
+
 test_trace_agrees_with_strace() {
 	need_bpf
 	command -v strace >/dev/null || skip "needs strace"

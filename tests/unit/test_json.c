@@ -123,6 +123,7 @@ Test(json, trace_schema)
 	static const char *const fs[] = { "ext4", "jbd2", "xfs", "btrfs", "block" };
 	for (size_t i = 0; i < 5; i++)
 		cr_assert(json_get(json_get(v, "fs"), fs[i]), "fs.%s", fs[i]);
+	cr_assert(json_get(json_get(json_get(v, "fs"), "ext4"), "inode_jump"));
 	const struct json_value *fnd = json_get(v, "findings");
 	bool dirlock = false;
 	for (size_t i = 0; i < fnd->n; i++) {
@@ -135,5 +136,42 @@ Test(json, trace_schema)
 	cr_assert_eq(json_get(v, "notes")->n, 1);
 	json_free(v);
 	free(text);
+	free(s);
+}
+
+static bool has_finding(const struct trace_result *r, const char *id)
+{
+	struct trace_finding f[16];
+	int n = trace_findings(r, f, 16);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(f[i].id, id))
+			return true;
+	return false;
+}
+
+/* Consecutive ext4 unlinks far apart in the inode table are a finding; in
+ * inode order, or too few to tell, they are not. */
+Test(json, scattered_inode_order_finding)
+{
+	struct probe_snapshot *s = calloc(1, sizeof *s);
+	struct trace_result r = { .mode = "command", .total = s };
+	for (int i = 0; i < 2000; i++)
+		hist_add_value(&s->sc[PROBE_NR_UNLINKAT].lat, 20000);
+	r.attached[PROBE_G_SYSCALLS] = r.attached[PROBE_G_EXT4] = true;
+
+	for (int i = 0; i < 2000; i++)
+		hist_add_value(&s->misc.ext4_ino_jump, i % 50 ? 60000 : 1);
+	cr_assert_float_eq(trace_ino_near_share(&s->misc.ext4_ino_jump), 0.02, 1e-9);
+	cr_assert(has_finding(&r, "scattered_inode_order"));
+
+	memset(&s->misc.ext4_ino_jump, 0, sizeof s->misc.ext4_ino_jump);
+	for (int i = 0; i < 2000; i++)
+		hist_add_value(&s->misc.ext4_ino_jump, i % 50 ? 1 : 60000);
+	cr_assert_not(has_finding(&r, "scattered_inode_order"));
+
+	memset(&s->misc.ext4_ino_jump, 0, sizeof s->misc.ext4_ino_jump);
+	for (int i = 0; i < 500; i++)
+		hist_add_value(&s->misc.ext4_ino_jump, 60000);
+	cr_assert_not(has_finding(&r, "scattered_inode_order"), "500 unlinks are too few to tell");
 	free(s);
 }
