@@ -438,6 +438,13 @@ reject:
 		if (to != p->base_n)
 			return move_to(p, to, d);
 	}
+	if (gain < -2 * band) {
+		/* A clear loss (btrfs with a second worker: -30%) is not worth
+		 * re-checking soon: wait the longest hold before the next gentle
+		 * probe. A changed filesystem or tree still shows as drift. */
+		p->hold_len = p->cfg.hold_max;
+		return enter_hold(p, p->base_n, p->base_rate, true, d);
+	}
 	return enter_hold(p, p->base_n, p->base_rate, probe, d);
 }
 

@@ -862,8 +862,10 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	if (got < 1)
 		die(e->spawn_err, "cannot create worker thread");
 	if (got < initial_threads) {
+		pthread_mutex_lock(&e->qlock);	/* the workers read seen_active under it */
 		atomic_store(&e->knobs.active_threads, got);
 		e->seen_active = got;
+		pthread_mutex_unlock(&e->qlock);
 	}
 	return e;
 }

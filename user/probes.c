@@ -566,6 +566,10 @@ static struct ksyms *name_stack_frames(struct probes *p)
 			if (u == 0 || addrs[i] != addrs[u - 1])
 				addrs[u++] = addrs[i];
 	}
+	if (u == 0) {
+		free(addrs);
+		return NULL;	/* no stack kept: nothing to name */
+	}
 	const char *env = getenv("ADAPTRM_KALLSYMS");	/* 1: the file, for tests */
 	struct ksyms *ks = env && env[0] == '1' ? NULL : ksym_bpf_resolve(addrs, u);
 	free(addrs);

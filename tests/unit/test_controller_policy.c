@@ -314,3 +314,20 @@ Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
 	}
 	cr_expect(up, "blocked workers did not climb");
 }
+
+/* btrfs with many small directories: a second worker costs 40% and no lock
+ * signal says why (no BPF). After a clear loss the next probe waits the
+ * longest hold at once (the doubling from 3 windows probed 28 ticks of 600). */
+static double m_btrfs(int n, int t) { return 30000.0 / (1 + 0.7 * (n - 1)); }
+Test(controller_policy, clear_loss_probes_rarely)
+{
+	struct model m = { m_btrfs, NULL, NULL, 0.05, false, 0 };
+	struct run r;
+	simulate(&m, 64, 1, false, 600, &r);
+	int above = 0;
+	for (int t = 0; t < 600; t++)
+		above += r.n[t] > 1;
+	/* one 2-tick probe per longest hold (25 windows of 2 ticks) at most */
+	cr_assert_leq(above, 2 * 600 / 50, "%d of 600 ticks above one worker", above);
+	expect_near_best(&m, 64, &r, CONVERGE, 600);
+}
