@@ -23,7 +23,8 @@ struct ksyms *ksym_bpf_resolve(const uint64_t *addrs, size_t n)
 
 	for (size_t base = 0; ok && base < n; base += KSYM_BATCH) {
 		size_t m = n - base < KSYM_BATCH ? n - base : KSYM_BATCH;
-		for (uint32_t i = 0; i < KSYM_BATCH; i++) {
+		/* the batch, then a zero address that ends it (if room) */
+		for (uint32_t i = 0; i < KSYM_BATCH && i <= m; i++) {
 			memset(slot, 0, sizeof *slot);
 			slot->addr = i < m ? addrs[base + i] : 0;
 			if (bpf_map_update_elem(mfd, &i, slot, BPF_ANY))

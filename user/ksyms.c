@@ -66,6 +66,19 @@ static bool parse_line(char *line, uint64_t *addr, char *type, char **name, size
 	return *len > 0;
 }
 
+static bool add(struct ksyms *k, uint64_t addr, uint32_t size, const char *name, size_t len)
+{
+	if (!grow((void **)&k->v, &k->cap, k->n + 1, sizeof *k->v, 64) ||
+	    !grow((void **)&k->names, &k->names_cap, k->names_len + len + 1, 1, 4096))
+		return false;
+	k->v[k->n] = (struct ksym){ .addr = addr, .name = (uint32_t)k->names_len, .size = size };
+	memcpy(k->names + k->names_len, name, len);
+	k->names[k->names_len + len] = '\0';
+	k->names_len += len + 1;
+	k->n++;
+	return true;
+}
+
 struct ksyms *ksyms_load(const char *path)
 {
 	FILE *f = fopen(path ? path : "/proc/kallsyms", "re");
@@ -92,16 +105,7 @@ struct ksyms *ksyms_load(const char *path)
 		}
 		if (type != 't' && type != 'T')
 			continue;
-		ok = grow((void **)&k->v, &k->cap, k->n + 1, sizeof *k->v, 65536) &&
-		     grow((void **)&k->names, &k->names_cap, k->names_len + len + 1, 1, 1 << 21);
-		if (!ok)
-			break;
-		k->v[k->n].addr = addr;
-		k->v[k->n].name = (uint32_t)k->names_len;
-		k->v[k->n].size = 0;
-		memcpy(k->names + k->names_len, name, len + 1);
-		k->names_len += len + 1;
-		k->n++;
+		ok = add(k, addr, 0, name, len);
 	}
 	fclose(f);
 	if (k && (!ok || !nonzero || k->n == 0)) {
@@ -110,19 +114,6 @@ struct ksyms *ksyms_load(const char *path)
 	}
 	qsort(k->v, k->n, sizeof *k->v, cmp_addr);
 	return k;
-}
-
-static bool add(struct ksyms *k, uint64_t addr, uint32_t size, const char *name, size_t len)
-{
-	if (!grow((void **)&k->v, &k->cap, k->n + 1, sizeof *k->v, 64) ||
-	    !grow((void **)&k->names, &k->names_cap, k->names_len + len + 1, 1, 4096))
-		return false;
-	k->v[k->n] = (struct ksym){ .addr = addr, .name = (uint32_t)k->names_len, .size = size };
-	memcpy(k->names + k->names_len, name, len);
-	k->names[k->names_len + len] = '\0';
-	k->names_len += len + 1;
-	k->n++;
-	return true;
 }
 
 struct ksyms *ksyms_from_pS(const uint64_t *addrs, const char *const *pS, size_t n)

@@ -555,8 +555,7 @@ static struct ksyms *name_stack_frames(struct probes *p)
 				addrs = na;
 				cap = nc;
 			}
-			if (n < cap)
-				addrs[n++] = ips[i];
+			addrs[n++] = ips[i];
 		}
 	}
 	size_t u = 0;
