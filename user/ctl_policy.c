@@ -176,6 +176,14 @@ static double threshold(const struct ctl_policy *p, int cw)
 	return t;
 }
 
+/* Every CPU has a busy worker that is rarely off it for anything but the
+ * run queue (blocked share from schedstat or the probes, lock waits low):
+ * more workers can only time-slice. */
+static bool cpu_saturated(const struct ctl_policy *p, double blk, double cont, double busy)
+{
+	return p->n >= p->cfg.ncpu && blk >= 0 && blk < 0.2 && (cont < 0 || cont < 0.1) && busy >= 0.8;
+}
+
 /* Workers without work (one huge directory, a chain) cost nothing but make
  * the count meaningless: cut it to the busy ones, at least one. */
 static int trimmed_count(double busy, int n)
@@ -308,6 +316,14 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 				p->hold_left = p->hold_len;
 				return false;
 			}
+			if (dir > 0 && cpu_saturated(p, blk, cont, busy)) {
+				/* Every CPU already has a worker that rarely
+				 * leaves it: another could only time-slice, and a
+				 * lucky window would ratchet the count up (tmpfs
+				 * trees settled at 4-5 workers on 2 CPUs). */
+				p->hold_left = p->hold_len;
+				return false;
+			}
 			snprintf(note, sizeof note, "gentle probe");
 		}
 		if (!dir || gentle_step(p, p->n, dir) == p->n) {
@@ -318,6 +334,8 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		p->phase = CTL_PROBE;
 		p->dir = dir;
 		set_base(p, p->ref_rate, lat, cont);
+		p->base_blk = blk;
+		p->base_cpu = cpu;
 		evidence(d->why, 0, cont, blk, note);
 		return move_to(p, gentle_step(p, p->n, dir), d);
 	}
@@ -332,8 +350,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 			p->trimmed = to < p->n;
 			return enter_hold(p, to, rate, false, d);
 		}
-		if (p->dir > 0 && p->n >= p->cfg.ncpu && blk >= 0 && blk < 0.2 &&
-		    (cont < 0 || cont < 0.1) && busy >= 0.8) {
+		if (p->dir > 0 && cpu_saturated(p, blk, cont, busy)) {
 			/* Every CPU has a worker that rarely leaves it: more
 			 * workers would only time-slice. Hold; gentle probes
 			 * will still look above. */
@@ -403,10 +420,15 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		return false;	/* inside the band: one more window */
 	if (gain < -p->cfg.band && gain >= -band)
 		goto worse;
-	if (gain >= -band && !up && !probe && !p->settled_once) {
+	if (gain >= -band && !up &&
+	    ((!probe && !p->settled_once) ||
+	     (p->n >= p->cfg.ncpu && p->base_blk >= 0 && p->base_blk < 0.2 &&
+	      (p->base_cont < 0 || p->base_cont < 0.1)))) {
 		/* Flat going down on the first climb: the smaller count does as
 		 * well; keep it. Later, flat means "stay": a noisy flat curve
-		 * must not ratchet the count down. */
+		 * must not ratchet the count down, except down to one worker
+		 * per CPU from a CPU-bound start above it (the extra workers
+		 * only time-slice). */
 		evidence(d->why, gain, cont, blk, "flat, fewer threads");
 		return enter_hold(p, p->n, crate, false, d);
 	}

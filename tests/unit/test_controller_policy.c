@@ -331,3 +331,25 @@ Test(controller_policy, clear_loss_probes_rarely)
 	cr_assert_leq(above, 2 * 600 / 50, "%d of 600 ticks above one worker", above);
 	expect_near_best(&m, 64, &r, CONVERGE, 600);
 }
+
+/* tmpfs tree: CPU-bound (blocked ~2%), as fast at 5 or 8 workers as at one
+ * per CPU. Started from a stored profile above the CPU count, flat probes
+ * down keep the smaller count until one worker per CPU, and from there it
+ * does not probe up: lucky windows must not ratchet the count back up
+ * (tmpfs profiles had drifted to 4-5 workers on 2 CPUs). */
+static double m_cpu_flat(int n, int t) { return 60000.0 * (n < 4 ? n : 4); }
+static double m_cpu_blk(int n) { return 0.02; }
+Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
+{
+	struct model m = { m_cpu_flat, NULL, m_cpu_blk, 0.10, true, 0 };
+	struct run r;
+	for (int start = 4; start <= 8; start += 4) {
+		simulate(&m, 64, start, true, 600, &r);
+		cr_expect_eq(r.n[599], 4, "from %d: %d workers at the end", start, r.n[599]);
+		int above = 0;
+		for (int t = 300; t < 600; t++)
+			above += r.n[t] > 4;
+		cr_expect_eq(above, 0, "from %d: %d of the last 300 ticks above 4", start, above);
+		expect_near_best(&m, 64, &r, 0, 600);
+	}
+}
