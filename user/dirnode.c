@@ -79,14 +79,38 @@ static void lru_push_front(struct fdcache *c, struct dnode *n)
 	c->lru.lru_next = n;
 }
 
-/* Close the least recently used unpinned fd; false if there is none. */
-static bool evict_one(struct fdcache *c)
+/* Fds taken out of the cache under its lock, closed after it is released:
+ * close() is a syscall (and the final fput of a directory), and the other
+ * workers must not queue on the lock behind it (20,000 small directories
+ * on 2 workers: one futex wait per five directories). The fd numbers stay
+ * ours until closed, so nothing can reuse them in between. */
+struct fd_batch {
+	int fd[4];
+	int n;
+};
+
+static void batch_close_later(struct fd_batch *b, int fd)
+{
+	if (b->n < (int)(sizeof b->fd / sizeof b->fd[0]))
+		b->fd[b->n++] = fd;
+	else
+		close(fd);	/* only after the budget shrank: rare */
+}
+
+static void batch_close(struct fd_batch *b)
+{
+	while (b->n > 0)
+		close(b->fd[--b->n]);
+}
+
+/* Take out the least recently used unpinned fd; false if there is none. */
+static bool evict_one(struct fdcache *c, struct fd_batch *b)
 {
 	struct dnode *victim = c->lru.lru_prev;
 	if (victim == &c->lru)
 		return false;
 	lru_unlink(victim);
-	close(victim->fd);
+	batch_close_later(b, victim->fd);
 	victim->fd = -1;
 	c->open--;
 	atomic_fetch_add_explicit(&c->evictions, 1, memory_order_relaxed);
@@ -100,25 +124,33 @@ static void pin_locked(struct dnode *n)
 }
 
 /* Record FD as N's, pinned. If another thread got there first, keep theirs. */
-static int install_locked(struct fdcache *c, struct dnode *n, int fd)
+static int install_locked(struct fdcache *c, struct dnode *n, int fd, struct fd_batch *b)
 {
 	if (n->fd >= 0) {
-		close(fd);
+		batch_close_later(b, fd);
 	} else {
 		n->fd = fd;
 		c->open++;
-		while (c->open > c->budget && evict_one(c))
+		while (c->open > c->budget && evict_one(c, b))
 			;
 	}
 	pin_locked(n);
 	return n->fd;
 }
 
+static int install(struct fdcache *c, struct dnode *n, int fd)
+{
+	struct fd_batch b = { .n = 0 };
+	pthread_mutex_lock(&c->lock);
+	fd = install_locked(c, n, fd, &b);
+	pthread_mutex_unlock(&c->lock);
+	batch_close(&b);
+	return fd;
+}
+
 void fdc_install(struct fdcache *c, struct dnode *n, int fd)
 {
-	pthread_mutex_lock(&c->lock);
-	install_locked(c, n, fd);
-	pthread_mutex_unlock(&c->lock);
+	install(c, n, fd);
 }
 
 void fdc_put(struct fdcache *c, struct dnode *n)
@@ -133,15 +165,18 @@ void fdc_put(struct fdcache *c, struct dnode *n)
 
 void fdc_drop(struct fdcache *c, struct dnode *n)
 {
+	int fd = -1;
 	pthread_mutex_lock(&c->lock);
 	if (n->fd >= 0) {
 		if (n->lru_next)
 			lru_unlink(n);
-		close(n->fd);
+		fd = n->fd;
 		n->fd = -1;
 		c->open--;
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (fd >= 0)
+		close(fd);
 }
 
 int fdc_openat(struct fdcache *c, int dirfd, const char *name, int flags)
@@ -151,11 +186,13 @@ int fdc_openat(struct fdcache *c, int dirfd, const char *name, int flags)
 		if (fd >= 0 || (errno != EMFILE && errno != ENFILE))
 			return fd;
 		/* Out of fds: shrink the budget to what we have and free one. */
+		struct fd_batch b = { .n = 0 };
 		pthread_mutex_lock(&c->lock);
-		bool freed = evict_one(c);
+		bool freed = evict_one(c, &b);
 		if (freed && c->budget > 1 && c->open < c->budget)
 			c->budget = c->open > 0 ? c->open : 1;
 		pthread_mutex_unlock(&c->lock);
+		batch_close(&b);
 		if (!freed) {
 			errno = EMFILE;
 			return -1;
@@ -224,9 +261,7 @@ int fdc_get(struct fdcache *c, struct dnode *n, int *err)
 			fd = -1;
 			break;
 		}
-		pthread_mutex_lock(&c->lock);
-		fd = install_locked(c, path[i], nfd);
-		pthread_mutex_unlock(&c->lock);
+		fd = install(c, path[i], nfd);
 		fdc_put(c, held);
 		held = path[i];
 	}
@@ -262,8 +297,5 @@ int fdc_get_parent(struct fdcache *c, struct dnode *child, int *err)
 		 * back to the trusted path from above, which verifies too. */
 		return fdc_get(c, p, err);
 	}
-	pthread_mutex_lock(&c->lock);
-	pfd = install_locked(c, p, pfd);
-	pthread_mutex_unlock(&c->lock);
-	return pfd;
+	return install(c, p, pfd);
 }
