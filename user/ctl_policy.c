@@ -334,10 +334,13 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		p->phase = CTL_PROBE;
 		p->dir = dir;
 		set_base(p, p->ref_rate, lat, cont);
-		p->base_blk = blk;
-		p->base_cpu = cpu;
+		p->base_blk = blk;	/* for the CPU-bound keep rule */
 		evidence(d->why, 0, cont, blk, note);
-		return move_to(p, gentle_step(p, p->n, dir), d);
+		int to = gentle_step(p, p->n, dir);
+		if (dir < 0 && to < p->cfg.ncpu && p->n > p->cfg.ncpu && blk >= 0 && blk < 0.2 &&
+		    (cont < 0 || cont < 0.1))
+			to = p->cfg.ncpu;	/* CPU-bound above the CPUs: try one per CPU */
+		return move_to(p, to, d);
 	}
 
 	if (p->phase == CTL_CLIMB && p->n == p->base_n) {
@@ -353,7 +356,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		if (p->dir > 0 && cpu_saturated(p, blk, cont, busy)) {
 			/* Every CPU has a worker that rarely leaves it: more
 			 * workers would only time-slice. Hold; gentle probes
-			 * will still look above. */
+			 * look above only once that stops being true. */
 			set_base(p, rate, lat, cont);
 			return enter_hold(p, p->n, rate, false, d);
 		}
@@ -422,7 +425,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		goto worse;
 	if (gain >= -band && !up &&
 	    ((!probe && !p->settled_once) ||
-	     (p->n >= p->cfg.ncpu && p->base_blk >= 0 && p->base_blk < 0.2 &&
+	     (probe && p->n >= p->cfg.ncpu && p->base_blk >= 0 && p->base_blk < 0.2 &&
 	      (p->base_cont < 0 || p->base_cont < 0.1)))) {
 		/* Flat going down on the first climb: the smaller count does as
 		 * well; keep it. Later, flat means "stay": a noisy flat curve

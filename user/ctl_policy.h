@@ -53,7 +53,8 @@ struct ctl_policy {
 	int dir;		/* +1 climbing up, -1 down */
 	bool tried_down;	/* this climb already tried below its base */
 	int climb_accepts;	/* steps this climb accepted */
-	bool settled_once;	/* a hold was reached: flat no longer means "go lower" */
+	bool settled_once;	/* a hold was reached: flat no longer means "go lower"
+				 * (except down to one worker per CPU when CPU-bound) */
 	bool fast_up;		/* blocked workers made an up-step pay: one tick windows */
 
 	/* Window being accumulated at n. */

@@ -94,7 +94,7 @@ static void batch_close_later(struct fd_batch *b, int fd)
 	if (b->n < (int)(sizeof b->fd / sizeof b->fd[0]))
 		b->fd[b->n++] = fd;
 	else
-		close(fd);	/* only after the budget shrank: rare */
+		close(fd);	/* rare: the budget shrank, or pinned fds beyond it came back */
 }
 
 static void batch_close(struct fd_batch *b)

@@ -16,6 +16,8 @@ struct model {
 	int tasks;				/* parallel work available (0: unlimited) */
 };
 
+static int sim_cpus = 4;	/* CPUs of the simulated machine */
+
 static uint64_t rng = 88172645463325252ull;
 static double unit_noise(void)
 {
@@ -60,7 +62,7 @@ struct run {
 static void simulate(const struct model *m, int cap, int start, bool known, int ticks, struct run *r)
 {
 	struct ctl_policy_cfg cfg;
-	ctl_policy_defaults(&cfg, cap, 4);
+	ctl_policy_defaults(&cfg, cap, sim_cpus);
 	struct ctl_policy p;
 	ctl_policy_init(&p, &cfg, start, known);
 	r->changes = 0;
@@ -339,6 +341,7 @@ Test(controller_policy, clear_loss_probes_rarely)
  * (tmpfs profiles had drifted to 4-5 workers on 2 CPUs). */
 static double m_cpu_flat(int n, int t) { return 60000.0 * (n < 4 ? n : 4); }
 static double m_cpu_blk(int n) { return 0.02; }
+static double m_cpu8_flat(int n, int t) { return 30000.0 * (n < 8 ? n : 8); }
 Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
 {
 	struct model m = { m_cpu_flat, NULL, m_cpu_blk, 0.10, true, 0 };
@@ -352,4 +355,13 @@ Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
 		cr_expect_eq(above, 0, "from %d: %d of the last 300 ticks above 4", start, above);
 		expect_near_best(&m, 64, &r, 0, 600);
 	}
+	/* 8 CPUs: a gentle step down from 9-12 (-25%) lands below the CPU
+	 * count; it must try one per CPU instead, not lose and stay at 9. */
+	struct model m8 = { m_cpu8_flat, NULL, m_cpu_blk, 0.10, true, 0 };
+	sim_cpus = 8;
+	for (int start = 9; start <= 12; start++) {
+		simulate(&m8, 64, start, true, 600, &r);
+		cr_expect_eq(r.n[599], 8, "8 CPUs from %d: %d workers at the end", start, r.n[599]);
+	}
+	sim_cpus = 4;
 }
