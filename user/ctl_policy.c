@@ -176,12 +176,17 @@ static double threshold(const struct ctl_policy *p, int cw)
 	return t;
 }
 
-/* Every CPU has a busy worker that is rarely off it for anything but the
- * run queue (blocked share from schedstat or the probes, lock waits low):
- * more workers can only time-slice. */
+/* Workers rarely off the CPU for anything but the run queue: the blocked
+ * share (schedstat or the probes) is measured and low, lock waits too. */
+static bool cpu_bound(double blk, double cont)
+{
+	return blk >= 0 && blk < 0.2 && (cont < 0 || cont < 0.1);
+}
+
+/* Every CPU has such a busy worker: more workers can only time-slice. */
 static bool cpu_saturated(const struct ctl_policy *p, double blk, double cont, double busy)
 {
-	return p->n >= p->cfg.ncpu && blk >= 0 && blk < 0.2 && (cont < 0 || cont < 0.1) && busy >= 0.8;
+	return p->n >= p->cfg.ncpu && cpu_bound(blk, cont) && busy >= 0.8;
 }
 
 /* Workers without work (one huge directory, a chain) cost nothing but make
@@ -337,8 +342,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		p->base_blk = blk;	/* for the CPU-bound keep rule */
 		evidence(d->why, 0, cont, blk, note);
 		int to = gentle_step(p, p->n, dir);
-		if (dir < 0 && to < p->cfg.ncpu && p->n > p->cfg.ncpu && blk >= 0 && blk < 0.2 &&
-		    (cont < 0 || cont < 0.1))
+		if (dir < 0 && to < p->cfg.ncpu && p->n > p->cfg.ncpu && cpu_bound(blk, cont))
 			to = p->cfg.ncpu;	/* CPU-bound above the CPUs: try one per CPU */
 		return move_to(p, to, d);
 	}
@@ -425,8 +429,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		goto worse;
 	if (gain >= -band && !up &&
 	    ((!probe && !p->settled_once) ||
-	     (probe && p->n >= p->cfg.ncpu && p->base_blk >= 0 && p->base_blk < 0.2 &&
-	      (p->base_cont < 0 || p->base_cont < 0.1)))) {
+	     (probe && p->n >= p->cfg.ncpu && cpu_bound(p->base_blk, p->base_cont)))) {
 		/* Flat going down on the first climb: the smaller count does as
 		 * well; keep it. Later, flat means "stay": a noisy flat curve
 		 * must not ratchet the count down, except down to one worker

@@ -138,7 +138,7 @@ static int install_locked(struct fdcache *c, struct dnode *n, int fd, struct fd_
 	return n->fd;
 }
 
-static int install(struct fdcache *c, struct dnode *n, int fd)
+int fdc_install(struct fdcache *c, struct dnode *n, int fd)
 {
 	struct fd_batch b = { .n = 0 };
 	pthread_mutex_lock(&c->lock);
@@ -146,11 +146,6 @@ static int install(struct fdcache *c, struct dnode *n, int fd)
 	pthread_mutex_unlock(&c->lock);
 	batch_close(&b);
 	return fd;
-}
-
-void fdc_install(struct fdcache *c, struct dnode *n, int fd)
-{
-	install(c, n, fd);
 }
 
 void fdc_put(struct fdcache *c, struct dnode *n)
@@ -261,7 +256,7 @@ int fdc_get(struct fdcache *c, struct dnode *n, int *err)
 			fd = -1;
 			break;
 		}
-		fd = install(c, path[i], nfd);
+		fd = fdc_install(c, path[i], nfd);
 		fdc_put(c, held);
 		held = path[i];
 	}
@@ -297,5 +292,5 @@ int fdc_get_parent(struct fdcache *c, struct dnode *child, int *err)
 		 * back to the trusted path from above, which verifies too. */
 		return fdc_get(c, p, err);
 	}
-	return install(c, p, pfd);
+	return fdc_install(c, p, pfd);
 }

@@ -71,8 +71,9 @@ int fdc_get(struct fdcache *c, struct dnode *n, int *err);
  * cheap "..", verified, when the parent's fd was evicted. */
 int fdc_get_parent(struct fdcache *c, struct dnode *child, int *err);
 void fdc_put(struct fdcache *c, struct dnode *n);
-/* N has just been opened by the caller as FD: record it, pinned. */
-void fdc_install(struct fdcache *c, struct dnode *n, int fd);
+/* N has just been opened by the caller as FD: record it, pinned. Returns
+ * N's fd: FD, or the one another thread installed first (FD is closed). */
+int fdc_install(struct fdcache *c, struct dnode *n, int fd);
 /* N is finished: close its fd if open. */
 void fdc_drop(struct fdcache *c, struct dnode *n);
 /* openat() for directories that, on EMFILE, closes cached fds and retries. */

@@ -119,11 +119,11 @@ static int cmp_share(const void *a, const void *b)
 
 /* Share of the unlinked-inode jumps below TRACE_INO_NEAR (64: a few 4 KiB
  * inode-table blocks of 256-byte inodes), from the log2 histogram: the
- * buckets 0, 1, 2-3, ..., 32-63. */
+ * buckets below TRACE_INO_NEAR's own (a power of two starts a bucket). */
 double trace_ino_near_share(const struct probe_hist *h)
 {
 	uint64_t near = 0;
-	for (int b = 0; b < PROBE_HIST_BUCKETS && b <= 6; b++)
+	for (int b = 0; b < PROBE_HIST_BUCKETS && b < hist_bucket(TRACE_INO_NEAR); b++)
 		near += h->b[b];
 	return h->count ? (double)near / (double)h->count : 1;
 }
