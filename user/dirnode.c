@@ -158,7 +158,7 @@ void fdc_put(struct fdcache *c, struct dnode *n)
 	pthread_mutex_unlock(&c->lock);
 }
 
-void fdc_drop(struct fdcache *c, struct dnode *n)
+int fdc_take(struct fdcache *c, struct dnode *n)
 {
 	int fd = -1;
 	pthread_mutex_lock(&c->lock);
@@ -170,17 +170,13 @@ void fdc_drop(struct fdcache *c, struct dnode *n)
 		c->open--;
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (fd >= 0)
-		close(fd);
+	return fd;
 }
 
-int fdc_openat(struct fdcache *c, int dirfd, const char *name, int flags)
+int fdc_openat_evicting(struct fdcache *c, int dirfd, const char *name, int flags)
 {
 	for (;;) {
-		int fd = openat(dirfd, name, flags);
-		if (fd >= 0 || (errno != EMFILE && errno != ENFILE))
-			return fd;
-		/* Out of fds: shrink the budget to what we have and free one. */
+		/* Shrink the budget to what we have and free one fd. */
 		struct fd_batch b = { .n = 0 };
 		pthread_mutex_lock(&c->lock);
 		bool freed = evict_one(c, &b);
@@ -190,6 +186,13 @@ int fdc_openat(struct fdcache *c, int dirfd, const char *name, int flags)
 		batch_close(&b);
 		if (!freed) {
 			errno = EMFILE;
+			return -1;
+		}
+		int fd = sys_openat(dirfd, name, flags);
+		if (fd >= 0)
+			return fd;
+		if (fd != -EMFILE && fd != -ENFILE) {
+			errno = -fd;
 			return -1;
 		}
 	}

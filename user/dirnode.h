@@ -18,6 +18,9 @@
 #ifndef ADAPTRM_DIRNODE_H
 #define ADAPTRM_DIRNODE_H
 
+#include "rawsys.h"
+
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -74,9 +77,31 @@ void fdc_put(struct fdcache *c, struct dnode *n);
 /* N has just been opened by the caller as FD: record it, pinned. Returns
  * N's fd: FD, or the one another thread installed first (FD is closed). */
 int fdc_install(struct fdcache *c, struct dnode *n, int fd);
-/* N is finished: close its fd if open. */
-void fdc_drop(struct fdcache *c, struct dnode *n);
-/* openat() for directories that, on EMFILE, closes cached fds and retries. */
-int fdc_openat(struct fdcache *c, int dirfd, const char *name, int flags);
+/* N is finished: take its fd out of the cache; the caller closes it (-1:
+ * it was not open). */
+int fdc_take(struct fdcache *c, struct dnode *n);
+/* N is finished: close its fd if open (after the cache lock is released). */
+static inline void fdc_drop(struct fdcache *c, struct dnode *n)
+{
+	int fd = fdc_take(c, n);
+	if (fd >= 0)
+		sys_close(fd);
+}
+/* Out of fds: close one cached fd and retry; see fdc_openat. */
+int fdc_openat_evicting(struct fdcache *c, int dirfd, const char *name, int flags);
+
+/* openat() for directories that, on EMFILE, closes cached fds and retries.
+ * -1 and errno on failure. Inline: the syscall belongs in the caller's loop
+ * (user/rawsys.h). */
+static inline int fdc_openat(struct fdcache *c, int dirfd, const char *name, int flags)
+{
+	int fd = sys_openat(dirfd, name, flags);
+	if (fd >= 0)
+		return fd;
+	if (fd == -EMFILE || fd == -ENFILE)
+		return fdc_openat_evicting(c, dirfd, name, flags);
+	errno = -fd;
+	return -1;
+}
 
 #endif

@@ -3,6 +3,7 @@
 #include "fsinfo.h"
 #include "msg.h"
 #include "quote.h"
+#include "rawsys.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -293,8 +294,11 @@ static void flush_newdirs(struct worker *w)
 }
 
 /* Drop one reference of D. If it was the last, D is empty (or failed): remove
- * it and continue with its parent, iteratively, so deep trees need no stack. */
-static void node_release(struct worker *w, struct dnode *d)
+ * it and continue with its parent, iteratively, so deep trees need no stack.
+ * Inlined at the end of scan_dir, where most directories are removed; the
+ * other callers share one out-of-line copy (node_release). */
+static inline __attribute__((always_inline)) void node_release_inline(struct worker *w,
+								     struct dnode *d)
 {
 	struct engine *e = w->e;
 	while (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) == 1) {
@@ -325,13 +329,14 @@ static void node_release(struct worker *w, struct dnode *d)
 			continue;
 		}
 		stat_add(&w->st->syscalls, 1);
-		if (unlinkat(pfd, d->name, AT_REMOVEDIR) == 0) {
+		int r = sys_unlinkat(pfd, d->name, AT_REMOVEDIR);
+		if (r == 0) {
 			stat_add(&w->st->dirs, 1);
 			atomic_fetch_add_explicit(&p->progress, 1, memory_order_relaxed);
 			if (e->cfg.verbose)
 				verbose_removed(w, d, NULL, true);
 		} else {
-			err = errno;
+			err = -r;
 			if ((err == ENOTEMPTY || err == EEXIST) &&
 			    atomic_load(&d->progress) > 0 && d->retries < e->cfg.max_retries) {
 				/* Refilled while we deleted it. Scan again, but only
@@ -354,6 +359,11 @@ static void node_release(struct worker *w, struct dnode *d)
 	}
 }
 
+static __attribute__((noinline)) void node_release(struct worker *w, struct dnode *d)
+{
+	node_release_inline(w, d);
+}
+
 /* ------------------------------------------------------------------ */
 /* Scanning one directory                                               */
 
@@ -362,8 +372,58 @@ static bool is_dot_or_dotdot(const char *s)
 	return s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0'));
 }
 
-static void remove_entry(struct worker *w, struct dnode *d, int fd,
-			 const char *name, unsigned char type)
+/* A plain unlink, timed one call in UNLINK_SAMPLE: the controller wants the
+ * mean unlinkat time, and sampling gives it at a fraction of the clock reads.
+ * Returns 0 or -errno. Inline, with the syscall itself (user/rawsys.h). */
+static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, int fd,
+								const char *name)
+{
+	bool timed = (w->unlink_seq++ & (UNLINK_SAMPLE - 1)) == 0;
+	uint64_t t0 = timed ? now_ns() : 0;
+	int r = sys_unlinkat(fd, name, 0);
+	if (timed) {
+		stat_add(&w->st->unlink_ns, now_ns() - t0);
+		stat_add(&w->st->unlink_calls, 1);
+	}
+	stat_add(&w->st->syscalls, 1);
+	return r;
+}
+
+static inline __attribute__((always_inline)) void file_removed(struct worker *w, struct dnode *d,
+								 const char *name)
+{
+	stat_add(&w->st->files, 1);
+	atomic_fetch_add_explicit(&d->progress, 1, memory_order_relaxed);
+	if (w->e->cfg.verbose)
+		verbose_removed(w, d, name, false);
+}
+
+static void remove_entry_slow(struct worker *w, struct dnode *d, int fd,
+			      const char *name, unsigned char type);
+
+/* unlinkat of a non-directory NAME failed with ERR. */
+static __attribute__((noinline)) void unlink_failed(struct worker *w, struct dnode *d, int fd,
+						    const char *name, int err)
+{
+	if (err == EISDIR || err == EPERM) {
+		/* d_type said non-directory, but it is one now (or always was:
+		 * EPERM is what unlink(2) returns for directories on Linux). */
+		struct stat st;
+		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+			remove_entry_slow(w, d, fd, name, DT_DIR);
+			return;
+		}
+	}
+	if (err == ENOENT && w->e->cfg.force)
+		return;
+	report_cannot_remove(w, d, name, err);
+	mark_failed(d);
+}
+
+/* Directories and entries of unknown type: out of line, so that the common
+ * case below inlines into the loops over a directory's entries. */
+static __attribute__((noinline)) void remove_entry_slow(struct worker *w, struct dnode *d, int fd,
+							 const char *name, unsigned char type)
 {
 	struct engine *e = w->e;
 	if (type == DT_UNKNOWN) {
@@ -390,38 +450,28 @@ static void remove_entry(struct worker *w, struct dnode *d, int fd,
 		w->newdirs[w->n_newdirs++] = child;
 		return;
 	}
+	int r = unlink_timed(w, fd, name);
+	if (r == 0)
+		file_removed(w, d, name);
+	else
+		unlink_failed(w, d, fd, name, -r);
+}
 
-	/* The controller wants the mean unlinkat time; timing one call in
-	 * UNLINK_SAMPLE gives it at a fraction of the clock reads. */
-	bool timed = (w->unlink_seq++ & (UNLINK_SAMPLE - 1)) == 0;
-	uint64_t t0 = timed ? now_ns() : 0;
-	int r = unlinkat(fd, name, 0);
-	int err = errno;
-	if (timed) {
-		stat_add(&w->st->unlink_ns, now_ns() - t0);
-		stat_add(&w->st->unlink_calls, 1);
-	}
-	stat_add(&w->st->syscalls, 1);
-	if (r == 0) {
-		stat_add(&w->st->files, 1);
-		atomic_fetch_add_explicit(&d->progress, 1, memory_order_relaxed);
-		if (e->cfg.verbose)
-			verbose_removed(w, d, name, false);
+/* Remove one entry of D (open as FD). Subdirectories become tasks; files
+ * are unlinked here, the syscall inline in the caller's loop. */
+static inline __attribute__((always_inline)) void remove_entry(struct worker *w, struct dnode *d,
+								int fd, const char *name,
+								unsigned char type)
+{
+	if (type == DT_DIR || type == DT_UNKNOWN) {
+		remove_entry_slow(w, d, fd, name, type);
 		return;
 	}
-	if (err == EISDIR || err == EPERM) {
-		/* d_type said non-directory, but it is one now (or always was:
-		 * EPERM is what unlink(2) returns for directories on Linux). */
-		struct stat st;
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-			remove_entry(w, d, fd, name, DT_DIR);
-			return;
-		}
-	}
-	if (err == ENOENT && e->cfg.force)
-		return;
-	report_cannot_remove(w, d, name, err);
-	mark_failed(d);
+	int r = unlink_timed(w, fd, name);
+	if (r == 0)
+		file_removed(w, d, name);
+	else
+		unlink_failed(w, d, fd, name, -r);
 }
 
 static int cmp_ino(const void *a, const void *b)
@@ -639,9 +689,10 @@ static void scan_dir(struct worker *w, struct dnode *d)
 
 	struct stat st;
 	stat_add(&w->st->syscalls, 1);
-	if (fstat(fd, &st) < 0) {
-		err = errno;
-		close(fd);
+	int r = sys_fstat(fd, &st);
+	if (r < 0) {
+		err = -r;
+		sys_close(fd);
 		report_cannot_remove(w, d, NULL, err);
 		mark_failed(d);
 		node_release(w, d);
@@ -699,9 +750,9 @@ static void scan_dir(struct worker *w, struct dnode *d)
 		/* dir_share may be switched on by the controller mid-directory */
 		batching = sort || dir_share(e, d) > 1;
 		stat_add(&w->st->syscalls, 1);
-		long n = syscall(SYS_getdents64, fd, w->dbuf, w->dbuf_size);
+		long n = sys_getdents64(fd, w->dbuf, w->dbuf_size);
 		if (n < 0) {
-			err = errno;
+			err = (int)-n;
 			if (read_any) {
 				build_path(w, &w->path, d, NULL);
 				sb_reset(&w->msg);
@@ -747,7 +798,7 @@ static void scan_dir(struct worker *w, struct dnode *d)
 	sb_reset(&w->names);
 	flush_newdirs(w);
 	fdc_put(&e->fdc, d);
-	node_release(w, d);
+	node_release_inline(w, d);
 }
 
 /* ------------------------------------------------------------------ */
