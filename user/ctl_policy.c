@@ -224,6 +224,11 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 	if (s->cpu >= 0)
 		p->w_cpu += s->cpu, p->w_cpu_n++;
 	int need = p->fast_up ? 1 : p->cfg.window_ticks;
+	/* Workers clearly blocked from the first tick on (a latency-bound
+	 * filesystem): a one-tick first window, so that a short delete gets to
+	 * climb at all (slowfs 64 x 100 lasts three ticks). */
+	if (p->windows == 0 && p->phase == CTL_CLIMB && s->blocked >= 0.6 && s->busy >= 0.8)
+		need = 1;
 	if (p->w_ticks < need)
 		return false;
 
@@ -364,6 +369,13 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 			set_base(p, rate, lat, cont);
 			return enter_hold(p, p->n, rate, false, d);
 		}
+		if (p->dir > 0 && clampn(p, p->n + 1) == p->n && blk >= 0.6 && busy >= 0.8) {
+			/* At the cap with workers mostly blocked: the clear signal
+			 * says more, so fewer can only lose. Hold; gentle probes
+			 * may still look below later. */
+			set_base(p, rate, lat, cont);
+			return enter_hold(p, p->n, rate, false, d);
+		}
 		snprintf(note, sizeof note, "first window %.0f ops/s", rate);
 		bool ch = start_climb(p, p->dir, rate, lat, cont, d);
 		p->base_cpu = cpu;
@@ -481,6 +493,16 @@ int ctl_policy_best(const struct ctl_policy *p, double *rate)
 	if (p->windows < 2)
 		return -1;
 	int n = p->phase == CTL_HOLD ? p->n : p->base_n;
+	/* Ended while climbing up on blocked workers (a short delete on a
+	 * latency-bound filesystem: slowfs 64 x 100 lasts 2-3 windows): every
+	 * step so far gained and more blocked workers cost little, so the step
+	 * being tried is the better start for the next run; its gentle probes
+	 * correct an overshoot. */
+	if (p->phase == CTL_CLIMB && p->dir > 0 && p->fast_up && p->n > p->base_n) {
+		if (rate)
+			*rate = p->base_rate;
+		return p->n;
+	}
 	if (rate)
 		*rate = p->seen_at[n] ? p->rate_at[n] : p->base_rate;
 	return n;

@@ -365,3 +365,47 @@ Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
 	}
 	sim_cpus = 4;
 }
+
+/* Tick POLICY on model M until STOP says so (at most MAX ticks). */
+static void tick_until(struct ctl_policy *p, const struct model *m, int max,
+		       bool (*stop)(const struct ctl_policy *))
+{
+	for (int t = 0; t < max && !stop(p); t++) {
+		double rate = m->rate(p->n, t);
+		struct ctl_sample s = {
+			.dt = 0.1, .ops = rate * 0.1, .lat_mean_us = p->n / rate * 1e6,
+			.lat_p99_us = -1, .contention = -1,
+			.blocked = m->blocked ? m->blocked(p->n) : -1, .busy = 1, .cpu = 0.3,
+		};
+		struct ctl_decision d;
+		ctl_policy_tick(p, &s, &d);
+	}
+}
+
+static bool climbing_past_an_accept(const struct ctl_policy *p)
+{
+	return p->phase == CTL_CLIMB && p->n > p->base_n && p->climb_accepts > 0;
+}
+
+/* A delete that ends two windows into a climb on blocked workers (slowfs
+ * 64 x 100: 0.3-0.5 s) teaches the step being tried, not the one before it:
+ * otherwise every later run starts one doubling short and ends before its
+ * gentle probes reach the peak. Without blocked workers, only what was
+ * measured is learned. */
+Test(controller_policy, short_latency_bound_delete_learns_the_step_being_tried)
+{
+	struct ctl_policy_cfg cfg;
+	ctl_policy_defaults(&cfg, 128, 2);
+	struct ctl_policy p;
+	struct model fuse = { m_fuse, NULL, m_fuse_blk, 0, false, 0 };
+	ctl_policy_init(&p, &cfg, 16, false);
+	tick_until(&p, &fuse, 40, climbing_past_an_accept);
+	cr_assert(climbing_past_an_accept(&p), "the climb accepted a step up");
+	cr_expect_eq(ctl_policy_best(&p, NULL), p.n, "learns %d, tried %d", ctl_policy_best(&p, NULL), p.n);
+
+	struct model cpu = { m_cpu_flat, NULL, m_cpu_blk, 0, true, 0 };
+	ctl_policy_init(&p, &cfg, 1, false);
+	tick_until(&p, &cpu, 40, climbing_past_an_accept);
+	cr_assert(climbing_past_an_accept(&p), "the climb accepted a step up");
+	cr_expect_eq(ctl_policy_best(&p, NULL), p.base_n, "CPU-bound: only what was measured");
+}
