@@ -15,7 +15,7 @@
  * So these must stay static inline, and the functions that call them in a
  * loop must be inlined into that loop. They return the result or -errno,
  * like the kernel, and never touch errno. Other architectures go through
- * glibc and get the same contract. */
+ * glibc and get the same contract (x32 too). */
 #ifndef ADAPTRM_RAWSYS_H
 #define ADAPTRM_RAWSYS_H
 
@@ -27,7 +27,7 @@
 
 static inline long rawsys3(long nr, long a, long b, long c)
 {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(__ILP32__)
 	long ret;
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
@@ -62,7 +62,7 @@ static inline int sys_close(int fd)
  * kernel's; anywhere else this goes through glibc (see rawsys3). */
 static inline int sys_fstat(int fd, struct stat *st)
 {
-#if defined(__x86_64__) || defined(__aarch64__)
+#if (defined(__x86_64__) && !defined(__ILP32__)) || defined(__aarch64__)
 	return (int)rawsys3(SYS_fstat, fd, (long)st, 0);
 #else
 	return fstat(fd, st) == 0 ? 0 : -errno;
