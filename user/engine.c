@@ -398,8 +398,17 @@ static inline __attribute__((always_inline)) void file_removed(struct worker *w,
 		verbose_removed(w, d, name, false);
 }
 
-static void remove_entry_slow(struct worker *w, struct dnode *d, int fd,
-			      const char *name, unsigned char type);
+/* Subdirectory NAME of D becomes a task, pushed with the buffer's others. */
+static void queue_subdir(struct worker *w, struct dnode *d, const char *name)
+{
+	struct dnode *child = dnode_new(d, name, strlen(name));
+	atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
+	if (w->n_newdirs == w->cap_newdirs) {
+		w->cap_newdirs = w->cap_newdirs ? 2 * w->cap_newdirs : 64;
+		w->newdirs = xrealloc(w->newdirs, w->cap_newdirs * sizeof(*w->newdirs));
+	}
+	w->newdirs[w->n_newdirs++] = child;
+}
 
 /* unlinkat of a non-directory NAME failed with ERR. */
 static __attribute__((noinline)) void unlink_failed(struct worker *w, struct dnode *d, int fd,
@@ -410,7 +419,7 @@ static __attribute__((noinline)) void unlink_failed(struct worker *w, struct dno
 		 * EPERM is what unlink(2) returns for directories on Linux). */
 		struct stat st;
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-			remove_entry_slow(w, d, fd, name, DT_DIR);
+			queue_subdir(w, d, name);
 			return;
 		}
 	}
@@ -420,41 +429,28 @@ static __attribute__((noinline)) void unlink_failed(struct worker *w, struct dno
 	mark_failed(d);
 }
 
-/* Directories and entries of unknown type: out of line, so that the common
- * case below inlines into the loops over a directory's entries. */
-static __attribute__((noinline)) void remove_entry_slow(struct worker *w, struct dnode *d, int fd,
-							 const char *name, unsigned char type)
+/* An entry whose d_type is DT_DIR or DT_UNKNOWN: a directory becomes a task,
+ * an unknown type is asked for, never following links. True if it is a
+ * non-directory for the caller to unlink. Out of line, so that the common
+ * case in remove_entry inlines into the loops over a directory's entries. */
+static __attribute__((noinline)) bool not_a_directory(struct worker *w, struct dnode *d, int fd,
+						      const char *name, unsigned char type)
 {
-	struct engine *e = w->e;
 	if (type == DT_UNKNOWN) {
-		/* The filesystem does not fill d_type: ask, never following links. */
 		struct stat st;
 		stat_add(&w->st->syscalls, 1);
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT || !e->cfg.force) {
+			if (errno != ENOENT || !w->e->cfg.force) {
 				report_cannot_remove(w, d, name, errno);
 				mark_failed(d);
 			}
-			return;
+			return false;
 		}
-		type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+		if (!S_ISDIR(st.st_mode))
+			return true;
 	}
-	if (type == DT_DIR) {
-		size_t len = strlen(name);
-		struct dnode *child = dnode_new(d, name, len);
-		atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
-		if (w->n_newdirs == w->cap_newdirs) {
-			w->cap_newdirs = w->cap_newdirs ? 2 * w->cap_newdirs : 64;
-			w->newdirs = xrealloc(w->newdirs, w->cap_newdirs * sizeof(*w->newdirs));
-		}
-		w->newdirs[w->n_newdirs++] = child;
-		return;
-	}
-	int r = unlink_timed(w, fd, name);
-	if (r == 0)
-		file_removed(w, d, name);
-	else
-		unlink_failed(w, d, fd, name, -r);
+	queue_subdir(w, d, name);
+	return false;
 }
 
 /* Remove one entry of D (open as FD). Subdirectories become tasks; files
@@ -463,10 +459,8 @@ static inline __attribute__((always_inline)) void remove_entry(struct worker *w,
 								int fd, const char *name,
 								unsigned char type)
 {
-	if (type == DT_DIR || type == DT_UNKNOWN) {
-		remove_entry_slow(w, d, fd, name, type);
+	if ((type == DT_DIR || type == DT_UNKNOWN) && !not_a_directory(w, d, fd, name, type))
 		return;
-	}
 	int r = unlink_timed(w, fd, name);
 	if (r == 0)
 		file_removed(w, d, name);

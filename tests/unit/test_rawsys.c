@@ -11,17 +11,18 @@
 #include "rawsys.h"
 
 static char dir[64];
+static int dfd = -1;
 
-static int mkdir_tmp(void)
+/* A fresh directory per test, removed by the fini even when a test fails. */
+static void setup(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/adaptrm-rawsys.XXXXXX");
 	cr_assert_not_null(mkdtemp(dir));
-	int fd = open(dir, O_RDONLY | O_DIRECTORY);
-	cr_assert_geq(fd, 0);
-	return fd;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	cr_assert_geq(dfd, 0);
 }
 
-static void cleanup(int dfd)
+static void teardown(void)
 {
 	unlinkat(dfd, "f", 0);
 	unlinkat(dfd, "d", AT_REMOVEDIR);
@@ -29,9 +30,10 @@ static void cleanup(int dfd)
 	rmdir(dir);
 }
 
+TestSuite(rawsys, .init = setup, .fini = teardown);
+
 Test(rawsys, unlinkat_returns_zero_or_negative_errno_and_leaves_errno)
 {
-	int dfd = mkdir_tmp();
 	close(openat(dfd, "f", O_CREAT | O_WRONLY, 0600));
 	cr_assert_eq(mkdirat(dfd, "d", 0700), 0);
 
@@ -46,12 +48,10 @@ Test(rawsys, unlinkat_returns_zero_or_negative_errno_and_leaves_errno)
 	cr_assert(r == -EISDIR || r == -EPERM, "got %d", r);
 	cr_assert_eq(sys_unlinkat(dfd, "d", AT_REMOVEDIR), 0);
 	cr_assert_eq(sys_unlinkat(-1, "x", 0), -EBADF);
-	cleanup(dfd);
 }
 
 Test(rawsys, openat_fstat_close_match_glibc)
 {
-	int dfd = mkdir_tmp();
 	cr_assert_eq(mkdirat(dfd, "d", 0700), 0);
 	int fd = sys_openat(dfd, "d", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	cr_assert_geq(fd, 0);
@@ -71,12 +71,10 @@ Test(rawsys, openat_fstat_close_match_glibc)
 	cr_assert_eq(symlinkat("d", dfd, "f"), 0);
 	int r = sys_openat(dfd, "f", O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	cr_assert(r == -ELOOP || r == -ENOTDIR, "got %d", r);
-	cleanup(dfd);
 }
 
 Test(rawsys, getdents64_reads_all_entries_then_zero)
 {
-	int dfd = mkdir_tmp();
 	close(openat(dfd, "f", O_CREAT | O_WRONLY, 0600));
 	cr_assert_eq(mkdirat(dfd, "d", 0700), 0);
 	char buf[4096];
@@ -95,5 +93,4 @@ Test(rawsys, getdents64_reads_all_entries_then_zero)
 	cr_assert_eq(n, 0);
 	cr_assert_eq(seen, 2);
 	cr_assert_eq(sys_getdents64(-1, buf, sizeof buf), -EBADF);
-	cleanup(dfd);
 }
