@@ -537,7 +537,9 @@ static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 		push_chunks(e, chunks, nc);
 		local = per;
 	}
-	bool reverse = !sorted && want_reverse(e, d);
+	/* Sorted and last-first (btrfs): descending inode order, so the
+	 * inode and directory-index items go from the ends of their leaves. */
+	bool reverse = want_reverse(e, d);
 	for (size_t k = 0; k < local && !e->stop; k++) {
 		size_t i = reverse ? local - 1 - k : k;
 		remove_entry(w, d, fd, w->names.buf + w->ents[i].name_off, w->ents[i].type);
