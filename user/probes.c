@@ -155,6 +155,11 @@ static const char *prog_tp(const struct bpf_program *prog, bool *is_btf)
 	return NULL;
 }
 
+static bool group_wanted(unsigned flags, int g)
+{
+	return !(flags & PROBE_CORE_ONLY) || g <= PROBE_G_OFFCPU;
+}
+
 /* Open the skeleton with one flavour per tracepoint; groups whose
  * tracepoints the kernel lacks (no btf_trace_NAME type) are not loaded. */
 static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned flags,
@@ -167,7 +172,7 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 		return NULL;
 	skel->rodata->want_callers = !(flags & PROBE_NO_CALLERS);
 	for (int g = 0; g < PROBE_G_COUNT; g++)
-		group_ok[g] = true;
+		group_ok[g] = group_wanted(flags, g);
 	for (size_t i = 0; vmlinux && i < sizeof tp_groups / sizeof *tp_groups; i++) {
 		char type[128];
 		snprintf(type, sizeof type, "btf_trace_%s", tp_groups[i].tp);
@@ -279,8 +284,9 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 		int ferr = 0;
 
 		if (!group_ok[g]) {
-			note(p, "%s probes unavailable: tracepoints missing in this kernel",
-			     group_names[g]);
+			if (group_wanted(flags, g))
+				note(p, "%s probes unavailable: tracepoints missing in this kernel",
+				     group_names[g]);
 			continue;
 		}
 		bpf_object__for_each_program(prog, p->skel->obj) {

@@ -43,6 +43,9 @@ const char *probe_group_name(enum probe_group g);
 
 enum probe_flag {
 	PROBE_NO_CALLERS = 1,	/* skip the kernel stack per contention (cheaper) */
+	PROBE_CORE_ONLY = 2,	/* proc, syscalls, locks, off-CPU: no filesystem or
+				 * block events (btrfs_tree_lock fires on every
+				 * tree lock taken, contended or not) */
 };
 
 struct probe_snapshot {

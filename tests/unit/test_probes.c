@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static struct probes *start_or_skip(void)
+static struct probes *start_flags_or_skip(unsigned flags)
 {
 	char err[512];
-	struct probes *p = probes_start(NULL, 0, 0, err, sizeof err);
+	struct probes *p = probes_start(NULL, 0, flags, err, sizeof err);
 
 	if (!p) {
 		const char *req = getenv("ADAPTRM_REQUIRE_BPF");
@@ -25,6 +25,11 @@ static struct probes *start_or_skip(void)
 		cr_skip_test("BPF probes unavailable: %s", err);
 	}
 	return p;
+}
+
+static struct probes *start_or_skip(void)
+{
+	return start_flags_or_skip(0);
 }
 
 static void make_files(int dfd, int n)
@@ -83,6 +88,25 @@ Test(probes, unlinkat_count_is_exact)
 	probe_snapshot_free(a);
 	probe_snapshot_free(b);
 	probe_snapshot_free(d);
+	probes_stop(p);
+}
+
+/* The controller's set: what its decisions read, and no filesystem or block
+ * events (btrfs_tree_lock alone cost ~10% of a btrfs delete). */
+Test(probes, core_only_attaches_no_filesystem_events)
+{
+	struct probes *p = start_flags_or_skip(PROBE_NO_CALLERS | PROBE_CORE_ONLY);
+	cr_assert(probes_group_attached(p, PROBE_G_PROC));
+	cr_assert(probes_group_attached(p, PROBE_G_SYSCALLS));
+	cr_assert(probes_group_attached(p, PROBE_G_LOCKS));
+	cr_assert(probes_group_attached(p, PROBE_G_OFFCPU));
+	for (int g = PROBE_G_EXT4; g < PROBE_G_COUNT; g++)
+		cr_assert(!probes_group_attached(p, g), "%s attached", probe_group_name(g));
+	probes_stop(p);
+
+	/* and the full set has them (block events exist in every kernel) */
+	p = start_or_skip();
+	cr_assert(probes_group_attached(p, PROBE_G_BLOCK));
 	probes_stop(p);
 }
 
