@@ -33,6 +33,7 @@ enum {
 	DN_SORT = 1u << 2,	/* read this directory in inode-sorted batches */
 	DN_SHARE = 1u << 3,	/* its filesystem gains from several unlinkers per directory */
 	DN_REVERSE = 1u << 4,	/* unlink each getdents64 batch last-first */
+	DN_SIZE_BOUND = 1u << 5,	/* st_size bounds the entries (ext2/3/4) */
 };
 
 struct dnode {

@@ -593,24 +593,31 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 	struct dnode *p = d->parent;
 	unsigned flags;
 	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev) {
-		flags = atomic_load(&p->flags) & (DN_SORT | DN_SHARE | DN_REVERSE);
+		flags = atomic_load(&p->flags) & (DN_SORT | DN_SHARE | DN_REVERSE | DN_SIZE_BOUND);
 	} else {
 		uint64_t type = fsinfo_type(fd);
 		flags = (fsinfo_type_sort_pays(type) ? DN_SORT : 0) |
 			(fsinfo_type_share_pays(type) ? DN_SHARE : 0) |
-			(fsinfo_type_reverse_pays(type) ? DN_REVERSE : 0);
+			(fsinfo_type_reverse_pays(type) ? DN_REVERSE : 0) |
+			(fsinfo_type_dirsize_bounds(type) ? DN_SIZE_BOUND : 0);
 	}
 	atomic_fetch_or(&d->flags, flags);
 }
 
-static bool want_sort(struct engine *e, struct dnode *d)
+/* Whether D (DIR_SIZE bytes) is read in sorted batches. A batch is sorted
+ * only past the threshold, and reading a directory whole before unlinking
+ * costs where it cannot get there: ext4 200 x 1000, one thread on one CPU,
+ * 4 interleaved runs: 2.43 s read whole, 2.20 s interleaved (rmz 2.16). */
+static bool want_sort(struct engine *e, struct dnode *d, uint64_t dir_size)
 {
 	int policy = atomic_load_explicit(&e->knobs.sort_policy, memory_order_relaxed);
 	if (policy == SORT_NEVER)
 		return false;
-	if (policy == SORT_ALWAYS)
-		return true;
-	return atomic_load(&d->flags) & DN_SORT;
+	unsigned flags = atomic_load(&d->flags);
+	if (policy != SORT_ALWAYS && !(flags & DN_SORT))
+		return false;
+	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
+	return !(flags & DN_SIZE_BOUND) || dir_size / FSINFO_MIN_DIRENT > threshold;
 }
 
 static bool want_reverse(struct engine *e, struct dnode *d)
@@ -719,7 +726,7 @@ static void scan_dir(struct worker *w, struct dnode *d)
 	fdc_install(&e->fdc, d, fd);
 
 	fs_policy(e, d, fd);
-	bool sort = want_sort(e, d);
+	bool sort = want_sort(e, d, (uint64_t)st.st_size);
 	unsigned batch = atomic_load_explicit(&e->knobs.sort_batch, memory_order_relaxed);
 
 	size_t want = atomic_load_explicit(&e->knobs.getdents_size, memory_order_relaxed);

@@ -61,6 +61,11 @@ bool fsinfo_type_reverse_pays(uint64_t t)
 	return t == TMPFS_MAGIC || t == XFS_MAGIC || t == BTRFS_MAGIC;
 }
 
+bool fsinfo_type_dirsize_bounds(uint64_t t)
+{
+	return t == EXT4_MAGIC;
+}
+
 bool fsinfo_inode_sort_pays(int fd)
 {
 	return fsinfo_type_sort_pays(fsinfo_type(fd));

@@ -67,3 +67,35 @@ test_mixed_verbose_counts() {
 	expect_gone t
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
 }
+
+# ext4 order: a directory past the sort threshold is unlinked in ascending
+# inode order; one whose size rules that out is not read whole first (its
+# unlinks start before the getdents64 that returns 0), as rmz and GNU rm do.
+test_ext4_inode_order_and_small_dirs_interleaved() {
+	need_root
+	command -v strace >/dev/null || skip "no strace"
+	mount_fs ext4 m 1G || skip "cannot mount ext4"
+	cd m
+	make_sentinel keep; local before; before=$(sentinel_sum keep)
+	make_flat big 12000
+	make_flat small 500
+	ls -i big | awk '{print $2, $1}' | LC_ALL=C sort >ino.txt
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -e trace=getdents64,unlinkat \
+		-o big.st "$ADAPTRM" -rf --threads=1 --no-profile big || fail "adaptrm failed on big"
+	expect_gone big
+	# names in unlink order -> their inodes -> must be ascending
+	grep -o 'unlinkat([0-9]*, "f[0-9]*", 0) *= 0' big.st | sed 's/.*"\(f[0-9]*\)".*/\1/' >order.txt
+	expect_eq "$(wc -l <order.txt)" 12000 "unlinks of big"
+	awk 'NR==FNR {ino[$1]=$2; next} {print ino[$1]}' ino.txt order.txt >inos.txt
+	sort -n -c inos.txt 2>/dev/null || fail "big directory not unlinked in inode order"
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -e trace=getdents64,unlinkat \
+		-o small.st "$ADAPTRM" -rf --threads=1 --no-profile small || fail "adaptrm failed on small"
+	expect_gone small
+	local first_unlink eof
+	first_unlink=$(grep -n 'unlinkat(.*"f' small.st | head -1 | cut -d: -f1)
+	eof=$(grep -n 'getdents64(.*) *= 0$' small.st | tail -1 | cut -d: -f1)
+	[ -n "$first_unlink" ] && [ -n "$eof" ] || fail "no unlinks or no end of directory in the trace"
+	[ "$first_unlink" -lt "$eof" ] || fail "small directory read whole before its first unlink"
+	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
+	cd ..
+}
