@@ -70,12 +70,16 @@ test_controller_xfs_flat_ends_low_and_remembers() {
 test_controller_corrupt_profile() {
 	ctl_cache
 	mount_fs tmpfs mnt 512M
-	make_tree mnt/t 200 1000
-	# learn where the file goes: one run
-	"$ADAPTRM" -rf mnt/t || fail "first run failed"
-	local f
-	f=$(find "$XDG_CACHE_HOME/adaptrm" -name '*.json' | head -1)
-	[ -n "$f" ] || skip "run too short to store a profile on this machine"
+	# learn where the file goes: one run long enough to measure a window
+	# (a fast machine may finish 200 x 1000 before that: grow the tree)
+	local f="" n
+	for n in 200 400 800; do
+		make_tree mnt/t "$n" 1000
+		"$ADAPTRM" -rf mnt/t || fail "first run failed"
+		f=$(find "$XDG_CACHE_HOME/adaptrm" -name '*.json' | head -1)
+		[ -n "$f" ] && break
+	done
+	[ -n "$f" ] || fail "no profile stored after deleting 800 x 1000"
 	echo '{"format": "adaptrm-profile-1", "fs": ' >"$f"
 	make_tree mnt/t 200 1000
 	"$ADAPTRM" -rf mnt/t 2>"$SCRATCH/err" || fail "run with a corrupt profile failed"
