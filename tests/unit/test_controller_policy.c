@@ -409,3 +409,29 @@ Test(controller_policy, short_latency_bound_delete_learns_the_step_being_tried)
 	cr_assert(climbing_past_an_accept(&p), "the climb accepted a step up");
 	cr_expect_eq(ctl_policy_best(&p, NULL), p.base_n, "CPU-bound: only what was measured");
 }
+
+/* Most busy time waiting on locks: the count is halved, not trimmed by one
+ * (a one-worker step is lost in a noisy window: xfs 20,000 x 10 held 4
+ * workers after 4 -> 3 read flat, where one worker is 1.8x faster). */
+static double m_cont_half(int n) { return n > 1 ? 0.5 : 0.0; }
+Test(controller_policy, high_contention_halves_the_count)
+{
+	struct model m = { m_flat, m_cont_half, NULL, 0.0, false, 0 };
+	struct ctl_policy_cfg cfg;
+	ctl_policy_defaults(&cfg, 64, 4);
+	struct ctl_policy p;
+	ctl_policy_init(&p, &cfg, 8, true);	/* from a profile: holding at 8 */
+	struct ctl_decision d;
+	int to = -1;
+	for (int t = 0; t < 40 && to < 0; t++) {
+		int n = p.n;
+		struct ctl_sample s = { .dt = 0.1, .ops = m.rate(n, t) * 0.1, .lat_mean_us = -1,
+					.lat_p99_us = -1, .contention = m.cont(n), .blocked = -1,
+					.busy = 1, .cpu = -1 };
+		if (ctl_policy_tick(&p, &s, &d) && strstr(d.why, "lock contention high")) {
+			cr_expect_eq(d.from, 8);
+			to = d.to;
+		}
+	}
+	cr_assert_eq(to, 4, "contention step from 8 went to %d", to);
+}
