@@ -82,6 +82,15 @@ os.close(fd)
 PY
 }
 
+# enter_ext4 TOOL SIZE: as root with TOOL installed, cd into a fresh ext4 of
+# SIZE (else skip) holding the sentinel tree keep.
+enter_ext4() {
+	need_root
+	command -v "$1" >/dev/null || skip "no $1"
+	mount_fs ext4 m "$2" || skip "cannot mount ext4"
+	cd m
+	make_sentinel keep
+}
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 

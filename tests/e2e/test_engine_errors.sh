@@ -20,11 +20,8 @@ test_unreadable_subtree_as_nobody_parallel() {
 }
 
 test_immutable_file_ext4() {
-	need_root
-	command -v chattr >/dev/null || skip "no chattr"
-	mount_fs ext4 m 256M || skip "cannot mount ext4"
-	cd m
-	make_sentinel keep; local before; before=$(sentinel_sum keep)
+	enter_ext4 chattr 256M
+	local before; before=$(sentinel_sum keep)
 	mkdir -p t/a t/b; touch t/a/frozen t/a/x t/b/y
 	chattr +i t/a/frozen || skip "chattr +i failed"
 	on_exit chattr -i "$PWD/t/a/frozen"

@@ -72,11 +72,8 @@ test_mixed_verbose_counts() {
 # inode order; one whose size rules that out is not read whole first (its
 # unlinks start before the getdents64 that returns 0), as rmz and GNU rm do.
 test_ext4_inode_order_and_small_dirs_interleaved() {
-	need_root
-	command -v strace >/dev/null || skip "no strace"
-	mount_fs ext4 m 1G || skip "cannot mount ext4"
-	cd m
-	make_sentinel keep; local before; before=$(sentinel_sum keep)
+	enter_ext4 strace 1G
+	local before; before=$(sentinel_sum keep)
 	make_flat big 12000
 	make_flat small 500
 	ls -i big | awk '{print $2, $1}' | LC_ALL=C sort >ino.txt
