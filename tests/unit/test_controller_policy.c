@@ -434,4 +434,14 @@ Test(controller_policy, high_contention_halves_the_count)
 		}
 	}
 	cr_assert_eq(to, 4, "contention step from 8 went to %d", to);
+
+	/* and, the curve being flat, fewer workers are kept down to one */
+	for (int t = 0; t < 200; t++) {
+		int n = p.n;
+		struct ctl_sample s = { .dt = 0.1, .ops = m.rate(n, t) * 0.1, .lat_mean_us = -1,
+					.lat_p99_us = -1, .contention = m.cont(n), .blocked = -1,
+					.busy = 1, .cpu = -1 };
+		ctl_policy_tick(&p, &s, &d);
+	}
+	cr_expect_eq(p.n, 1, "a flat curve under contention settled at %d", p.n);
 }
