@@ -312,7 +312,14 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 			   p->up_failed_at != p->n) {
 			dir = +1;	/* clear signal: workers mostly blocked, all busy */
 			snprintf(note, sizeof note, "workers blocked, probing up");
-		} else if (--p->hold_left <= 0) {
+		} else if (--p->hold_left <= 0 && cont >= 0.4 && p->n > 1) {
+			/* A halving under contention lost once here: retry it
+			 * after a hold, not never (xfs windows are noisy: one
+			 * bad window kept 16 workers where one is 1.6x faster). */
+			dir = -1;
+			halve = true;
+			snprintf(note, sizeof note, "lock contention high, retrying fewer");
+		} else if (p->hold_left <= 0) {
 			dir = p->probe_dir;
 			p->probe_dir = -p->probe_dir;
 			if (gentle_step(p, p->n, dir) == p->n)
@@ -438,6 +445,12 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		bool ch = move_to(p, to, d);
 		return ch;
 	}
+	/* A step down is judged on two windows: the first still pays for
+	 * the work the larger count left behind (xfs inode GC after 8
+	 * workers: 8 -> 4 read -51% in its first window, one worker is
+	 * 1.4x faster than 8). */
+	if (!up && p->cand_windows < 2 && gain < band)
+		return false;
 	/* Going back to the base needs less proof than leaving it: a loss
 	 * beyond the plain band ends the trial after one window, even when
 	 * the noise makes the threshold for a gain wider. */
