@@ -81,7 +81,8 @@ test_controller_corrupt_profile() {
 	done
 	[ -n "$f" ] || fail "no profile stored after deleting 800 x 1000"
 	echo '{"format": "adaptrm-profile-1", "fs": ' >"$f"
-	make_tree mnt/t 200 1000
+	# as big as the tree that stored it, or the run may be too short to store again
+	make_tree mnt/t "$n" 1000
 	"$ADAPTRM" -rf mnt/t 2>"$SCRATCH/err" || fail "run with a corrupt profile failed"
 	expect_gone mnt/t
 	expect_eq "$(grep -c "ignoring profile" "$SCRATCH/err")" 1 "warnings about the corrupt profile"
@@ -93,7 +94,7 @@ import json, sys
 d = json.load(open(sys.argv[1])); d["fsid"] = "0000000000000000"
 json.dump(d, open(sys.argv[1], "w"))
 PY
-	make_tree mnt/t 200 1000
+	make_tree mnt/t "$n" 1000
 	"$ADAPTRM" -rf --json "$SCRATCH/j.json" mnt/t 2>"$SCRATCH/err" || fail "run with a foreign profile failed"
 	expect_eq "$(grep -c "another filesystem" "$SCRATCH/err")" 1 "warnings about the foreign profile"
 	expect_eq "$(ctl_json "$SCRATCH/j.json" 'd["trees"][0]["start_from"]')" prior "foreign profile used"
