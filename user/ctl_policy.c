@@ -303,23 +303,26 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		if (busy >= 0.95)
 			p->trimmed = false;
 		int dir = 0;
+		bool contended = cont >= 0.4 && p->n > 1;	/* most busy time waits on locks */
 		bool halve = false;
-		if (cont >= 0.4 && p->n > 1 && p->down_failed_at != p->n) {
-			dir = -1;	/* clear signal: most busy time waits on locks */
+		if (contended && p->down_failed_at != p->n) {
+			dir = -1;	/* clear signal */
 			halve = true;
 			snprintf(note, sizeof note, "lock contention high");
 		} else if (blk >= 0.6 && busy >= 0.8 && p->n < clampn(p, p->n + 1) &&
 			   p->up_failed_at != p->n) {
 			dir = +1;	/* clear signal: workers mostly blocked, all busy */
 			snprintf(note, sizeof note, "workers blocked, probing up");
-		} else if (--p->hold_left <= 0 && cont >= 0.4 && p->n > 1) {
+		} else if (--p->hold_left > 0) {
+			/* holding */
+		} else if (contended) {
 			/* A halving under contention lost once here: retry it
 			 * after a hold, not never (xfs windows are noisy: one
 			 * bad window kept 16 workers where one is 1.6x faster). */
 			dir = -1;
 			halve = true;
 			snprintf(note, sizeof note, "lock contention high, retrying fewer");
-		} else if (p->hold_left <= 0) {
+		} else {
 			dir = p->probe_dir;
 			p->probe_dir = -p->probe_dir;
 			if (gentle_step(p, p->n, dir) == p->n)

@@ -155,6 +155,7 @@ static const char *prog_tp(const struct bpf_program *prog, bool *is_btf)
 	return NULL;
 }
 
+/* PROBE_CORE_ONLY: the groups up to off-CPU (enum probe_group lists them first). */
 static bool group_wanted(unsigned flags, int g)
 {
 	return !(flags & PROBE_CORE_ONLY) || g <= PROBE_G_OFFCPU;
