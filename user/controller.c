@@ -309,6 +309,7 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 	json_num_or_null(w, "busy", s->busy);
 	json_num_or_null(w, "cpu", s->cpu);
 	json_num_or_null(w, "vcsw_per_entry", s->vcsw_per_op);
+	json_num_or_null(w, "spare", s->spare);
 	jw_bool(w, "bpf", s->bpf);
 	jw_string(w, "phase", c->steer ? ctl_phase_name(c->pol.phase) : "pinned");
 	if (d && d->changed)

@@ -24,6 +24,9 @@ struct ctl_sample {
 	double blocked;		/* time blocked off-CPU (D state, FUSE waits) / busy time */
 	double busy;		/* busy worker time / (active workers * dt): <1 when starved */
 	double cpu;		/* on-CPU time / busy time: near 1 when CPU-bound */
+	double spare;		/* share of dt work waited for a worker (1: a directory
+				 * big enough to share was read) */
+	bool spare_measured;	/* false: spare unknown (the rule that reads it is off) */
 };
 
 struct ctl_policy_cfg {
@@ -60,6 +63,7 @@ struct ctl_policy {
 	/* Window being accumulated at n. */
 	double w_r, w_r2;	/* sum of tick rates and of their squares (noise) */
 	double w_cpu, w_cpu_n;
+	double w_spare, w_spare_n;
 	double w_ops, w_dt, w_lat, w_lat_n, w_cont, w_cont_n, w_blk, w_blk_n, w_busy, w_busy_n;
 	int w_ticks;
 

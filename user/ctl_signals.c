@@ -29,6 +29,7 @@ struct ctl_source {
 	int nworkers;
 	double t0, last;
 	struct engine_totals tot;
+	uint64_t waited_ns;		/* engine_waited_ns at the last sample */
 	uint64_t *run_ns, *wait_ns;	/* per worker, from schedstat */
 	uint64_t *calls;		/* per worker syscalls at the last sample */
 	bool *moved;			/* worker issued syscalls in the last interval */
@@ -95,9 +96,11 @@ static long read_nvcsw(void)
  * ONLY_MOVED: skip workers that issued no syscall in the interval (parked or
  * idle: their counters barely move, and 64 reads per tick would cost ~1% of
  * a CPU); their base stays valid since the counters only grow. */
-static void schedstat_delta(struct ctl_source *s, bool only_moved, uint64_t *drun, uint64_t *dwait)
+static void schedstat_delta(struct ctl_source *s, bool only_moved, uint64_t *drun, uint64_t *dwait,
+			    int *nmeasured)
 {
 	*drun = *dwait = 0;
+	*nmeasured = 0;
 	for (int i = 0; i < s->nworkers; i++) {
 		if (only_moved && !s->moved[i] && s->run_ns[i])
 			continue;
@@ -105,10 +108,16 @@ static void schedstat_delta(struct ctl_source *s, bool only_moved, uint64_t *dru
 		uint64_t r, w;
 		if (!tid || !read_schedstat(tid, &r, &w))
 			continue;
-		if (r >= s->run_ns[i] && s->run_ns[i])
+		/* A worker seen for the first time (started during the
+		 * interval) has no base: its interval is not measured, and
+		 * must not count as busy time spent off-CPU (the first
+		 * window read "blocked 100%" and climbed on it). */
+		if (r >= s->run_ns[i] && s->run_ns[i]) {
 			*drun += r - s->run_ns[i];
-		if (w >= s->wait_ns[i] && s->wait_ns[i])
-			*dwait += w - s->wait_ns[i];
+			if (w >= s->wait_ns[i])
+				*dwait += w - s->wait_ns[i];
+			*nmeasured += s->moved[i];
+		}
 		s->run_ns[i] = r;
 		s->wait_ns[i] = w;
 		s->schedstat_ok = true;
@@ -173,8 +182,10 @@ void ctl_source_reset(struct ctl_source *s)
 {
 	s->last = now_s();
 	engine_totals(s->e, &s->tot);
+	s->waited_ns = engine_waited_ns(s->e);
 	uint64_t r, w;
-	schedstat_delta(s, false, &r, &w);
+	int nm;
+	schedstat_delta(s, false, &r, &w, &nm);
 	busy_workers(s);
 	s->nvcsw = read_nvcsw();
 	if (s->probes)
@@ -197,7 +208,8 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	engine_totals(s->e, &t);
 	int nbusy = busy_workers(s);
 	uint64_t drun, dwait;
-	schedstat_delta(s, true, &drun, &dwait);
+	int nmeasured;
+	schedstat_delta(s, true, &drun, &dwait, &nmeasured);
 	long nvcsw = read_nvcsw();
 
 	sig->t = now - s->t0;
@@ -215,13 +227,17 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	sig->lat_p50_us = sig->lat_p99_us = -1;
 	sig->contention = -1;
 	sig->busy = sig->active > 0 ? share(nbusy, sig->active) : -1;
-	if (s->schedstat_ok && busy_ns > 0) {
-		sig->cpu = share(drun, busy_ns);
-		sig->blocked = share(busy_ns - drun - dwait, busy_ns);
+	if (s->schedstat_ok && nmeasured > 0) {
+		double measured_ns = nmeasured * sig->dt * 1e9;
+		sig->cpu = share(drun, measured_ns);
+		sig->blocked = share(measured_ns - drun - dwait, measured_ns);
 	} else {
 		sig->cpu = sig->blocked = -1;
 	}
 	sig->vcsw_per_op = sig->ops ? (double)(nvcsw - s->nvcsw) / sig->ops : -1;
+	uint64_t waited = engine_waited_ns(s->e);
+	sig->spare = t.shareable > s->tot.shareable ? 1 : sig->dt > 0 ? share(waited - s->waited_ns, sig->dt * 1e9) : -1;
+	s->waited_ns = waited;
 
 	if (s->probes && probes_read(s->probes, s->snap_now) == 0) {
 		probe_snapshot_sub(s->snap_diff, s->snap_now, s->snap_prev);
@@ -290,4 +306,6 @@ void ctl_signals_to_sample(const struct ctl_signals *sig, struct ctl_sample *out
 	out->blocked = sig->blocked;
 	out->busy = sig->busy;
 	out->cpu = sig->cpu;
+	out->spare = sig->spare;
+	out->spare_measured = sig->spare >= 0;
 }

@@ -25,6 +25,8 @@ struct ctl_signals {
 	double busy;		/* busy worker time / (active * dt) */
 	double cpu;		/* on-CPU worker time / busy time (schedstat), or -1 */
 	double vcsw_per_op;	/* voluntary context switches per entry (getrusage) */
+	double spare;		/* share of dt some task waited for a worker; 1 when a
+				 * directory read was big enough to share (engine) */
 	bool bpf;		/* the BPF fields are measured */
 };
 

@@ -50,6 +50,8 @@ struct chunk {
 
 #define UNLINK_SAMPLE 8		/* time one unlinkat in 8 (a power of two) */
 #define CHUNK_MIN 256		/* entries: below this a hand-off costs more than it saves */
+/* getdents64 bytes that hold two chunks' worth of entries (24 bytes or more each) */
+#define SHAREABLE_BYTES (2 * CHUNK_MIN * 24)
 #define TASK_CHUNK ((uintptr_t)1)	/* tag bit of a chunk on the task stack */
 
 struct worker {
@@ -90,6 +92,10 @@ struct engine {
 	uintptr_t *stack;		/* LIFO of tasks: a dnode to scan, or a chunk
 					 * (tagged). Depth-first keeps the frontier small. */
 	size_t qlen, qcap;
+	/* Time some task sat in the stack with no worker taking it: the most
+	 * another worker could have gained (a chain: a child waits only while
+	 * its parent reads its last, empty, getdents64). Under qlock. */
+	uint64_t waited_ns, waiting_since;
 	int idle;			/* active workers waiting for work */
 	int seen_active;		/* active_threads as the workers last saw it */
 	bool shutdown;
@@ -191,6 +197,8 @@ static void mark_failed(struct dnode *n)
 
 static void push_locked(struct engine *e, size_t n)
 {
+	if (e->qlen == 0 && n > 0)
+		e->waiting_since = now_ns();
 	if (e->qlen + n > e->qcap) {
 		while (e->qlen + n > e->qcap)
 			e->qcap = e->qcap ? 2 * e->qcap : 1024;
@@ -266,6 +274,8 @@ static uintptr_t pop_task(struct worker *w)
 		}
 		if (e->qlen > 0) {
 			n = e->stack[--e->qlen];
+			if (e->qlen == 0)
+				e->waited_ns += now_ns() - e->waiting_since;
 			break;
 		}
 		e->idle++;
@@ -773,6 +783,10 @@ static void scan_dir(struct worker *w, struct dnode *d)
 		if (n == 0)
 			break;
 		read_any = true;
+		/* Enough entries in one read to split among workers, where the
+		 * filesystem gains from that: work a helper could take. */
+		if ((size_t)n >= SHAREABLE_BYTES && (atomic_load_explicit(&d->flags, memory_order_relaxed) & DN_SHARE))
+			stat_add(&w->st->shareable, 1);
 		size_t nrev = 0;
 		for (long off = 0; off < n && !e->stop;) {
 			const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
@@ -1035,9 +1049,17 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 #define SUM(f) t->f += atomic_load_explicit(&s->f, memory_order_relaxed)
 		SUM(files); SUM(dirs); SUM(errors); SUM(syscalls);
 		SUM(getdents_calls); SUM(getdents_bytes); SUM(unlink_ns);
-		SUM(unlink_calls); SUM(busy_ns);
+		SUM(unlink_calls); SUM(busy_ns); SUM(shareable);
 #undef SUM
 	}
+}
+
+uint64_t engine_waited_ns(struct engine *e)
+{
+	pthread_mutex_lock(&e->qlock);
+	uint64_t ns = e->waited_ns + (e->qlen > 0 ? now_ns() - e->waiting_since : 0);
+	pthread_mutex_unlock(&e->qlock);
+	return ns;
 }
 
 bool engine_remove_tree(struct engine *e, int dirfd, const char *name,

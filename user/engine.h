@@ -63,11 +63,12 @@ struct worker_stats {
 	_Atomic uint64_t unlink_ns;	/* wall time inside the timed unlinkat calls */
 	_Atomic uint64_t unlink_calls;	/* unlinkat calls timed (a sample, 1 in 8) */
 	_Atomic uint64_t busy_ns;	/* time spent running tasks (not parked/idle) */
+	_Atomic uint64_t shareable;	/* reads big enough to split among workers (DN_SHARE) */
 } __attribute__((aligned(64)));
 
 struct engine_totals {
 	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
-	uint64_t unlink_ns, unlink_calls, busy_ns;
+	uint64_t unlink_ns, unlink_calls, busy_ns, shareable;
 };
 
 struct engine;
@@ -99,6 +100,9 @@ bool engine_stopping(const struct engine *e);
 bool engine_join_stopped(struct engine *e, unsigned timeout_ms);
 
 void engine_totals(const struct engine *e, struct engine_totals *t);
+/* Time, summed since the engine started, during which a task waited in the
+ * stack for a worker (now included). */
+uint64_t engine_waited_ns(struct engine *e);
 const struct worker_stats *engine_worker_stats(const struct engine *e, int i);
 
 /* Called by the waiting main thread about every 100 ms while a tree is being

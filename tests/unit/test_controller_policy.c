@@ -14,6 +14,8 @@ struct model {
 	double noise;				/* relative, uniform-sum ~ gaussian */
 	bool cpu_bound;				/* workers on CPU most of their busy time */
 	int tasks;				/* parallel work available (0: unlimited) */
+	bool spare_on;				/* the engine measures waiting work: */
+	double spare;				/* share of time a task waited for a worker */
 };
 
 static int sim_cpus = 4;	/* CPUs of the simulated machine */
@@ -81,6 +83,8 @@ static void simulate(const struct model *m, int cap, int start, bool known, int 
 			.blocked = m->blocked ? m->blocked(n) : -1,
 			.busy = m->tasks ? (n <= m->tasks ? 1.0 : (double)m->tasks / n) : 1,
 			.cpu = m->cpu_bound ? 0.95 : 0.3,
+			.spare = m->spare,
+			.spare_measured = m->spare_on,
 		};
 		struct ctl_decision d;
 		if (ctl_policy_tick(&p, &s, &d)) {
@@ -112,7 +116,7 @@ static const int CONVERGE = 30;	/* ticks (3 s): about ten decision windows */
 
 Test(controller_policy, peak_at_one_thread_from_wrong_prior)
 {
-	struct model m = { m_one, m_one_cont, NULL, 0.05, false, 0 };
+	struct model m = { m_one, m_one_cont, NULL, 0.05, false, 0, false, 0 };
 	struct run r;
 	for (int start = 1; start <= 16; start *= 4) {
 		simulate(&m, 64, start, false, 400, &r);
@@ -122,7 +126,7 @@ Test(controller_policy, peak_at_one_thread_from_wrong_prior)
 
 Test(controller_policy, peak_at_one_thread_without_bpf_signals)
 {
-	struct model m = { m_one, NULL, NULL, 0.05, false, 0 };
+	struct model m = { m_one, NULL, NULL, 0.05, false, 0, false, 0 };
 	struct run r;
 	simulate(&m, 64, 2, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -130,7 +134,7 @@ Test(controller_policy, peak_at_one_thread_without_bpf_signals)
 
 Test(controller_policy, peak_at_cpu_count)
 {
-	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0 };
+	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0, false, 0 };
 	struct run r;
 	for (int start = 1; start <= 64; start *= 8) {
 		simulate(&m, 64, start, false, 400, &r);
@@ -140,7 +144,7 @@ Test(controller_policy, peak_at_cpu_count)
 
 Test(controller_policy, sharp_peak_at_four)
 {
-	struct model m = { m_peak4_sharp, NULL, NULL, 0.05, false, 0 };
+	struct model m = { m_peak4_sharp, NULL, NULL, 0.05, false, 0, false, 0 };
 	struct run r;
 	simulate(&m, 64, 1, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -148,7 +152,7 @@ Test(controller_policy, sharp_peak_at_four)
 
 Test(controller_policy, latency_bound_peak_at_32_to_64)
 {
-	struct model m = { m_fuse, NULL, m_fuse_blk, 0.05, false, 0 };
+	struct model m = { m_fuse, NULL, m_fuse_blk, 0.05, false, 0, false, 0 };
 	struct run r;
 	simulate(&m, 128, 1, false, 400, &r);
 	expect_near_best(&m, 128, &r, CONVERGE, 400);
@@ -159,7 +163,7 @@ Test(controller_policy, latency_bound_peak_at_32_to_64)
 
 Test(controller_policy, latency_bound_without_bpf_signals)
 {
-	struct model m = { m_fuse, NULL, NULL, 0.05, false, 0 };
+	struct model m = { m_fuse, NULL, NULL, 0.05, false, 0, false, 0 };
 	struct run r;
 	simulate(&m, 64, 1, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -167,7 +171,7 @@ Test(controller_policy, latency_bound_without_bpf_signals)
 
 Test(controller_policy, follows_a_moving_peak)
 {
-	struct model m = { m_moving, NULL, NULL, 0.05, false, 0 };
+	struct model m = { m_moving, NULL, NULL, 0.05, false, 0, false, 0 };
 	struct run r;
 	simulate(&m, 64, 1, false, 600, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 200);
@@ -178,7 +182,7 @@ Test(controller_policy, follows_a_moving_peak)
 
 Test(controller_policy, flat_noisy_curve_does_not_oscillate)
 {
-	struct model m = { m_flat, NULL, NULL, 0.10, false, 0 };
+	struct model m = { m_flat, NULL, NULL, 0.10, false, 0, false, 0 };
 	struct run r;
 	for (int start = 1; start <= 16; start *= 4) {
 		simulate(&m, 64, start, false, 1000, &r);
@@ -209,7 +213,7 @@ Test(controller_policy, flat_noisy_curve_does_not_oscillate)
 
 Test(controller_policy, stored_profile_is_kept)
 {
-	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0 };
+	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0, false, 0 };
 	struct run r;
 	simulate(&m, 64, 4, true, 300, &r);
 	expect_near_best(&m, 64, &r, 0, 300);
@@ -218,7 +222,7 @@ Test(controller_policy, stored_profile_is_kept)
 
 Test(controller_policy, contention_rising_backs_off_at_once)
 {
-	struct model m = { m_one, m_one_cont, NULL, 0.0, false, 0 };
+	struct model m = { m_one, m_one_cont, NULL, 0.0, false, 0, false, 0 };
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, 64, 4);
 	struct ctl_policy p;
@@ -260,7 +264,7 @@ Test(controller_policy, cpu_bound_start_is_not_undercut)
 {
 	/* Started at the CPU count on CPU-bound work, a losing step up must not
 	 * be followed by a step below the CPU count (it could only lose). */
-	struct model m = { m_cpu, NULL, NULL, 0.02, true, 0 };
+	struct model m = { m_cpu, NULL, NULL, 0.02, true, 0, false, 0 };
 	struct run r;
 	simulate(&m, 64, 4, false, 20, &r);
 	for (int t = 0; t < 20; t++)
@@ -273,7 +277,7 @@ static double m_single(int n, int t) { return 30000.0; }
 
 Test(controller_policy, idle_workers_are_trimmed)
 {
-	struct model m = { m_single, NULL, NULL, 0.05, false, 1 };
+	struct model m = { m_single, NULL, NULL, 0.05, false, 1, false, 0 };
 	struct run r;
 	simulate(&m, 64, 8, false, 100, &r);
 	cr_expect_eq(r.n[99], 1);
@@ -323,7 +327,7 @@ Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
 static double m_btrfs(int n, int t) { return 30000.0 / (1 + 0.7 * (n - 1)); }
 Test(controller_policy, clear_loss_probes_rarely)
 {
-	struct model m = { m_btrfs, NULL, NULL, 0.05, false, 0 };
+	struct model m = { m_btrfs, NULL, NULL, 0.05, false, 0, false, 0 };
 	struct run r;
 	simulate(&m, 64, 1, false, 600, &r);
 	int above = 0;
@@ -344,7 +348,7 @@ static double m_cpu_blk(int n) { return 0.02; }
 static double m_cpu8_flat(int n, int t) { return 30000.0 * (n < 8 ? n : 8); }
 Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
 {
-	struct model m = { m_cpu_flat, NULL, m_cpu_blk, 0.10, true, 0 };
+	struct model m = { m_cpu_flat, NULL, m_cpu_blk, 0.10, true, 0, false, 0 };
 	struct run r;
 	for (int start = 4; start <= 8; start += 4) {
 		simulate(&m, 64, start, true, 600, &r);
@@ -357,7 +361,7 @@ Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
 	}
 	/* 8 CPUs: a gentle step down from 9-12 (-25%) lands below the CPU
 	 * count; it must try one per CPU instead, not lose and stay at 9. */
-	struct model m8 = { m_cpu8_flat, NULL, m_cpu_blk, 0.10, true, 0 };
+	struct model m8 = { m_cpu8_flat, NULL, m_cpu_blk, 0.10, true, 0, false, 0 };
 	sim_cpus = 8;
 	for (int start = 9; start <= 12; start++) {
 		simulate(&m8, 64, start, true, 600, &r);
@@ -397,13 +401,13 @@ Test(controller_policy, short_latency_bound_delete_learns_the_step_being_tried)
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, 128, 2);
 	struct ctl_policy p;
-	struct model fuse = { m_fuse, NULL, m_fuse_blk, 0, false, 0 };
+	struct model fuse = { m_fuse, NULL, m_fuse_blk, 0, false, 0, false, 0 };
 	ctl_policy_init(&p, &cfg, 16, false);
 	tick_until(&p, &fuse, 40, climbing_past_an_accept);
 	cr_assert(climbing_past_an_accept(&p), "the climb accepted a step up");
 	cr_expect_eq(ctl_policy_best(&p, NULL), p.n, "learns %d, tried %d", ctl_policy_best(&p, NULL), p.n);
 
-	struct model cpu = { m_cpu_flat, NULL, m_cpu_blk, 0, true, 0 };
+	struct model cpu = { m_cpu_flat, NULL, m_cpu_blk, 0, true, 0, false, 0 };
 	ctl_policy_init(&p, &cfg, 1, false);
 	tick_until(&p, &cpu, 40, climbing_past_an_accept);
 	cr_assert(climbing_past_an_accept(&p), "the climb accepted a step up");
@@ -416,7 +420,7 @@ Test(controller_policy, short_latency_bound_delete_learns_the_step_being_tried)
 static double m_cont_half(int n) { return n > 1 ? 0.5 : 0.0; }
 Test(controller_policy, high_contention_halves_the_count)
 {
-	struct model m = { m_flat, m_cont_half, NULL, 0.0, false, 0 };
+	struct model m = { m_flat, m_cont_half, NULL, 0.0, false, 0, false, 0 };
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, 64, 4);
 	struct ctl_policy p;
@@ -444,4 +448,36 @@ Test(controller_policy, high_contention_halves_the_count)
 		ctl_policy_tick(&p, &s, &d);
 	}
 	cr_expect_eq(p.n, 1, "a flat curve under contention settled at %d", p.n);
+}
+
+/* A chain at one worker: one directory in flight, its child waits for a
+ * worker only while the parent reads its last, empty getdents64 (a few % of
+ * the time). A second worker can only hand the chain back and forth (btrfs:
+ * -24 to -63% per probe), and the filesystem's own stalls (a commit every
+ * 5 s) move the rate at one worker. Nothing may make it try two. */
+static double m_chain(int n, int t) { return (n == 1 ? 25000.0 : 12000.0) * (t % 50 < 4 ? 0.3 : 1); }
+
+Test(controller_policy, no_probe_up_when_no_work_waits)
+{
+	struct model m = { .rate = m_chain, .noise = 0.05, .spare_on = true, .spare = 0.03 };
+	struct run r;
+	simulate(&m, 64, 1, true, 600, &r);
+	for (int t = 0; t < 600; t++)
+		cr_assert_eq(r.n[t], 1, "tick %d ran %d workers with nothing waiting for them", t, r.n[t]);
+	cr_expect_eq(r.changes, 0);
+}
+
+/* The same curve with work waiting: the probes still run (and lose), and
+ * the stalls, taken for the rate moving, do not walk the count up (a climb
+ * based on a stalled window reads any count after it as a gain). */
+Test(controller_policy, probes_up_when_work_waits_and_stalls_do_not_ratchet)
+{
+	struct model m = { .rate = m_chain, .noise = 0.05, .spare_on = true, .spare = 0.5 };
+	struct run r;
+	simulate(&m, 64, 1, true, 600, &r);
+	cr_expect_gt(r.changes, 0, "no probe in 60 s with work waiting");
+	int at1 = 0;
+	for (int t = 0; t < 600; t++)
+		at1 += r.n[t] == 1;
+	cr_expect_geq(at1, 540, "one worker most of the time: %d of 600 ticks", at1);
 }
