@@ -92,9 +92,9 @@ struct engine {
 	uintptr_t *stack;		/* LIFO of tasks: a dnode to scan, or a chunk
 					 * (tagged). Depth-first keeps the frontier small. */
 	size_t qlen, qcap;
-	/* Time some task sat in the stack with no worker taking it: the most
-	 * another worker could have gained (a chain: a child waits only while
-	 * its parent reads its last, empty, getdents64). Under qlock. */
+	/* Time some task sat in the stack with no worker taking it, in waits
+	 * long enough for another worker to take it (WAIT_MIN_NS): the most
+	 * such a worker could have gained. Under qlock. */
 	uint64_t waited_ns, waiting_since;
 	int idle;			/* active workers waiting for work */
 	int seen_active;		/* active_threads as the workers last saw it */
@@ -195,6 +195,19 @@ static void mark_failed(struct dnode *n)
 /* ------------------------------------------------------------------ */
 /* The task stack                                                       */
 
+/* A wait shorter than waking an idle worker (a futex wake-up and a
+ * schedule: tens of µs on a VM) is one the owner ends itself: a chain's
+ * child waits while its parent reads the final, empty getdents64 (~10% of
+ * each level on tmpfs, but 1-2 µs at a time; ~1 ms on a 1 ms/op FUSE
+ * filesystem, where a second worker does take it). Only longer waits
+ * count. */
+#define WAIT_MIN_NS 50000
+
+static uint64_t waited_long(uint64_t ns)
+{
+	return ns >= WAIT_MIN_NS ? ns : 0;
+}
+
 static void push_locked(struct engine *e, size_t n)
 {
 	if (e->qlen == 0 && n > 0)
@@ -275,7 +288,7 @@ static uintptr_t pop_task(struct worker *w)
 		if (e->qlen > 0) {
 			n = e->stack[--e->qlen];
 			if (e->qlen == 0)
-				e->waited_ns += now_ns() - e->waiting_since;
+				e->waited_ns += waited_long(now_ns() - e->waiting_since);
 			break;
 		}
 		e->idle++;
@@ -1057,7 +1070,7 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 uint64_t engine_waited_ns(struct engine *e)
 {
 	pthread_mutex_lock(&e->qlock);
-	uint64_t ns = e->waited_ns + (e->qlen > 0 ? now_ns() - e->waiting_since : 0);
+	uint64_t ns = e->waited_ns + (e->qlen > 0 ? waited_long(now_ns() - e->waiting_since) : 0);
 	pthread_mutex_unlock(&e->qlock);
 	return ns;
 }

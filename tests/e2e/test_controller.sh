@@ -185,3 +185,27 @@ test_controller_never_recreates_a_deleted_cache() {
 		skip "delete too short to learn from: nothing to check"
 	expect_eq "$(ctl_json "$SCRATCH/h2.json" 'd["trees"][0]["profile_saved"]')" False "profile saved"
 }
+
+# Spare work: a chain keeps one directory in flight, so nothing waits for a
+# second worker and the controller never tries one (each try cost a btrfs
+# chain 24-63% for 0.2 s); a tree keeps directories waiting in the stack.
+test_controller_chain_stays_at_one_worker() {
+	ctl_cache
+	mount_fs tmpfs mnt 1G
+	make_chain mnt/c 100000
+	"$ADAPTRM" -rf --no-profile --json "$SCRATCH/c.json" mnt/c || fail "chain run failed"
+	expect_gone mnt/c
+	expect_eq "$(ctl_json "$SCRATCH/c.json" 'd["trees"][0]["shape"]')" chain "shape class"
+	local n
+	n=$(ctl_json "$SCRATCH/c.json" 'len(d["trees"][0]["intervals"])')
+	[ "$n" -ge 6 ] || fail "chain delete too short to probe: $n intervals"
+	expect_eq "$(ctl_json "$SCRATCH/c.json" 'sorted({i["threads"] for t in d["trees"] for i in t["intervals"]} | {1})')" "[1]" \
+		"a chain ran more than one worker"
+	expect_eq "$(ctl_json "$SCRATCH/c.json" 'max(i["spare"] for i in d["trees"][0]["intervals"]) < 0.5')" True \
+		"spare work on a chain"
+	make_tree mnt/t 200 1000
+	"$ADAPTRM" -rf --no-profile --threads=1 --json "$SCRATCH/t.json" mnt/t || fail "tree run failed"
+	expect_gone mnt/t
+	expect_eq "$(ctl_json "$SCRATCH/t.json" 'min(i["spare"] for i in d["trees"][0]["intervals"][:-1]) > 0.9')" True \
+		"spare work at one worker on a 200 x 1000 tree"
+}
