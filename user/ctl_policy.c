@@ -177,14 +177,10 @@ static double threshold(const struct ctl_policy *p, int cw)
 }
 
 /* Workers rarely off the CPU for anything but the run queue: the blocked
- * share (schedstat or the probes) is measured and low, lock waits too. At
- * one worker per CPU the blocked share is the CPU time left idle: tmpfs
- * trees read 1-5% (more workers only time-slice), a tmpfs flat directory
- * 13-21% (its unlinkers sleep on the directory's lock; 4-8 workers are
- * 10-20% faster than 2 on 2 CPUs), so "bound" ends at 10%. */
+ * share (schedstat or the probes) is measured and low, lock waits too. */
 static bool cpu_bound(double blk, double cont)
 {
-	return blk >= 0 && blk < 0.1 && (cont < 0 || cont < 0.1);
+	return blk >= 0 && blk < 0.2 && (cont < 0 || cont < 0.1);
 }
 
 /* Every CPU has such a busy worker: more workers can only time-slice. */
