@@ -223,7 +223,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 		p->w_busy += s->busy, p->w_busy_n++;
 	if (s->cpu >= 0)
 		p->w_cpu += s->cpu, p->w_cpu_n++;
-	if (s->spare_measured)
+	if (s->spare >= 0)
 		p->w_spare += s->spare, p->w_spare_n++;
 	int need = p->fast_up ? 1 : p->cfg.window_ticks;
 	/* Workers clearly blocked from the first tick on (a latency-bound

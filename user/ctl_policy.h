@@ -26,7 +26,6 @@ struct ctl_sample {
 	double cpu;		/* on-CPU time / busy time: near 1 when CPU-bound */
 	double spare;		/* share of dt work waited for a worker (1: a directory
 				 * big enough to share was read) */
-	bool spare_measured;	/* false: spare unknown (the rule that reads it is off) */
 };
 
 struct ctl_policy_cfg {

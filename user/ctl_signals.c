@@ -236,7 +236,7 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	}
 	sig->vcsw_per_op = sig->ops ? (double)(nvcsw - s->nvcsw) / sig->ops : -1;
 	uint64_t waited = engine_waited_ns(s->e);
-	sig->spare = t.shareable > s->tot.shareable ? 1 : sig->dt > 0 ? share(waited - s->waited_ns, sig->dt * 1e9) : -1;
+	sig->spare = t.shareable > s->tot.shareable ? 1 : share(waited - s->waited_ns, sig->dt * 1e9);
 	s->waited_ns = waited;
 
 	if (s->probes && probes_read(s->probes, s->snap_now) == 0) {
@@ -307,5 +307,4 @@ void ctl_signals_to_sample(const struct ctl_signals *sig, struct ctl_sample *out
 	out->busy = sig->busy;
 	out->cpu = sig->cpu;
 	out->spare = sig->spare;
-	out->spare_measured = sig->spare >= 0;
 }

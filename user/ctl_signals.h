@@ -26,7 +26,7 @@ struct ctl_signals {
 	double cpu;		/* on-CPU worker time / busy time (schedstat), or -1 */
 	double vcsw_per_op;	/* voluntary context switches per entry (getrusage) */
 	double spare;		/* share of dt some task waited for a worker; 1 when a
-				 * directory read was big enough to share (engine) */
+				 * directory read was big enough to share (engine); -1: unknown */
 	bool bpf;		/* the BPF fields are measured */
 };
 

@@ -83,8 +83,7 @@ static void simulate(const struct model *m, int cap, int start, bool known, int 
 			.blocked = m->blocked ? m->blocked(n) : -1,
 			.busy = m->tasks ? (n <= m->tasks ? 1.0 : (double)m->tasks / n) : 1,
 			.cpu = m->cpu_bound ? 0.95 : 0.3,
-			.spare = m->spare,
-			.spare_measured = m->spare_on,
+			.spare = m->spare_on ? m->spare : -1,
 		};
 		struct ctl_decision d;
 		if (ctl_policy_tick(&p, &s, &d)) {
@@ -233,7 +232,7 @@ Test(controller_policy, contention_rising_backs_off_at_once)
 		int n = p.n;
 		struct ctl_sample s = { .dt = 0.1, .ops = m.rate(n, t) * 0.1, .lat_mean_us = -1,
 					.lat_p99_us = -1, .contention = m.cont(n), .blocked = -1,
-					.busy = 1, .cpu = -1 };
+					.busy = 1, .cpu = -1, .spare = -1 };
 		if (ctl_policy_tick(&p, &s, &d)) {
 			if (d.to > d.from)
 				went_up = t;
@@ -305,7 +304,7 @@ Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
 	struct ctl_decision d;
 	for (int t = 0; t < 4; t++) {
 		struct ctl_sample s = { .dt = 0.1, .ops = 20000, .lat_mean_us = 5, .lat_p99_us = -1,
-					.contention = -1, .blocked = 0.05, .busy = 1, .cpu = 0.9 };
+					.contention = -1, .blocked = 0.05, .busy = 1, .cpu = 0.9, .spare = -1 };
 		cr_expect_not(ctl_policy_tick(&p, &s, &d), "changed at tick %d: %s", t, d.why);
 	}
 	cr_expect_eq(p.n, 2);
@@ -315,7 +314,7 @@ Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
 	bool up = false;
 	for (int t = 0; t < 4; t++) {
 		struct ctl_sample s = { .dt = 0.1, .ops = 200, .lat_mean_us = 1000, .lat_p99_us = -1,
-					.contention = -1, .blocked = 0.9, .busy = 1, .cpu = 0.05 };
+					.contention = -1, .blocked = 0.9, .busy = 1, .cpu = 0.05, .spare = -1 };
 		up |= ctl_policy_tick(&p, &s, &d) && d.to > d.from;
 	}
 	cr_expect(up, "blocked workers did not climb");
@@ -379,7 +378,7 @@ static void tick_until(struct ctl_policy *p, const struct model *m, int max,
 		struct ctl_sample s = {
 			.dt = 0.1, .ops = rate * 0.1, .lat_mean_us = p->n / rate * 1e6,
 			.lat_p99_us = -1, .contention = -1,
-			.blocked = m->blocked ? m->blocked(p->n) : -1, .busy = 1, .cpu = 0.3,
+			.blocked = m->blocked ? m->blocked(p->n) : -1, .busy = 1, .cpu = 0.3, .spare = -1,
 		};
 		struct ctl_decision d;
 		ctl_policy_tick(p, &s, &d);
@@ -431,7 +430,7 @@ Test(controller_policy, high_contention_halves_the_count)
 		int n = p.n;
 		struct ctl_sample s = { .dt = 0.1, .ops = m.rate(n, t) * 0.1, .lat_mean_us = -1,
 					.lat_p99_us = -1, .contention = m.cont(n), .blocked = -1,
-					.busy = 1, .cpu = -1 };
+					.busy = 1, .cpu = -1, .spare = -1 };
 		if (ctl_policy_tick(&p, &s, &d) && strstr(d.why, "lock contention high")) {
 			cr_expect_eq(d.from, 8);
 			to = d.to;
@@ -444,7 +443,7 @@ Test(controller_policy, high_contention_halves_the_count)
 		int n = p.n;
 		struct ctl_sample s = { .dt = 0.1, .ops = m.rate(n, t) * 0.1, .lat_mean_us = -1,
 					.lat_p99_us = -1, .contention = m.cont(n), .blocked = -1,
-					.busy = 1, .cpu = -1 };
+					.busy = 1, .cpu = -1, .spare = -1 };
 		ctl_policy_tick(&p, &s, &d);
 	}
 	cr_expect_eq(p.n, 1, "a flat curve under contention settled at %d", p.n);
