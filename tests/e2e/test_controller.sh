@@ -80,13 +80,23 @@ test_controller_corrupt_profile() {
 		[ -n "$f" ] && break
 	done
 	[ -n "$f" ] || fail "no profile stored after deleting 800 x 1000"
-	echo '{"format": "adaptrm-profile-1", "fs": ' >"$f"
-	# as big as the tree that stored it, or the run may be too short to store again
-	make_tree mnt/t "$n" 1000
-	"$ADAPTRM" -rf mnt/t 2>"$SCRATCH/err" || fail "run with a corrupt profile failed"
-	expect_gone mnt/t
-	expect_eq "$(grep -c "ignoring profile" "$SCRATCH/err")" 1 "warnings about the corrupt profile"
+	# A corrupt file is ignored with one warning and replaced by the next
+	# run that learns something. A run stores only after two measured
+	# windows; on a loaded machine one may end sooner: grow the tree.
+	local saved=False m
+	for m in "$n" $((n * 2)) $((n * 4)); do
+		echo '{"format": "adaptrm-profile-1", "fs": ' >"$f"
+		make_tree mnt/t "$m" 1000
+		"$ADAPTRM" -rf --json "$SCRATCH/c.json" mnt/t 2>"$SCRATCH/err" ||
+			fail "run with a corrupt profile failed"
+		expect_gone mnt/t
+		expect_eq "$(grep -c "ignoring profile" "$SCRATCH/err")" 1 "warnings about the corrupt profile"
+		saved=$(ctl_json "$SCRATCH/c.json" 'd["trees"][0]["profile_saved"]')
+		[ "$saved" = True ] && break
+	done
+	[ "$saved" = True ] || fail "no profile stored over the corrupt one ($m x 1000)"
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$f" || fail "profile not rewritten"
+	n=$m
 
 	# a foreign file (another filesystem's id) is ignored too
 	python3 - "$f" <<'PY'
