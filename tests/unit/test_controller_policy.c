@@ -247,6 +247,23 @@ Test(controller_policy, contention_rising_backs_off_at_once)
 	cr_expect_eq(p.n, 1);
 }
 
+/* Started above one (a prior of 2) where a quarter of the busy time
+ * already waits on locks: the first step is down, never up. */
+Test(controller_policy, contended_start_looks_below_first)
+{
+	struct model m = { m_one, m_one_cont, NULL, 0.05, false, 0, false, 0 };
+	struct run r;
+	simulate(&m, 64, 2, false, 100, &r);
+	int first = 0;
+	for (int t = 1; t < 100 && !first; t++)
+		if (r.n[t] != r.n[t - 1])
+			first = r.n[t];
+	cr_expect_eq(first, 1, "first move from 2 went to %d", first);
+	for (int t = 0; t < 100; t++)
+		cr_expect_leq(r.n[t], 2, "tick %d ran %d workers", t, r.n[t]);
+	expect_near_best(&m, 64, &r, CONVERGE, 100);
+}
+
 Test(controller_policy, best_needs_measurements)
 {
 	struct ctl_policy_cfg cfg;
