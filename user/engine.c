@@ -234,7 +234,6 @@ static void wake_workers(struct engine *e, size_t n)
 	}
 }
 
-/* Active workers waiting for work while no task is pending. */
 /* Workers that could help with a directory's next slice: those waiting
  * for work and those finishing a slice (of a shared directory; with nothing
  * queued they are next to wait). None while other tasks wait. */
@@ -817,13 +816,17 @@ static void scan_dir(struct worker *w, struct dnode *d)
 
 	bool read_any = false;
 	bool batching = sort;
+	bool big = false;	/* the last read could fill a split (reader_slice) */
 	while (!e->stop) {
 		/* dir_share may be switched on by the controller mid-directory */
 		batching = sort || dir_share(e, d) > 1;
 		stat_add(&w->st->syscalls, 1);
-		uint64_t t_read = batching ? now_ns() : 0;
+		/* Only reads of a big directory are timed: the rest never split,
+		 * and a small directory's two reads need no clock. */
+		bool timed = batching && big;
+		uint64_t t_read = timed ? now_ns() : 0;
 		long n = sys_getdents64(fd, w->dbuf, w->dbuf_size);
-		if (batching)
+		if (timed)
 			w->read_ns = now_ns() - t_read;
 		if (n < 0) {
 			err = (int)-n;
@@ -844,9 +847,10 @@ static void scan_dir(struct worker *w, struct dnode *d)
 		if (n == 0)
 			break;
 		read_any = true;
+		big = (size_t)n >= SHAREABLE_BYTES;
 		/* Enough entries in one read to split among workers, where the
 		 * filesystem gains from that: work a helper could take. */
-		if ((size_t)n >= SHAREABLE_BYTES && (atomic_load_explicit(&d->flags, memory_order_relaxed) & DN_SHARE))
+		if (big && (atomic_load_explicit(&d->flags, memory_order_relaxed) & DN_SHARE))
 			stat_add(&w->st->shareable, 1);
 		size_t nrev = 0;
 		for (long off = 0; off < n && !e->stop;) {
