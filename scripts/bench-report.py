@@ -37,6 +37,22 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+def paired(runs, cell, a, b):
+    """Tool A over tool B repetition by repetition: the tools of one
+    repetition ran back to back, so each pair shares the machine's state of
+    the moment, which the medians of a noisy shared machine do not."""
+    walls = {}
+    for r in runs:
+        if (r["fs"], r["shape"]) == (cell["fs"], cell["shape"]) and r["status"] == "ok" \
+                and r["tool"] in (a, b):
+            walls.setdefault(r["rep"], {})[r["tool"]] = float(r["wall"])
+    ratios = [w[a] / w[b] for w in walls.values() if a in w and b in w and w[b] > 0]
+    if not ratios:
+        return None
+    return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
+            "a_faster": sum(1 for x in ratios if x < 1), "n": len(ratios)}
+
+
 def short(note, n=60):
     return note if len(note) <= n else note[:n] + "..."
 
@@ -45,6 +61,13 @@ def fmt_s(x):
     if x is None:
         return ""
     return "%.2f" % x if x < 100 else "%.0f" % x
+
+
+def paired_note(p):
+    if not p:
+        return ""
+    return "; repetition by repetition %.2f (%.2f-%.2f), auto faster in %d of %d" % (
+        p["median"], p["min"], p["max"], p["a_faster"], p["n"])
 
 
 def main():
@@ -88,6 +111,7 @@ def main():
         c["auto_over_peer"] = auto / peers[c["best_peer"]] if auto and c["best_peer"] else None
         c["auto_over_oracle"] = auto / pinned[c["oracle"]] if auto and c["oracle"] else None
         c["auto_over_rm"] = auto / ok["rm"] if auto and "rm" in ok else None
+        c["paired_peer"] = paired(runs, c, "auto", c["best_peer"]) if auto and c["best_peer"] else None
 
     gm_peer = geomean([c["auto_over_peer"] for c in cells])
     gm_oracle = geomean([c["auto_over_oracle"] for c in cells])
@@ -142,7 +166,8 @@ def main():
     far = [c for c in cells if c["auto_over_oracle"] and c["auto_over_oracle"] > 1.10]
     lines.append("")
     lines.append("Cells where auto is slower than the best peer: %s." % (
-        ", ".join("%s %s (%.2f vs %s)" % (c["fs"], c["label"], c["auto_over_peer"], c["best_peer"]) for c in losses)
+        ", ".join("%s %s (%.2f vs %s%s)" % (c["fs"], c["label"], c["auto_over_peer"], c["best_peer"],
+                                           paired_note(c["paired_peer"])) for c in losses)
         or "none"))
     lines.append("Cells where auto is more than 10%% off the oracle: %s." % (
         ", ".join("%s %s (%.2f vs %s)" % (c["fs"], c["label"], c["auto_over_oracle"], c["oracle"]) for c in far)
