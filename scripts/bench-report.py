@@ -37,19 +37,37 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+def median_ci(xs, level=0.95):
+    """Distribution-free confidence interval for the median of xs: the
+    order statistics x(k), x(n-k+1) with the largest k whose binomial tail
+    P(Bin(n, 1/2) < k) stays within (1 - level) / 2. Returns (lo, hi,
+    coverage); with fewer than 6 values no interval reaches 95%, and the
+    whole range is returned with the coverage it has."""
+    xs = sorted(xs)
+    n = len(xs)
+    tail = lambda k: sum(math.comb(n, i) for i in range(k)) / 2 ** n
+    k = 1
+    while k + 1 <= n // 2 and tail(k + 1) <= (1 - level) / 2:
+        k += 1
+    return xs[k - 1], xs[n - k], 1 - 2 * tail(k)
+
+
 def paired(runs, cell, a, b):
     """Tool A over tool B repetition by repetition: the tools of one
     repetition ran back to back, so each pair shares the machine's state of
-    the moment, which the medians of a noisy shared machine do not."""
+    the moment, which the medians of a noisy shared machine do not. Rows
+    from several benchmark runs (concatenated TSVs) pair within their run."""
     walls = {}
     for r in runs:
         if (r["fs"], r["shape"]) == (cell["fs"], cell["shape"]) and r["status"] == "ok" \
                 and r["tool"] in (a, b):
-            walls.setdefault(r["rep"], {})[r["tool"]] = float(r["wall"])
+            walls.setdefault((r.get("run") or "", r["rep"]), {})[r["tool"]] = float(r["wall"])
     ratios = [w[a] / w[b] for w in walls.values() if a in w and b in w and w[b] > 0]
     if not ratios:
         return None
+    lo, hi, cover = median_ci(ratios)
     return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
+            "ci_low": lo, "ci_high": hi, "ci_coverage": cover,
             "a_faster": sum(1 for x in ratios if x < 1), "n": len(ratios)}
 
 
@@ -66,8 +84,15 @@ def fmt_s(x):
 def paired_note(p):
     if not p:
         return ""
-    return "; repetition by repetition %.2f (%.2f-%.2f), auto faster in %d of %d" % (
-        p["median"], p["min"], p["max"], p["a_faster"], p["n"])
+    return "; repetition by repetition %.2f (%.0f%% interval %.2f-%.2f), auto faster in %d of %d" % (
+        p["median"], 100 * p["ci_coverage"], p["ci_low"], p["ci_high"], p["a_faster"], p["n"])
+
+
+def measurably_slower(c):
+    """Slower by the medians, and by the pairs too: the interval of the
+    per-repetition ratio lies wholly above 1."""
+    p = c.get("paired_peer")
+    return bool(c["auto_over_peer"] and c["auto_over_peer"] > 1.0 and p and p["ci_low"] > 1.0)
 
 
 def main():
@@ -124,7 +149,11 @@ def main():
             env("BENCH_MACHINE"), env("BENCH_DATE", "?"), env("BENCH_COMMIT", "?"),
             env("BENCH_RMZ_VERSION") or "rmz not installed"))
         lines.append("")
-    reps = env("BENCH_REPS_RUN", "?")
+    reps = env("BENCH_REPS_RUN")
+    if not reps:
+        # Concatenated runs: say how many repetitions the medians rest on.
+        counts = sorted({len(v["walls"]) for c in cells for v in c["tools"].values() if v["status"] == "ok"})
+        reps = "%d" % counts[0] if len(counts) == 1 else "%d to %d" % (counts[0], counts[-1])
     lines.append("Median wall time in seconds over %s repetitions (tools interleaved, fresh tree "
                  "each run, built then synced: warm cache); empty files. "
                  "`-t N` is `adaptrm --threads=N`. A failed cell names the failure "
@@ -169,6 +198,10 @@ def main():
         ", ".join("%s %s (%.2f vs %s%s)" % (c["fs"], c["label"], c["auto_over_peer"], c["best_peer"],
                                            paired_note(c["paired_peer"])) for c in losses)
         or "none"))
+    if losses:
+        slower = [c for c in losses if measurably_slower(c)]
+        lines.append("Of these, measurably slower (the interval of the per-repetition ratio above 1): %s." % (
+            ", ".join("%s %s" % (c["fs"], c["label"]) for c in slower) or "none"))
     lines.append("Cells where auto is more than 10%% off the oracle: %s." % (
         ", ".join("%s %s (%.2f vs %s)" % (c["fs"], c["label"], c["auto_over_oracle"], c["oracle"]) for c in far)
         or "none"))

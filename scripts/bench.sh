@@ -80,8 +80,27 @@ for t in "${TOOLS_SEL[@]}"; do
 done
 
 # ---------------------------------------------------------------------------
+# A run that was killed outright (SIGKILL, a session torn down) could not
+# clean up: its scratch directory records its pid, and a later run unmounts
+# and detaches what a dead run left behind, so stale loop devices and 8 GiB
+# images do not pile up. Only our own directories, only when their run is gone.
+for stale in "${BENCH_WORK:-/var/tmp}"/adaptrm-bench.*/; do
+	stale=${stale%/}
+	[ -f "$stale/pid" ] || continue
+	pid=$(cat "$stale/pid" 2>/dev/null)
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && continue
+	echo "bench: cleaning up after an interrupted run ($stale)" >&2
+	fusermount3 -u "$stale/mnt" 2>/dev/null
+	for m in "$stale/mnt" "$stale/backing"; do
+		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
+	done
+	[ -e "$stale/fs.img" ] && losetup -j "$stale/fs.img" | cut -d: -f1 | xargs -r -n1 losetup -d
+	rm -rf --one-file-system "$stale"
+done
+
 # Scratch space, mounts, and their cleanup on any exit (Ctrl-C included).
 WORK=$(mktemp -d "${BENCH_WORK:-/var/tmp}/adaptrm-bench.XXXXXX")
+echo $$ >"$WORK/pid"
 MNT=$WORK/mnt
 EMPTY=$WORK/empty
 mkdir -p "$MNT" "$EMPTY" "$WORK/cache"
@@ -231,7 +250,10 @@ tool_available() {
 }
 
 RESULTS=$WORK/runs.tsv
-printf 'fs\tshape\tlabel\ttool\trep\tstatus\twall\tuser\tsys\tnote\n' >"$RESULTS"
+# run: which benchmark run a row came from, so that results of several runs
+# can be concatenated and still be paired repetition by repetition.
+RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)-$$
+printf 'fs\tshape\tlabel\ttool\trep\tstatus\twall\tuser\tsys\tnote\trun\n' >"$RESULTS"
 
 # run_one FS SHAPE TOOL REP: build, sync, time the delete, verify, record.
 run_one() {
@@ -264,8 +286,8 @@ run_one() {
 	note=$(grep -v '^$' "$WORK/out" | head -1 | tr '\t' ' ' | cut -c1-120)
 	[ $rc != 0 ] && note="exit $rc: $note"
 	rm -rf "$BACKING/t"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fs" "$shape" "$(shape_label "$shape" "$fs")" \
-		"$tool" "$rep" "$status" ${t:-0 0 0} "$note" >>"$RESULTS"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fs" "$shape" "$(shape_label "$shape" "$fs")" \
+		"$tool" "$rep" "$status" ${t:-0 0 0} "$note" "$RUN_ID" >>"$RESULTS"
 	LAST_STATUS=$status LAST_WALL=${t%% *}
 }
 

@@ -1,0 +1,86 @@
+# The benchmark harness (scripts/bench.sh, scripts/bench-report.py): a tiny
+# matrix must run end to end and report; a run killed outright must not leave
+# mounts and loop devices behind for good; the report's verdict on a loss
+# must follow the paired repetitions. No timings are asserted.
+
+repo_root() { (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd); }
+
+# A 2 x 3 matrix at a small scale on tmpfs: every run recorded as ok with its
+# run id, the table and ratios written, and nothing left mounted.
+test_bench_smoke() {
+	need_root
+	local repo; repo=$(repo_root)
+	mkdir -p work
+	BENCH_WORK=$SCRATCH/work BENCH_FS=tmpfs BENCH_SHAPES="tree chain" BENCH_TOOLS="auto t1 rm" \
+		BENCH_REPS=2 BENCH_SCALE=0.005 BENCH_TRACE=0 BENCH_OUT=$SCRATCH/out ADAPTRM=$ADAPTRM \
+		bash "$repo/scripts/bench.sh" >stdout 2>stderr || { cat stderr; fail "bench.sh failed"; }
+	expect_eq "$(awk -F'\t' 'NR > 1 && $6 == "ok"' out/latest.tsv | wc -l)" 12 "runs recorded ok"
+	expect_eq "$(awk -F'\t' 'NR > 1 && $11 == ""' out/latest.tsv | wc -l)" 0 "runs without a run id"
+	grep -q '^| tmpfs | 1 dirs x 1000 files |' out/latest.md || fail "no tree row in the report"
+	grep -q '^| tmpfs | chain 250 deep |.*(rm) |' out/latest.md || fail "no auto / best peer ratio for the chain"
+	grep -q '^| tmpfs | chain 250 deep |' stdout || fail "no table on stdout"
+	expect_eq "$(ls work)" "" "scratch directories left behind"
+	grep -q "$SCRATCH" /proc/mounts && fail "mounts left behind: $(grep "$SCRATCH" /proc/mounts)"
+	true
+}
+
+# A run that was SIGKILLed leaves its tmpfs, loop device and image; the next
+# run cleans them up. A directory whose run is still alive is left alone.
+test_bench_cleans_up_after_killed_run() {
+	need_root
+	local repo; repo=$(repo_root)
+	local dead=work/adaptrm-bench.dead live=work/adaptrm-bench.live
+	mkdir -p "$dead/mnt" "$live/mnt"
+	true & local gone=$!; wait $gone
+	echo $gone >"$dead/pid"
+	echo $$ >"$live/pid"
+	mount -t tmpfs tmpfs "$dead/mnt" && on_exit umount -l "$SCRATCH/$dead/mnt"
+	truncate -s 1M "$dead/fs.img"
+	local loop; loop=$(losetup -f --show "$dead/fs.img") || fail "losetup"
+	on_exit losetup -d "$loop"
+	BENCH_WORK=$SCRATCH/work BENCH_FS=tmpfs BENCH_SHAPES=flat BENCH_TOOLS=t1 BENCH_REPS=1 \
+		BENCH_SCALE=0.001 BENCH_TRACE=0 BENCH_OUT=$SCRATCH/out ADAPTRM=$ADAPTRM \
+		bash "$repo/scripts/bench.sh" >/dev/null 2>stderr || { cat stderr; fail "bench.sh failed"; }
+	grep -q "cleaning up after an interrupted run ($SCRATCH/$dead)" stderr || fail "no cleanup message: $(cat stderr)"
+	expect_gone "$dead"
+	grep -q "$SCRATCH/$dead" /proc/mounts && fail "stale tmpfs still mounted"
+	losetup -n -O BACK-FILE "$loop" 2>/dev/null | grep -q adaptrm-bench.dead && fail "loop device $loop still attached"
+	expect_exists "$live/pid"
+	grep -q "$SCRATCH/$live" stderr && fail "touched a live run's directory"
+	true
+}
+
+# bench-report's verdict: auto slower than the best peer by the medians is a
+# loss only if the per-repetition ratio's interval lies above 1. Repetitions
+# of two concatenated runs (the same rep numbers) pair within their run.
+test_bench_report_paired_verdict() {
+	local repo; repo=$(repo_root)
+	{
+		printf 'fs\tshape\tlabel\ttool\trep\tstatus\twall\tuser\tsys\tnote\trun\n'
+		local run rep
+		for run in a b; do
+			for rep in 1 2 3 4 5; do
+				# Cell "slow": auto 5% slower in every repetition.
+				printf 'tmpfs\tflat\tflat 9\tauto\t%s\tok\t1.05\t0\t0\t\t%s\n' $rep $run
+				printf 'tmpfs\tflat\tflat 9\trmz\t%s\tok\t1.00\t0\t0\t\t%s\n' $rep $run
+				printf 'tmpfs\tflat\tflat 9\tt1\t%s\tok\t1.05\t0\t0\t\t%s\n' $rep $run
+				# Cell "tie": auto behind in odd repetitions, ahead in even ones.
+				if [ $((rep % 2)) = 1 ]; then
+					printf 'xfs\tflat\tflat 9\tauto\t%s\tok\t1.03\t0\t0\t\t%s\n' $rep $run
+				else
+					printf 'xfs\tflat\tflat 9\tauto\t%s\tok\t0.99\t0\t0\t\t%s\n' $rep $run
+				fi
+				printf 'xfs\tflat\tflat 9\trmz\t%s\tok\t1.00\t0\t0\t\t%s\n' $rep $run
+				printf 'xfs\tflat\tflat 9\tt1\t%s\tok\t1.00\t0\t0\t\t%s\n' $rep $run
+			done
+		done
+	} >runs.tsv
+	python3 "$repo/scripts/bench-report.py" runs.tsv report.md report.json || fail "bench-report failed"
+	grep -q 'tmpfs flat 9 (1.05 vs rmz; repetition by repetition 1.05 .*auto faster in 0 of 10)' report.md ||
+		fail "slow cell not reported: $(grep slower report.md)"
+	grep -q 'xfs flat 9 (1.03 vs rmz; repetition by repetition 1.03 .*auto faster in 4 of 10)' report.md ||
+		fail "tie cell not reported: $(grep slower report.md)"
+	grep -q '^Of these, measurably slower (.*): tmpfs flat 9\.$' report.md ||
+		fail "verdict: $(grep measurably report.md)"
+	grep -q 'over 10 repetitions' report.md || fail "repetition count: $(grep -o 'over [^(]*' report.md)"
+}
