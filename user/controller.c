@@ -4,9 +4,13 @@
  * with engine_set_active, and records the interval for --explain and --json.
  * Where to start comes from the stored profile of this filesystem and tree
  * shape (profile.c), else from a prior by filesystem type (machine.md's
- * thread-scaling table); what it settles on is stored back. */
+ * thread-scaling table); what it settles on is stored back. Where the
+ * filesystem type does not say whether big directories should be shared by
+ * several workers, ctl_share.c tries it once and the profile keeps the
+ * answer. */
 #include "controller.h"
 #include "ctl_policy.h"
+#include "ctl_share.h"
 #include "ctl_signals.h"
 #include "fsinfo.h"
 #include "json.h"
@@ -40,6 +44,9 @@ struct controller {
 	bool steer;		/* false: --threads=N, record only */
 	struct ctl_source *src;
 	struct ctl_policy pol;
+	bool pol_known;		/* the policy started from a known point */
+	struct ctl_share share;
+	uint64_t share_asks, shareable;	/* engine totals at the last tick */
 	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
 	bool cache_in_tree;	/* the profile directory is inside the tree */
 	struct profile_key key;
@@ -247,23 +254,32 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	ctl_policy_defaults(&cfg, cap, ncpus());
 	/* A chain has one directory in flight whatever the count: trust the
 	 * prior of 1 as much as a profile (no climb, gentle probes later). */
-	ctl_policy_init(&c->pol, &cfg, start, c->have_profile || !strcmp(c->key.shape, "chain"));
+	c->pol_known = c->have_profile || !strcmp(c->key.shape, "chain");
+	ctl_policy_init(&c->pol, &cfg, start, c->pol_known);
 	if (c->steer)
 		engine_set_active(c->e, c->pol.n);
+	ctl_share_init(&c->share, &cfg,
+		       !c->steer || !c->have_key || fsinfo_type_share_known(c->key.f_type),
+		       c->have_profile ? c->prof.share : -1);
+	atomic_store(&engine_knobs(c->e)->share_unknown, ctl_share_on(&c->share));
 	c->start_threads = c->pol.n;
 	c->in_tree = true;
 	c->tree_t0 = now_s();
 	struct engine_totals tot;
 	engine_totals(c->e, &tot);
 	c->tree_entries0 = tot.files + tot.dirs;
+	c->share_asks = tot.share_asks;
+	c->shareable = tot.shareable;
 	c->cont_sum = c->cont_dt = c->blk_sum = c->blk_dt = 0;
 	if (c->bpf_eager || !bpf_allowed())
 		try_bpf(c);
 	ctl_source_reset(c->src);
 	const char *th = c->pol.n == 1 ? "thread" : "threads";
 	if (c->have_profile)
-		explain(c, "start %s %s: %d %s from the profile (%u runs, %.0f entries/s)",
-			c->key.fs, c->key.shape, c->pol.n, th, c->prof.runs, c->prof.rate);
+		explain(c, "start %s %s: %d %s from the profile (%u runs, %.0f entries/s%s)",
+			c->key.fs, c->key.shape, c->pol.n, th, c->prof.runs, c->prof.rate,
+			c->share.st == SHARE_ON ? ", big directories shared" :
+			c->share.st == SHARE_OFF ? ", big directories not shared" : "");
 	else
 		explain(c, "start %s %s: %d %s (%s)", c->key.fs, c->key.shape, c->pol.n, th,
 			!c->steer ? "pinned by --threads" :
@@ -316,9 +332,44 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 	json_num_or_null(w, "spare", s->spare);
 	jw_bool(w, "bpf", s->bpf);
 	jw_string(w, "phase", c->steer ? ctl_phase_name(c->pol.phase) : "pinned");
+	jw_string(w, "share", ctl_share_state_name(c->share.st));
 	if (d && d->changed)
 		jw_string(w, "decision", d->why);
 	jw_end(w);
+}
+
+/* The sharing trial (ctl_share.c), where the filesystem type is silent.
+ * Its windows pause the worker-count policy, which starts afresh after. */
+static void share_tick(struct controller *c, const struct ctl_signals *s, struct ctl_decision *d)
+{
+	struct engine_totals tot;
+	engine_totals(c->e, &tot);
+	bool asked = tot.share_asks > c->share_asks, shared = tot.shareable > c->shareable;
+	c->share_asks = tot.share_asks;
+	c->shareable = tot.shareable;
+	if (c->share.st == SHARE_FIXED)
+		return;
+	struct ctl_sample smp;
+	ctl_signals_to_sample(s, &smp);
+	int n = atomic_load(&engine_knobs(c->e)->active_threads), to = n;
+	char why[CTL_WHY_LEN - 32];
+	enum ctl_share_act act = ctl_share_tick(&c->share, &smp, asked, shared, n, &to, why, sizeof why);
+	if (act == SHARE_ACT_NONE)
+		return;
+	atomic_store(&engine_knobs(c->e)->share_unknown, ctl_share_on(&c->share));
+	if (act != SHARE_ACT_KEEP)
+		engine_set_active(c->e, to);
+	if (act != SHARE_ACT_TRY) {
+		struct ctl_policy_cfg cfg = c->pol.cfg;	/* init clears the policy */
+		ctl_policy_init(&c->pol, &cfg, to, c->pol_known || act == SHARE_ACT_DROP);
+	}
+	d->changed = to != n;
+	d->from = n;
+	d->to = to;
+	snprintf(d->why, sizeof d->why, "sharing big directories: %s", why);
+	c->changes += d->changed;
+	log_decision(c, n, to, d->why);
+	explain(c, "%s", d->why);
 }
 
 void controller_tick(struct controller *c)
@@ -345,7 +396,8 @@ void controller_tick(struct controller *c)
 		c->blk_dt += s.dt;
 	}
 	struct ctl_decision d = { 0 };
-	if (c->steer) {
+	share_tick(c, &s, &d);
+	if (c->steer && !ctl_share_measuring(&c->share) && !d.changed) {
 		struct ctl_sample smp;
 		ctl_signals_to_sample(&s, &smp);
 		if (ctl_policy_tick(&c->pol, &smp, &d) && d.changed) {
@@ -365,17 +417,25 @@ void controller_end_tree(struct controller *c)
 	c->in_tree = false;
 	c->final_threads = atomic_load(&engine_knobs(c->e)->active_threads);
 	int best = c->steer ? ctl_policy_best(&c->pol, NULL) : -1;
+	/* A sharing answer learned now is worth keeping even when the delete
+	 * was too short to learn a worker count: keep the count known. */
+	int share = ctl_share_learned(&c->share);
+	bool share_news = share >= 0 && (!c->have_profile || share != c->prof.share);
+	if (share < 0 && c->have_profile)
+		share = c->prof.share;	/* not asked this time: keep what is known */
+	int keep = best > 0 ? best : share_news ? (c->have_profile ? c->prof.threads : c->final_threads) : -1;
 	struct engine_totals tot;
 	engine_totals(c->e, &tot);
 	double secs = now_s() - c->tree_t0;
 	double rate = secs > 0 ? (tot.files + tot.dirs - c->tree_entries0) / secs : 0;
 	bool saved = false;
-	if (best > 0 && c->have_key && !c->o->no_profile && !c->cache_in_tree) {
+	if (keep > 0 && c->have_key && !c->o->no_profile && !c->cache_in_tree) {
 		struct profile_entry e = {
-			.threads = best,
+			.threads = keep,
 			.rate = rate,
 			.runs = (c->have_profile ? c->prof.runs : 0) + 1,
 			.updated = (int64_t)time(NULL),
+			.share = share,
 		};
 		saved = profile_store(&c->key, &e);
 	}
@@ -392,8 +452,9 @@ void controller_end_tree(struct controller *c)
 			c->key.fs, c->key.shape, c->final_threads, best, rate, evidence,
 			saved ? ", saved in the profile" : "");
 	else
-		explain(c, "end %s %s: threads %d at the end, too short to learn from%s",
-			c->key.fs, c->key.shape, c->final_threads, evidence);
+		explain(c, "end %s %s: threads %d at the end, too short to learn from%s%s",
+			c->key.fs, c->key.shape, c->final_threads, evidence,
+			saved ? "; sharing saved in the profile" : "");
 	if (c->json && c->json_tree_open) {
 		jw_end(&c->jw);	/* intervals */
 		jw_int(&c->jw, "final_threads", c->final_threads);
@@ -402,6 +463,7 @@ void controller_end_tree(struct controller *c)
 		else
 			jw_null(&c->jw, "learned_threads");
 		jw_bool(&c->jw, "profile_saved", saved);
+		jw_string(&c->jw, "share", ctl_share_state_name(c->share.st));
 		jw_double(&c->jw, "seconds", now_s() - c->tree_t0);
 		jw_end(&c->jw);
 		c->json_tree_open = false;

@@ -34,6 +34,8 @@ enum {
 	DN_SHARE = 1u << 3,	/* its filesystem gains from several unlinkers per directory */
 	DN_REVERSE = 1u << 4,	/* unlink each getdents64 batch last-first */
 	DN_SIZE_BOUND = 1u << 5,	/* st_size bounds the entries (ext2/3/4) */
+	DN_SHARE_ASK = 1u << 6,	/* no one measured sharing on this filesystem type:
+				 * the controller tries it (knobs.share_unknown) */
 };
 
 struct dnode {

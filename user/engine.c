@@ -660,11 +660,13 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 	struct dnode *p = d->parent;
 	unsigned flags;
 	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev) {
-		flags = atomic_load(&p->flags) & (DN_SORT | DN_SHARE | DN_REVERSE | DN_SIZE_BOUND);
+		flags = atomic_load(&p->flags) &
+			(DN_SORT | DN_SHARE | DN_SHARE_ASK | DN_REVERSE | DN_SIZE_BOUND);
 	} else {
 		uint64_t type = fsinfo_type(fd);
 		flags = (fsinfo_type_sort_pays(type) ? DN_SORT : 0) |
 			(fsinfo_type_share_pays(type) ? DN_SHARE : 0) |
+			(fsinfo_type_share_known(type) ? 0 : DN_SHARE_ASK) |
 			(fsinfo_type_reverse_pays(type) ? DN_REVERSE : 0) |
 			(fsinfo_type_dirsize_bounds(type) ? DN_SIZE_BOUND : 0);
 	}
@@ -695,12 +697,21 @@ static bool want_reverse(struct engine *e, struct dnode *d)
 	return atomic_load(&d->flags) & DN_REVERSE;
 }
 
+/* Whether a directory with FLAGS is shared under DIR_SHARE_AUTO: where its
+ * filesystem type gains, or where nobody knows and the controller says so. */
+static bool shares(struct engine *e, unsigned flags)
+{
+	return (flags & DN_SHARE) ||
+	       ((flags & DN_SHARE_ASK) &&
+		atomic_load_explicit(&e->knobs.share_unknown, memory_order_relaxed));
+}
+
 /* Workers that may share directory D's entries right now (1: none). */
 static unsigned dir_share(struct engine *e, struct dnode *d)
 {
 	unsigned share = atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed);
 	if (share == DIR_SHARE_AUTO)
-		share = (atomic_load(&d->flags) & DN_SHARE)
+		share = shares(e, atomic_load_explicit(&d->flags, memory_order_relaxed))
 			? (unsigned)atomic_load_explicit(&e->knobs.active_threads,
 							 memory_order_relaxed)
 			: 1;
@@ -849,9 +860,16 @@ static void scan_dir(struct worker *w, struct dnode *d)
 		read_any = true;
 		big = (size_t)n >= SHAREABLE_BYTES;
 		/* Enough entries in one read to split among workers, where the
-		 * filesystem gains from that: work a helper could take. */
-		if (big && (atomic_load_explicit(&d->flags, memory_order_relaxed) & DN_SHARE))
-			stat_add(&w->st->shareable, 1);
+		 * filesystem gains from that: work a helper could take. Where
+		 * nobody knows yet, a question for the controller. */
+		if (big) {
+			unsigned fl = atomic_load_explicit(&d->flags, memory_order_relaxed);
+			if (shares(e, fl))
+				stat_add(&w->st->shareable, 1);
+			else if ((fl & DN_SHARE_ASK) &&
+				 atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed) == DIR_SHARE_AUTO)
+				stat_add(&w->st->share_asks, 1);
+		}
 		size_t nrev = 0;
 		for (long off = 0; off < n && !e->stop;) {
 			const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
@@ -962,6 +980,7 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	/* Developer override for experiments; the controller owns it otherwise. */
 	const char *share = getenv("ADAPTRM_DIR_SHARE");
 	atomic_init(&e->knobs.dir_share, share ? (unsigned)atoi(share) : DIR_SHARE_AUTO);
+	atomic_init(&e->knobs.share_unknown, false);
 	const char *rev = getenv("ADAPTRM_REVERSE");
 	atomic_init(&e->knobs.reverse_policy, !rev ? SORT_AUTO : rev[0] == '1' ? SORT_ALWAYS : SORT_NEVER);
 	e->seen_active = initial_threads;
@@ -1114,7 +1133,7 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 #define SUM(f) t->f += atomic_load_explicit(&s->f, memory_order_relaxed)
 		SUM(files); SUM(dirs); SUM(errors); SUM(syscalls);
 		SUM(getdents_calls); SUM(getdents_bytes); SUM(unlink_ns);
-		SUM(unlink_calls); SUM(busy_ns); SUM(shareable);
+		SUM(unlink_calls); SUM(busy_ns); SUM(shareable); SUM(share_asks);
 #undef SUM
 	}
 }

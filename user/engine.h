@@ -36,6 +36,8 @@ struct engine_knobs {
 					 * at once (1: one worker per directory;
 					 * DIR_SHARE_AUTO: all active workers where the
 					 * filesystem type says it pays, else 1) */
+	_Atomic bool share_unknown;	/* DIR_SHARE_AUTO on a type nobody measured
+					 * (DN_SHARE_ASK): share; the controller's trial */
 	_Atomic int reverse_policy;	/* unlink each getdents64 batch last-first:
 					 * enum sort_policy's AUTO (by filesystem
 					 * type), NEVER or ALWAYS */
@@ -64,11 +66,12 @@ struct worker_stats {
 	_Atomic uint64_t unlink_calls;	/* unlinkat calls timed (a sample, 1 in 8) */
 	_Atomic uint64_t busy_ns;	/* time spent running tasks (not parked/idle) */
 	_Atomic uint64_t shareable;	/* reads big enough to split among workers (DN_SHARE) */
+	_Atomic uint64_t share_asks;	/* such reads where sharing is untried (DN_SHARE_ASK, off) */
 } __attribute__((aligned(64)));
 
 struct engine_totals {
 	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
-	uint64_t unlink_ns, unlink_calls, busy_ns, shareable;
+	uint64_t unlink_ns, unlink_calls, busy_ns, shareable, share_asks;
 };
 
 struct engine;

@@ -1,6 +1,7 @@
 #include "fsinfo.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/vfs.h>
 
 #define EXT4_MAGIC	0xEF53
@@ -50,10 +51,31 @@ bool fsinfo_type_sort_pays(uint64_t t)
 	return t == EXT4_MAGIC || t == BTRFS_MAGIC || t == REISERFS_MAGIC;
 }
 
+/* ADAPTRM_SHARE_TRIAL=1: pretend no type was measured, so that the
+ * controller's sharing trial runs everywhere (tests, experiments). */
+static bool share_trial_forced(void)
+{
+	static int forced = -1;
+	if (forced < 0) {
+		const char *v = getenv("ADAPTRM_SHARE_TRIAL");
+		forced = v && v[0] == '1';
+	}
+	return forced;
+}
+
 bool fsinfo_type_share_pays(uint64_t t)
 {
+	if (share_trial_forced())
+		return false;
 	return t == TMPFS_MAGIC || t == EXT4_MAGIC || t == FUSE_MAGIC || t == NFS_MAGIC ||
 	       t == CIFS_MAGIC || t == SMB2_MAGIC || t == RAMFS_MAGIC;
+}
+
+bool fsinfo_type_share_known(uint64_t t)
+{
+	if (share_trial_forced())
+		return false;
+	return fsinfo_type_share_pays(t) || t == XFS_MAGIC || t == BTRFS_MAGIC;
 }
 
 bool fsinfo_type_reverse_pays(uint64_t t)

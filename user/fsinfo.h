@@ -21,6 +21,10 @@ bool fsinfo_type_sort_pays(uint64_t f_type);
  * xfs and btrfs get slower (machine.md: xfs flat 1.59 s at 1 thread, 2.72 s
  * at 2). */
 bool fsinfo_type_share_pays(uint64_t f_type);
+/* Whether sharing was measured on this type at all (the above, plus xfs and
+ * btrfs, where it loses). Elsewhere (overlayfs, whose cost is its upper
+ * filesystem's, f2fs, zfs, cluster filesystems) the controller tries it. */
+bool fsinfo_type_share_known(uint64_t f_type);
 /* Unlinking what one getdents64 call returned last-first pays here
  * (200 x 1000 tree, 2 threads, interleaved runs: adaptrm on tmpfs 0.575 ->
  * 0.549 s over 10 runs; a minimal C deleter on xfs 2.40 -> 2.29 s over 4

@@ -22,6 +22,9 @@ struct profile_entry {
 	double rate;		/* entries/s measured there */
 	unsigned runs;		/* deletes that taught it */
 	int64_t updated;	/* unix time */
+	int share;		/* sharing big directories, learned where the
+				 * filesystem type says nothing: 1 on, 0 off,
+				 * -1 not tried ("share" absent from the file) */
 };
 
 /* Identify the filesystem and classify the shape of tree NAME in DIRFD

@@ -219,3 +219,67 @@ test_controller_chain_stays_at_one_worker() {
 	expect_eq "$(ctl_json "$SCRATCH/t.json" 'min(i["spare"] for i in d["trees"][0]["intervals"][:-1]) > 0.9')" True \
 		"spare work at one worker on a 200 x 1000 tree"
 }
+
+# overlayfs: no one measured whether its big directories should be shared
+# (its cost is its upper filesystem's), so the controller tries it once, says
+# what it found, stores the answer, and the next delete starts from it with
+# no second trial. The answer itself is the filesystem's: not asserted here.
+test_controller_share_trial_on_overlayfs() {
+	need_root
+	ctl_cache
+	mkdir -p lower upper work mnt
+	mount -t overlay overlay -o lowerdir="$SCRATCH/lower",upperdir="$SCRATCH/upper",workdir="$SCRATCH/work" mnt ||
+		skip "cannot mount overlayfs"
+	on_exit umount -l "$SCRATCH/mnt"
+	make_sentinel mnt/keep; local before; before=$(sentinel_sum mnt/keep)
+	make_flat mnt/a 150000
+	"$ADAPTRM" -rf --explain --json "$SCRATCH/a.json" mnt/a 2>"$SCRATCH/explain" ||
+		fail "adaptrm failed: $(cat "$SCRATCH/explain")"
+	expect_gone mnt/a
+	expect_gone upper/a
+	expect_eq "$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["fs"]')" overlay "filesystem type"
+	grep -q "sharing big directories: trying it with [0-9]* workers" "$SCRATCH/explain" ||
+		fail "no trial: $(cat "$SCRATCH/explain")"
+	grep -Eq "sharing big directories: (on|off): throughput" "$SCRATCH/explain" ||
+		fail "no answer: $(cat "$SCRATCH/explain")"
+	local answer
+	answer=$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["share"]')
+	case $answer in on | off) ;; *) fail "tree's share state: $answer" ;; esac
+	"$ADAPTRM" --profiles >"$SCRATCH/list" || fail "--profiles failed"
+	grep -Eq "^overlay .* flat +[0-9]+ +$answer " "$SCRATCH/list" || fail "not stored: $(cat "$SCRATCH/list")"
+	# the JSON's intervals show the trial's phases
+	expect_eq "$(ctl_json "$SCRATCH/a.json" '"trial" in [i["share"] for i in d["trees"][0]["intervals"]]')" True \
+		"trial intervals in the JSON"
+
+	make_flat mnt/b 150000
+	"$ADAPTRM" -rf --explain --json "$SCRATCH/b.json" mnt/b 2>"$SCRATCH/explain2" || fail "second run failed"
+	expect_gone mnt/b
+	grep -q "trying it" "$SCRATCH/explain2" && fail "tried again: $(cat "$SCRATCH/explain2")"
+	grep -q "from the profile (.*big directories \(not \)\?shared)" "$SCRATCH/explain2" ||
+		fail "no profile line: $(cat "$SCRATCH/explain2")"
+	expect_eq "$(ctl_json "$SCRATCH/b.json" 'd["trees"][0]["share"]')" "$answer" "second run's sharing"
+	expect_eq "$(sentinel_sum mnt/keep)" "$before" "sentinel changed"
+}
+
+# Where sharing is known to lose (xfs: one unlinker per directory), a forced
+# trial (ADAPTRM_SHARE_TRIAL=1 makes every type untried) must find that out
+# and switch it off again: 2 workers in one xfs directory run at about half
+# the rate of one. And a pinned count never runs a trial.
+test_controller_share_trial_finds_the_loss_on_xfs() {
+	need_root
+	ctl_cache
+	mount_fs xfs mnt 2G || skip "cannot make an xfs filesystem"
+	make_flat mnt/a 100000
+	ADAPTRM_SHARE_TRIAL=1 "$ADAPTRM" -rf --explain --json "$SCRATCH/a.json" mnt/a 2>"$SCRATCH/explain" ||
+		fail "adaptrm failed: $(cat "$SCRATCH/explain")"
+	expect_gone mnt/a
+	grep -q "sharing big directories: off: throughput -" "$SCRATCH/explain" ||
+		fail "sharing not found to lose: $(cat "$SCRATCH/explain")"
+	expect_eq "$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["share"]')" off "share state"
+	make_flat mnt/b 30000
+	ADAPTRM_SHARE_TRIAL=1 "$ADAPTRM" -rf --threads=3 --no-profile --explain mnt/b 2>"$SCRATCH/explain2" ||
+		fail "pinned run failed"
+	expect_gone mnt/b
+	grep -q "sharing big directories" "$SCRATCH/explain2" && fail "a pinned run tried: $(cat "$SCRATCH/explain2")"
+	true
+}

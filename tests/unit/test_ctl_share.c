@@ -1,0 +1,215 @@
+/* The directory-sharing trial (user/ctl_share.c) against simulated
+ * filesystems: one big directory being read, a rate with or without sharing,
+ * multiplicative noise; ticks of 100 ms. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+#include "ctl_share.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static double noise(double rel)
+{
+	double s = 0;
+	for (int i = 0; i < 4; i++) {
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		s += (double)(rng >> 11) / (double)(1ull << 53) - 0.5;
+	}
+	return 1 + rel * s * 1.732;
+}
+
+struct sim {
+	double base;		/* entries/s with sharing off */
+	double gain;		/* factor with sharing on */
+	double noise;		/* relative sd per tick */
+	int big_until;		/* ticks during which the big directory is read */
+	double busy;		/* busy share of the active workers */
+};
+
+struct outcome {
+	enum ctl_share_act last;	/* the deciding action */
+	int tick;			/* when */
+	int n;				/* workers after it */
+	bool tried;
+};
+
+/* Run up to TICKS ticks from N workers; stop at the first decision. */
+static struct outcome run(struct ctl_share *s, const struct sim *m, int n, int ticks)
+{
+	struct outcome o = { SHARE_ACT_NONE, -1, n, false };
+	for (int t = 0; t < ticks; t++) {
+		bool big = t < m->big_until;
+		bool on = ctl_share_on(s);
+		double rate = m->base * (on ? m->gain : 1) * noise(m->noise);
+		struct ctl_sample smp = { .dt = 0.1, .ops = rate * 0.1, .lat_mean_us = -1, .lat_p99_us = -1,
+					  .contention = -1, .blocked = -1, .busy = m->busy, .cpu = -1,
+					  .spare = -1 };
+		char why[160];
+		int to = n;
+		enum ctl_share_act a = ctl_share_tick(s, &smp, big && !on, big && on, n, &to, why, sizeof why);
+		if (a == SHARE_ACT_NONE)
+			continue;
+		cr_assert(strlen(why) > 0, "every action says why");
+		n = to;
+		o.n = n;
+		if (a == SHARE_ACT_TRY) {
+			o.tried = true;
+			cr_assert(ctl_share_on(s), "a trial shares");
+			cr_assert(ctl_share_measuring(s));
+			cr_assert_geq(n, 2, "a trial needs a helper");
+			continue;
+		}
+		o.last = a;
+		o.tick = t;
+		return o;
+	}
+	return o;
+}
+
+static struct ctl_share fresh(int cap, bool fixed, int known)
+{
+	struct ctl_policy_cfg cfg;
+	ctl_policy_defaults(&cfg, cap, 2);
+	struct ctl_share s;
+	ctl_share_init(&s, &cfg, fixed, known);
+	return s;
+}
+
+Test(ctl_share, sharing_that_pays_is_kept_within_a_second)
+{
+	struct ctl_share s = fresh(64, false, -1);
+	struct sim m = { .base = 100000, .gain = 1.6, .noise = 0.05, .big_until = 1000, .busy = 0.5 };
+	struct outcome o = run(&s, &m, 1, 100);
+	cr_assert(o.tried);
+	cr_assert_eq(o.last, SHARE_ACT_KEEP);
+	cr_assert_leq(o.tick, 10, "decided at tick %d", o.tick);
+	cr_assert_eq(o.n, 2, "the trial's workers stay");
+	cr_assert(ctl_share_on(&s));
+	cr_assert(!ctl_share_measuring(&s));
+	cr_assert_eq(ctl_share_learned(&s), 1);
+}
+
+Test(ctl_share, sharing_that_loses_is_dropped_and_workers_restored)
+{
+	struct ctl_share s = fresh(64, false, -1);
+	struct sim m = { .base = 50000, .gain = 0.45, .noise = 0.05, .big_until = 1000, .busy = 1 };
+	struct outcome o = run(&s, &m, 1, 100);
+	cr_assert(o.tried);
+	cr_assert_eq(o.last, SHARE_ACT_DROP);
+	cr_assert_eq(o.n, 1, "back to the count before the trial");
+	cr_assert(!ctl_share_on(&s));
+	cr_assert_eq(ctl_share_learned(&s), 0);
+	/* decided: no second trial */
+	o = run(&s, &m, 1, 100);
+	cr_assert(!o.tried);
+}
+
+/* Noise must not switch sharing on where it costs: over many seeds of a
+ * 5%-noise machine (sd per tick), a 10% loss never turns it on, and a tie
+ * rarely (where it does, nothing is lost). */
+static int count_on(double gain, int seeds)
+{
+	int on = 0;
+	for (int seed = 1; seed <= seeds; seed++) {
+		rng = 0x9e3779b97f4a7c15ull * (uint64_t)seed;
+		struct ctl_share s = fresh(64, false, -1);
+		struct sim m = { .base = 80000, .gain = gain, .noise = 0.05, .big_until = 1000, .busy = 0.5 };
+		struct outcome o = run(&s, &m, 2, 100);
+		cr_assert(o.tried);
+		on += o.last == SHARE_ACT_KEEP;
+	}
+	return on;
+}
+
+Test(ctl_share, noise_does_not_turn_on_a_loss_and_rarely_a_tie)
+{
+	int on = count_on(0.9, 500);
+	cr_assert_eq(on, 0, "a 10%% loss switched sharing on in %d of 500 runs", on);
+	on = count_on(1.0, 500);
+	cr_assert_leq(on, 5, "a tie switched sharing on in %d of 500 runs", on);
+}
+
+/* A real gain on a noisier machine is still found in most runs. */
+Test(ctl_share, a_clear_gain_is_found_through_noise)
+{
+	int on = 0;
+	for (int seed = 1; seed <= 200; seed++) {
+		rng = 0x2545f4914f6cdd1dull * (uint64_t)seed;
+		struct ctl_share s = fresh(64, false, -1);
+		struct sim m = { .base = 80000, .gain = 1.5, .noise = 0.08, .big_until = 1000, .busy = 0.5 };
+		on += run(&s, &m, 1, 100).last == SHARE_ACT_KEEP;
+	}
+	cr_assert_geq(on, 190, "found in %d of 200 runs", on);
+}
+
+Test(ctl_share, big_directory_ending_mid_trial_abandons_and_retries_later)
+{
+	struct ctl_share s = fresh(64, false, -1);
+	/* base needs ticks 1-2, the trial starts at 3 (hand-over) and measures 4-5 */
+	struct sim m = { .base = 100000, .gain = 1.6, .noise = 0, .big_until = 4, .busy = 0.5 };
+	struct outcome o = run(&s, &m, 1, 20);
+	cr_assert(o.tried);
+	cr_assert_eq(o.last, SHARE_ACT_ABANDON);
+	cr_assert_eq(o.n, 1);
+	cr_assert(!ctl_share_on(&s));
+	cr_assert_eq(ctl_share_learned(&s), -1, "nothing learned");
+	m.big_until = 1000;
+	o = run(&s, &m, 1, 100);
+	cr_assert_eq(o.last, SHARE_ACT_KEEP, "the next big directory gets its trial");
+}
+
+Test(ctl_share, base_interrupted_waits_for_the_next_big_directory)
+{
+	struct ctl_share s = fresh(64, false, -1);
+	struct sim m = { .base = 100000, .gain = 1.6, .noise = 0, .big_until = 2, .busy = 0.5 };
+	struct outcome o = run(&s, &m, 1, 20);
+	cr_assert(!o.tried, "no trial without a whole base window");
+	cr_assert_eq(s.st, SHARE_UNTRIED);
+}
+
+Test(ctl_share, no_trial_while_every_worker_is_busy_elsewhere)
+{
+	struct ctl_share s = fresh(64, false, -1);
+	struct sim m = { .base = 100000, .gain = 1.6, .noise = 0.02, .big_until = 1000, .busy = 0.97 };
+	struct outcome o = run(&s, &m, 4, 100);
+	cr_assert(!o.tried);
+	/* ...but at one worker a helper is always free */
+	o = run(&s, &m, 1, 100);
+	cr_assert(o.tried);
+}
+
+Test(ctl_share, no_trial_without_a_big_directory)
+{
+	struct ctl_share s = fresh(64, false, -1);
+	struct sim m = { .base = 100000, .gain = 1.6, .noise = 0.02, .big_until = 0, .busy = 0.3 };
+	cr_assert(!run(&s, &m, 1, 200).tried);
+}
+
+Test(ctl_share, profile_answers_and_fixed_types_never_try)
+{
+	struct sim m = { .base = 100000, .gain = 1.6, .noise = 0.02, .big_until = 1000, .busy = 0.3 };
+	struct ctl_share on = fresh(64, false, 1), off = fresh(64, false, 0), fixed = fresh(64, true, -1),
+			 one = fresh(1, false, -1);
+	cr_assert(ctl_share_on(&on));
+	cr_assert(!ctl_share_on(&off));
+	cr_assert(!run(&on, &m, 1, 100).tried);
+	cr_assert(!run(&off, &m, 1, 100).tried);
+	cr_assert(!run(&fixed, &m, 1, 100).tried);
+	cr_assert(!run(&one, &m, 1, 100).tried, "a cap of one worker has no helper");
+	cr_assert_eq(ctl_share_learned(&on), 1);
+	cr_assert_eq(ctl_share_learned(&off), 0);
+	cr_assert_eq(ctl_share_learned(&fixed), -1);
+}
+
+Test(ctl_share, trial_workers_respect_the_cap_and_keep_a_larger_count)
+{
+	struct sim m = { .base = 100000, .gain = 1.6, .noise = 0, .big_until = 1000, .busy = 0.5 };
+	struct ctl_share s = fresh(64, false, -1);
+	struct outcome o = run(&s, &m, 8, 100);
+	cr_assert_eq(o.last, SHARE_ACT_KEEP);
+	cr_assert_eq(o.n, 8, "a trial at 8 workers keeps 8");
+	s = fresh(2, false, -1);
+	o = run(&s, &m, 1, 100);
+	cr_assert_eq(o.n, 2);
+}
