@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdint.h>
 #include "ctl_policy.h"
+#include "sim_noise.h"
 
 struct model {
 	double (*rate)(int n, int tick);	/* entries/s, noise-free */
@@ -23,15 +24,7 @@ static int sim_cpus = 4;	/* CPUs of the simulated machine */
 static uint64_t rng = 88172645463325252ull;
 static double unit_noise(void)
 {
-	/* xorshift64, sum of 4 uniforms: mean 0, sd ~ 0.577 * 2 / 2 = ~0.58 */
-	double s = 0;
-	for (int i = 0; i < 4; i++) {
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		s += (double)(rng >> 11) / (double)(1ull << 53) - 0.5;
-	}
-	return s * 1.732;	/* sd 1 */
+	return sim_noise(&rng);
 }
 
 /* xfs flat directory: every added thread waits on the parent's lock. */

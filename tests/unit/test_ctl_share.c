@@ -5,18 +5,12 @@
 #include <stdint.h>
 #include <string.h>
 #include "ctl_share.h"
+#include "sim_noise.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double noise(double rel)
 {
-	double s = 0;
-	for (int i = 0; i < 4; i++) {
-		rng ^= rng << 13;
-		rng ^= rng >> 7;
-		rng ^= rng << 17;
-		s += (double)(rng >> 11) / (double)(1ull << 53) - 0.5;
-	}
-	return 1 + rel * s * 1.732;
+	return 1 + rel * sim_noise(&rng);
 }
 
 struct sim {
@@ -76,33 +70,40 @@ static struct ctl_share fresh(int cap, bool fixed, int known)
 	return s;
 }
 
+/* One big directory from N0 workers, sharing's GAIN, 5% noise: the first
+ * decision, and the state it leaves. */
+static struct outcome decide(struct ctl_share *s, double gain, double busy, int n0)
+{
+	*s = fresh(64, false, -1);
+	struct sim m = { .base = 100000, .gain = gain, .noise = 0.05, .big_until = 1000, .busy = busy };
+	struct outcome o = run(s, &m, n0, 100);
+	cr_assert(o.tried);
+	cr_assert_leq(o.tick, 10, "decided at tick %d", o.tick);
+	cr_assert(!ctl_share_measuring(s));
+	return o;
+}
+
 Test(ctl_share, sharing_that_pays_is_kept_within_a_second)
 {
-	struct ctl_share s = fresh(64, false, -1);
-	struct sim m = { .base = 100000, .gain = 1.6, .noise = 0.05, .big_until = 1000, .busy = 0.5 };
-	struct outcome o = run(&s, &m, 1, 100);
-	cr_assert(o.tried);
+	struct ctl_share s;
+	struct outcome o = decide(&s, 1.6, 0.5, 1);
 	cr_assert_eq(o.last, SHARE_ACT_KEEP);
-	cr_assert_leq(o.tick, 10, "decided at tick %d", o.tick);
 	cr_assert_eq(o.n, 2, "the trial's workers stay");
 	cr_assert(ctl_share_on(&s));
-	cr_assert(!ctl_share_measuring(&s));
 	cr_assert_eq(ctl_share_learned(&s), 1);
 }
 
 Test(ctl_share, sharing_that_loses_is_dropped_and_workers_restored)
 {
-	struct ctl_share s = fresh(64, false, -1);
-	struct sim m = { .base = 50000, .gain = 0.45, .noise = 0.05, .big_until = 1000, .busy = 1 };
-	struct outcome o = run(&s, &m, 1, 100);
-	cr_assert(o.tried);
+	struct ctl_share s;
+	struct outcome o = decide(&s, 0.45, 1, 1);
 	cr_assert_eq(o.last, SHARE_ACT_DROP);
 	cr_assert_eq(o.n, 1, "back to the count before the trial");
 	cr_assert(!ctl_share_on(&s));
 	cr_assert_eq(ctl_share_learned(&s), 0);
 	/* decided: no second trial */
-	o = run(&s, &m, 1, 100);
-	cr_assert(!o.tried);
+	struct sim m = { .base = 100000, .gain = 0.45, .noise = 0.05, .big_until = 1000, .busy = 1 };
+	cr_assert(!run(&s, &m, 1, 100).tried);
 }
 
 /* Noise must not switch sharing on where it costs: over many seeds of a
