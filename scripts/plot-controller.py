@@ -55,6 +55,18 @@ def main():
     ax2.plot(t, col("throughput"), marker=".", color="tab:green")
     ax2.set_ylabel("entries/s")
     ax2.set_ylim(bottom=0)
+    # The directory-sharing trial (where the filesystem type says nothing):
+    # its base windows (sharing off) and trial windows (on), shaded.
+    labelled = set()
+    for r in rows:
+        state = r.get("share")
+        if state in ("base", "trial"):
+            color = "tab:gray" if state == "base" else "tab:orange"
+            label = None if state in labelled else f"sharing {state}"
+            labelled.add(state)
+            ax2.axvspan(r["t"] - r["dt"], r["t"], color=color, alpha=0.2, label=label)
+    if labelled:
+        ax2.legend(loc="upper right")
 
     for k, style in (("lat_mean_us", "-"), ("lat_p50_us", "--"), ("lat_p99_us", ":")):
         ax3.plot(t, col(k), style, label=k.replace("lat_", "").replace("_us", ""))

@@ -47,6 +47,7 @@ struct controller {
 	bool pol_known;		/* the policy started from a known point */
 	struct ctl_share share;
 	uint64_t share_asks, shareable;	/* engine totals at the last tick */
+	enum ctl_share_state share_during;	/* sharing's state in the interval just measured */
 	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
 	bool cache_in_tree;	/* the profile directory is inside the tree */
 	struct profile_key key;
@@ -332,7 +333,7 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 	json_num_or_null(w, "spare", s->spare);
 	jw_bool(w, "bpf", s->bpf);
 	jw_string(w, "phase", c->steer ? ctl_phase_name(c->pol.phase) : "pinned");
-	jw_string(w, "share", ctl_share_state_name(c->share.st));
+	jw_string(w, "share", ctl_share_state_name(c->share_during));
 	if (d && d->changed)
 		jw_string(w, "decision", d->why);
 	jw_end(w);
@@ -396,6 +397,7 @@ void controller_tick(struct controller *c)
 		c->blk_dt += s.dt;
 	}
 	struct ctl_decision d = { 0 };
+	c->share_during = c->share.st;
 	share_tick(c, &s, &d);
 	if (c->steer && !ctl_share_measuring(&c->share) && !d.changed) {
 		struct ctl_sample smp;
