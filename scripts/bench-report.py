@@ -90,9 +90,11 @@ def paired_note(p):
 
 def measurably_slower(c):
     """Slower by the medians, and by the pairs too: the interval of the
-    per-repetition ratio lies wholly above 1."""
+    per-repetition ratio lies wholly above 1. Only an interval of 90% or
+    more counts (5 repetitions or more): 3 give one of 75%."""
     p = c.get("paired_peer")
-    return bool(c["auto_over_peer"] and c["auto_over_peer"] > 1.0 and p and p["ci_low"] > 1.0)
+    return bool(c["auto_over_peer"] and c["auto_over_peer"] > 1.0 and p and p["ci_coverage"] >= 0.9
+                and p["ci_low"] > 1.0)
 
 
 def main():
@@ -200,8 +202,11 @@ def main():
         or "none"))
     if losses:
         slower = [c for c in losses if measurably_slower(c)]
-        lines.append("Of these, measurably slower (the interval of the per-repetition ratio above 1): %s." % (
-            ", ".join("%s %s" % (c["fs"], c["label"]) for c in slower) or "none"))
+        few = [c for c in losses if c["paired_peer"] and c["paired_peer"]["ci_coverage"] < 0.9]
+        lines.append("Of these, measurably slower (the interval of the per-repetition ratio above 1): %s%s." % (
+            ", ".join("%s %s" % (c["fs"], c["label"]) for c in slower) or "none",
+            "; too few repetitions for a 90%% interval in %s" % ", ".join(
+                "%s %s" % (c["fs"], c["label"]) for c in few) if few else ""))
     lines.append("Cells where auto is more than 10%% off the oracle: %s." % (
         ", ".join("%s %s (%.2f vs %s)" % (c["fs"], c["label"], c["auto_over_oracle"], c["oracle"]) for c in far)
         or "none"))

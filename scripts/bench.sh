@@ -14,7 +14,8 @@
 # and their geometric means over the cells.
 #
 # Selection (environment):
-#   BENCH_FS      filesystems: tmpfs ext4 xfs btrfs slowfs
+#   BENCH_FS      filesystems: tmpfs ext4 xfs btrfs slowfs, and overlay
+#                 (overlayfs over tmpfs, a container layer; not in the default)
 #   BENCH_SHAPES  tree (200 dirs x 1000 files), flat (200,000 files in one
 #                 dir), chain (50,000 nested dirs), smalldirs (20,000 dirs x 10)
 #   BENCH_TOOLS   auto t1 t2 t4 t8 t16 t32 t64 (adaptrm --threads=N), rm, rmz,
@@ -70,7 +71,7 @@ PY=$(command -v /usr/bin/python3 || command -v python3)
 RMZ=$(command -v rmz || { [ -x "$HOME/.cargo/bin/rmz" ] && echo "$HOME/.cargo/bin/rmz"; } || true)
 
 for f in "${FSES[@]}"; do
-	case $f in tmpfs | ext4 | xfs | btrfs | slowfs) ;; *) echo "bench: unknown filesystem '$f'" >&2; exit 2 ;; esac
+	case $f in tmpfs | ext4 | xfs | btrfs | slowfs | overlay) ;; *) echo "bench: unknown filesystem '$f'" >&2; exit 2 ;; esac
 done
 for s in "${SHAPES[@]}"; do
 	case $s in tree | flat | chain | smalldirs) ;; *) echo "bench: unknown shape '$s'" >&2; exit 2 ;; esac
@@ -91,7 +92,7 @@ for stale in "${BENCH_WORK:-/var/tmp}"/adaptrm-bench.*/; do
 	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && continue
 	echo "bench: cleaning up after an interrupted run ($stale)" >&2
 	fusermount3 -u "$stale/mnt" 2>/dev/null
-	for m in "$stale/mnt" "$stale/backing"; do
+	for m in "$stale/mnt" "$stale/backing" "$stale/layers"; do
 		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
 	done
 	[ -e "$stale/fs.img" ] && losetup -j "$stale/fs.img" | cut -d: -f1 | xargs -r -n1 losetup -d
@@ -149,6 +150,16 @@ setup_fs() {
 		esac >/dev/null 2>&1 || { echo "bench: mkfs.$1 failed" >&2; return 1; }
 		LOOP=$(losetup -f --show "$WORK/fs.img") || return 1
 		mount "$LOOP" "$MNT" || return 1
+		;;
+	overlay)
+		# A container layer: overlayfs with an empty lower layer and the
+		# upper one on tmpfs; trees are built and deleted through it.
+		BACKING_MNT=$WORK/layers
+		mkdir -p "$BACKING_MNT"
+		mount -t tmpfs -o size=16G tmpfs "$BACKING_MNT" || return 1
+		mkdir -p "$BACKING_MNT"/{lower,upper,work}
+		mount -t overlay overlay -o "lowerdir=$BACKING_MNT/lower,upperdir=$BACKING_MNT/upper,workdir=$BACKING_MNT/work" \
+			"$MNT" || { echo "bench: cannot mount overlayfs" >&2; return 1; }
 		;;
 	slowfs)
 		[ -x "$TOOLS/slowfs" ] || { echo "bench: $TOOLS/slowfs is not built (make tools)" >&2; return 1; }

@@ -74,13 +74,18 @@ test_bench_report_paired_verdict() {
 				printf 'xfs\tflat\tflat 9\tt1\t%s\tok\t1.00\t0\t0\t\t%s\n' $rep $run
 			done
 		done
+		# Cell "few": slower in each of only 3 repetitions: a 75% interval, no verdict.
+		for rep in 1 2 3; do
+			printf 'btrfs\tflat\tflat 9\tauto\t%s\tok\t1.10\t0\t0\t\tc\n' $rep
+			printf 'btrfs\tflat\tflat 9\trmz\t%s\tok\t1.00\t0\t0\t\tc\n' $rep
+		done
 	} >runs.tsv
 	python3 "$repo/scripts/bench-report.py" runs.tsv report.md report.json || fail "bench-report failed"
 	grep -q 'tmpfs flat 9 (1.05 vs rmz; repetition by repetition 1.05 .*auto faster in 0 of 10)' report.md ||
 		fail "slow cell not reported: $(grep slower report.md)"
 	grep -q 'xfs flat 9 (1.03 vs rmz; repetition by repetition 1.03 .*auto faster in 4 of 10)' report.md ||
 		fail "tie cell not reported: $(grep slower report.md)"
-	grep -q '^Of these, measurably slower (.*): tmpfs flat 9\.$' report.md ||
+	grep -q '^Of these, measurably slower (.*): tmpfs flat 9; too few repetitions for a 90% interval in btrfs flat 9\.$' report.md ||
 		fail "verdict: $(grep measurably report.md)"
-	grep -q 'over 10 repetitions' report.md || fail "repetition count: $(grep -o 'over [^(]*' report.md)"
+	grep -q 'over 3 to 10 repetitions' report.md || fail "repetition count: $(grep -o 'over [^(]*' report.md)"
 }
