@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #define MAX_DECISIONS 4096
+#define SHARE_RETRY_RUNS 8
 /* Unasked, the probes load only for a delete that lasts (1 s) on a
  * latency-bound filesystem (unlinkat ≥ 200 µs): there the contention and
  * blocked shares steer the climb and the tracing cost vanishes next to each
@@ -48,6 +49,7 @@ struct controller {
 	struct ctl_share share;
 	uint64_t share_asks, shareable;	/* engine totals at the last tick */
 	enum ctl_share_state share_during;	/* sharing's state in the interval just measured */
+	bool share_asked;	/* this tree started with sharing untried */
 	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
 	bool cache_in_tree;	/* the profile directory is inside the tree */
 	struct profile_key key;
@@ -259,9 +261,16 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	ctl_policy_init(&c->pol, &cfg, start, c->pol_known);
 	if (c->steer)
 		engine_set_active(c->e, c->pol.n);
+	/* A stored sharing answer came from one trial on a machine that may
+	 * have been busy (a trial run beside another job said off, +79% on
+	 * the same overlayfs later): every SHARE_RETRY_RUNS runs it is tried
+	 * again, and an abandoned retrial keeps the stored answer. */
+	int known_share = c->have_profile ? c->prof.share : -1;
+	if (known_share >= 0 && c->prof.runs % SHARE_RETRY_RUNS == 0)
+		known_share = -1;
 	ctl_share_init(&c->share, &cfg,
-		       !c->steer || !c->have_key || fsinfo_type_share_known(c->key.f_type),
-		       c->have_profile ? c->prof.share : -1);
+		       !c->steer || !c->have_key || fsinfo_type_share_known(c->key.f_type), known_share);
+	c->share_asked = c->share.st == SHARE_UNTRIED;
 	atomic_store(&engine_knobs(c->e)->share_unknown, ctl_share_on(&c->share));
 	c->start_threads = c->pol.n;
 	c->in_tree = true;
@@ -280,7 +289,8 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		explain(c, "start %s %s: %d %s from the profile (%u runs, %.0f entries/s%s)",
 			c->key.fs, c->key.shape, c->pol.n, th, c->prof.runs, c->prof.rate,
 			c->share.st == SHARE_ON ? ", big directories shared" :
-			c->share.st == SHARE_OFF ? ", big directories not shared" : "");
+			c->share.st == SHARE_OFF ? ", big directories not shared" :
+			c->prof.share >= 0 && c->share.st == SHARE_UNTRIED ? ", sharing to be tried again" : "");
 	else
 		explain(c, "start %s %s: %d %s (%s)", c->key.fs, c->key.shape, c->pol.n, th,
 			!c->steer ? "pinned by --threads" :
@@ -422,7 +432,7 @@ void controller_end_tree(struct controller *c)
 	/* A sharing answer learned now is worth keeping even when the delete
 	 * was too short to learn a worker count: keep the count known. */
 	int share = ctl_share_learned(&c->share);
-	bool share_news = share >= 0 && (!c->have_profile || share != c->prof.share);
+	bool share_news = share >= 0 && c->share_asked;	/* a trial decided in this run */
 	if (share < 0 && c->have_profile)
 		share = c->prof.share;	/* not asked this time: keep what is known */
 	int keep = best > 0 ? best : share_news ? (c->have_profile ? c->prof.threads : c->final_threads) : -1;

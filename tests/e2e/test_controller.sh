@@ -258,6 +258,19 @@ test_controller_share_trial_on_overlayfs() {
 	grep -q "from the profile (.*big directories \(not \)\?shared)" "$SCRATCH/explain2" ||
 		fail "no profile line: $(cat "$SCRATCH/explain2")"
 	expect_eq "$(ctl_json "$SCRATCH/b.json" 'd["trees"][0]["share"]')" "$answer" "second run's sharing"
+	# every 8th run tries again (a trial beside a busy job may have lied)
+	python3 - "$XDG_CACHE_HOME"/adaptrm/overlay-*.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["classes"]:
+    c["runs"] = 8
+json.dump(d, open(sys.argv[1], "w"))
+PY
+	make_flat mnt/c 150000
+	"$ADAPTRM" -rf --explain mnt/c 2>"$SCRATCH/explain3" || fail "third run failed"
+	expect_gone mnt/c
+	grep -q "sharing to be tried again" "$SCRATCH/explain3" || fail "no retrial announced: $(cat "$SCRATCH/explain3")"
+	grep -q "sharing big directories: trying it" "$SCRATCH/explain3" || fail "no retrial: $(cat "$SCRATCH/explain3")"
 	expect_eq "$(sentinel_sum mnt/keep)" "$before" "sentinel changed"
 }
 
