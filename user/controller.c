@@ -374,11 +374,13 @@ static void share_tick(struct controller *c, const struct ctl_signals *s, struct
 		struct ctl_policy_cfg cfg = c->pol.cfg;	/* init clears the policy */
 		ctl_policy_init(&c->pol, &cfg, to, c->pol_known || act == SHARE_ACT_DROP);
 	}
-	d->changed = to != n;
+	/* A decision of this tick even where the count stays: the policy
+	 * skips the tick and --json records it. */
+	d->changed = true;
 	d->from = n;
 	d->to = to;
 	snprintf(d->why, sizeof d->why, "sharing big directories: %s", why);
-	c->changes += d->changed;
+	c->changes += to != n;
 	log_decision(c, n, to, d->why);
 	explain(c, "%s", d->why);
 }
