@@ -6,8 +6,8 @@
  * shape (profile.c), else from a prior by filesystem type (machine.md's
  * thread-scaling table); what it settles on is stored back. Where the
  * filesystem type does not say whether big directories should be shared by
- * several workers, ctl_share.c tries it once and the profile keeps the
- * answer. */
+ * several workers, ctl_share.c tries it and the profile keeps the answer
+ * (tried again every SHARE_RETRY_RUNS runs). */
 #include "controller.h"
 #include "ctl_policy.h"
 #include "ctl_share.h"
@@ -47,7 +47,6 @@ struct controller {
 	struct ctl_policy pol;
 	bool pol_known;		/* the policy started from a known point */
 	struct ctl_share share;
-	uint64_t share_asks, shareable;	/* engine totals at the last tick */
 	enum ctl_share_state share_during;	/* sharing's state in the interval just measured */
 	bool share_asked;	/* this tree started with sharing untried */
 	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
@@ -278,8 +277,6 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	struct engine_totals tot;
 	engine_totals(c->e, &tot);
 	c->tree_entries0 = tot.files + tot.dirs;
-	c->share_asks = tot.share_asks;
-	c->shareable = tot.shareable;
 	c->cont_sum = c->cont_dt = c->blk_sum = c->blk_dt = 0;
 	if (c->bpf_eager || !bpf_allowed())
 		try_bpf(c);
@@ -353,18 +350,14 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
  * Its windows pause the worker-count policy, which starts afresh after. */
 static void share_tick(struct controller *c, const struct ctl_signals *s, struct ctl_decision *d)
 {
-	struct engine_totals tot;
-	engine_totals(c->e, &tot);
-	bool asked = tot.share_asks > c->share_asks, shared = tot.shareable > c->shareable;
-	c->share_asks = tot.share_asks;
-	c->shareable = tot.shareable;
 	if (c->share.st == SHARE_FIXED)
 		return;
 	struct ctl_sample smp;
 	ctl_signals_to_sample(s, &smp);
 	int n = atomic_load(&engine_knobs(c->e)->active_threads), to = n;
 	char why[CTL_WHY_LEN - 32];
-	enum ctl_share_act act = ctl_share_tick(&c->share, &smp, asked, shared, n, &to, why, sizeof why);
+	enum ctl_share_act act = ctl_share_tick(&c->share, &smp, s->big_unasked, s->big_shared, n, &to,
+						why, sizeof why);
 	if (act == SHARE_ACT_NONE)
 		return;
 	atomic_store(&engine_knobs(c->e)->share_unknown, ctl_share_on(&c->share));

@@ -9,9 +9,10 @@
  * only one runs, two windows with sharing off (the base), then sharing on
  * with at least two workers for two windows after one tick of hand-over.
  * The trial wins only if its rate passes the base by twice the band and
- * every trial tick beats every base tick; otherwise sharing stays off, the design
- * that is never much worse (one unlinker per directory). The result is kept
- * in the profile, so the next delete on that filesystem starts with it. */
+ * every trial tick beats every base tick; otherwise sharing stays off, the
+ * design that is never much worse (one unlinker per directory). The result
+ * is kept in the profile, so the next delete on that filesystem starts with
+ * it. */
 #ifndef ADAPTRM_CTL_SHARE_H
 #define ADAPTRM_CTL_SHARE_H
 #include <stdbool.h>

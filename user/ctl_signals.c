@@ -236,7 +236,9 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	}
 	sig->vcsw_per_op = sig->ops ? (double)(nvcsw - s->nvcsw) / sig->ops : -1;
 	uint64_t waited = engine_waited_ns(s->e);
-	sig->spare = t.shareable > s->tot.shareable ? 1 : share(waited - s->waited_ns, sig->dt * 1e9);
+	sig->big_shared = t.shareable > s->tot.shareable;
+	sig->big_unasked = t.share_asks > s->tot.share_asks;
+	sig->spare = sig->big_shared ? 1 : share(waited - s->waited_ns, sig->dt * 1e9);
 	s->waited_ns = waited;
 
 	if (s->probes && probes_read(s->probes, s->snap_now) == 0) {

@@ -28,6 +28,8 @@ struct ctl_signals {
 	double spare;		/* share of dt some task waited for a worker; 1 when a
 				 * directory read was big enough to share (engine); -1: unknown */
 	bool bpf;		/* the BPF fields are measured */
+	bool big_shared;	/* a read big enough to share was shared (engine) */
+	bool big_unasked;	/* one was read where sharing is untried (engine) */
 };
 
 struct ctl_source;

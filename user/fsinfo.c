@@ -1,5 +1,6 @@
 #include "fsinfo.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/vfs.h>
@@ -55,12 +56,15 @@ bool fsinfo_type_sort_pays(uint64_t t)
  * controller's sharing trial runs everywhere (tests, experiments). */
 static bool share_trial_forced(void)
 {
-	static int forced = -1;
-	if (forced < 0) {
+	/* workers ask concurrently: atomic, and every one computes the same */
+	static _Atomic int forced = -1;
+	int f = atomic_load_explicit(&forced, memory_order_relaxed);
+	if (f < 0) {
 		const char *v = getenv("ADAPTRM_SHARE_TRIAL");
-		forced = v && v[0] == '1';
+		f = v && v[0] == '1';
+		atomic_store_explicit(&forced, f, memory_order_relaxed);
 	}
-	return forced;
+	return f;
 }
 
 bool fsinfo_type_share_pays(uint64_t t)
