@@ -7,8 +7,9 @@
  * policy's band (16%) plus "every trial tick faster than every base
  * tick": with 5% noise per tick a tie then turns sharing on in 2 trials of
  * 500 (at the band alone: 27), and a 10% loss in none
- * (tests/unit/test_ctl_share.c). Where sharing helps it is by far more: tmpfs flat 200,000 at two workers, +29%
- * to +90% in the trial; overlayfs over tmpfs +30% to +79%. */
+ * (tests/unit/test_ctl_share.c). Where sharing helps it is by far more:
+ * tmpfs flat 200,000 at two workers, +29% to +90% in the trial; overlayfs
+ * over tmpfs +30% to +79%. */
 #include "ctl_share.h"
 
 #include <stdio.h>
