@@ -200,6 +200,13 @@ static double share(double part, double whole)
 	return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
+/* CALLS timed unlinks that took NS: per second of that time, and the time. */
+static void unlink_rate(uint64_t ns, uint64_t calls, double *rate, double *secs)
+{
+	*secs = ns / 1e9;
+	*rate = ns ? calls / *secs : 0;
+}
+
 void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 {
 	memset(sig, 0, sizeof(*sig));
@@ -238,6 +245,12 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	uint64_t waited = engine_waited_ns(s->e);
 	sig->big_shared = t.shareable > s->tot.shareable;
 	sig->big_unasked = t.share_asks > s->tot.share_asks;
+	sig->sort_asked = t.sort_asks > s->tot.sort_asks;
+	sig->sort_active = t.sorted_work > s->tot.sorted_work;
+	unlink_rate(t.batch_unlink_ns - s->tot.batch_unlink_ns, t.batch_unlink_calls - s->tot.batch_unlink_calls,
+		    &sig->batch_rate, &sig->batch_secs);
+	unlink_rate(t.sorted_unlink_ns - s->tot.sorted_unlink_ns,
+		    t.sorted_unlink_calls - s->tot.sorted_unlink_calls, &sig->sorted_rate, &sig->sorted_secs);
 	sig->spare = sig->big_shared ? 1 : share(waited - s->waited_ns, sig->dt * 1e9);
 	s->waited_ns = waited;
 

@@ -30,6 +30,13 @@ struct ctl_signals {
 	bool bpf;		/* the BPF fields are measured */
 	bool big_shared;	/* a read big enough to share was shared (engine) */
 	bool big_unasked;	/* one was read where sharing is untried (engine) */
+	/* The sort trial's (engine): big directories where inode order is
+	 * untried were read or unlinked from in readdir order (sort_asked), or
+	 * in sorted batches (sort_active); unlinks per second of the timed
+	 * unlinkat calls of whole batches in readdir order (batch_*) and of
+	 * sorted ones (sorted_*), over *_secs seconds of such calls (0: none). */
+	bool sort_asked, sort_active;
+	double batch_rate, batch_secs, sorted_rate, sorted_secs;
 };
 
 struct ctl_source;

@@ -36,6 +36,8 @@ enum {
 	DN_SIZE_BOUND = 1u << 5,	/* st_size bounds the entries (ext2/3/4) */
 	DN_SHARE_ASK = 1u << 6,	/* no one measured sharing on this filesystem type:
 				 * the controller tries it (knobs.share_unknown) */
+	DN_SORT_ASK = 1u << 7,	/* no one measured inode order on this filesystem type:
+				 * the controller tries it (knobs.sort_unknown) */
 };
 
 struct dnode {

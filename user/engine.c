@@ -45,10 +45,20 @@ struct sort_ent {
 struct chunk {
 	struct dnode *d;
 	uint32_t n;
+	uint8_t big_mode;		/* enum big_mode of its unlinks */
 	struct sort_ent ents[];
 };
 
 #define UNLINK_SAMPLE 8		/* time one unlinkat in 8 (a power of two) */
+
+/* Which of the sort trial's measures a timed unlink feeds: one in a big
+ * directory (past the sort threshold) where inode order is untried. */
+enum big_mode {
+	BIG_NONE,
+	BIG_PLAIN,		/* readdir order, between reads: sort_asks */
+	BIG_BATCH,		/* a whole batch in readdir order: sort_asks, batch_unlink_* */
+	BIG_SORTED,		/* a sorted batch: sorted_work, sorted_unlink_* */
+};
 #define CHUNK_MIN 256		/* entries: below this a hand-off costs more than it saves */
 /* getdents64 bytes that hold two chunks' worth of entries (24 bytes or more each) */
 #define SHAREABLE_BYTES (2 * CHUNK_MIN * 24)
@@ -75,6 +85,10 @@ struct worker {
 	size_t cap_chain;
 	bool joined;
 	unsigned unlink_seq;		/* unlinks so far, for sampling their time */
+	uint8_t big_mode;		/* enum big_mode of the unlinks being issued */
+	bool base_batch;		/* reading whole batches for the sort trial's base */
+	bool dir_past;			/* the directory being read passed the sort
+					 * threshold where inode order is untried */
 	/* For splitting a shared directory so that the reader's next read
 	 * overlaps its helpers' work: the last getdents64 call's time, and
 	 * the cost of one entry in the reader's last slice (EWMA). */
@@ -405,6 +419,28 @@ static bool is_dot_or_dotdot(const char *s)
 /* A plain unlink, timed one call in UNLINK_SAMPLE: the controller wants the
  * mean unlinkat time, and sampling gives it at a fraction of the clock reads.
  * Returns 0 or -errno. Inline, with the syscall itself (user/rawsys.h). */
+/* A timed unlink in a big directory where inode order is untried: what the
+ * sort trial measures. */
+static void big_unlink_timed(struct worker *w, uint64_t ns)
+{
+	struct worker_stats *s = w->st;
+	switch (w->big_mode) {
+	case BIG_PLAIN:
+		stat_add(&s->sort_asks, 1);
+		break;
+	case BIG_BATCH:
+		stat_add(&s->sort_asks, 1);
+		stat_add(&s->batch_unlink_ns, ns);
+		stat_add(&s->batch_unlink_calls, 1);
+		break;
+	case BIG_SORTED:
+		stat_add(&s->sorted_work, 1);
+		stat_add(&s->sorted_unlink_ns, ns);
+		stat_add(&s->sorted_unlink_calls, 1);
+		break;
+	}
+}
+
 static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, int fd,
 								const char *name)
 {
@@ -412,8 +448,11 @@ static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, 
 	uint64_t t0 = timed ? now_ns() : 0;
 	int r = sys_unlinkat(fd, name, 0);
 	if (timed) {
-		stat_add(&w->st->unlink_ns, now_ns() - t0);
+		uint64_t ns = now_ns() - t0;
+		stat_add(&w->st->unlink_ns, ns);
 		stat_add(&w->st->unlink_calls, 1);
+		if (w->big_mode != BIG_NONE)
+			big_unlink_timed(w, ns);
 	}
 	stat_add(&w->st->syscalls, 1);
 	return r;
@@ -556,6 +595,11 @@ static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 	bool sorted = sort && n > threshold;
 	if (sorted)
 		qsort(w->ents, n, sizeof(*w->ents), cmp_ino);
+	bool ask = atomic_load_explicit(&d->flags, memory_order_relaxed) & DN_SORT_ASK;
+	w->big_mode = !ask	       ? BIG_NONE :
+		      sorted	       ? BIG_SORTED :
+		      w->base_batch && n > threshold ? BIG_BATCH :
+		      !sort && w->dir_past ? BIG_PLAIN : BIG_NONE;
 
 	unsigned share = dir_share(e, d);
 	if (share > 1 && n >= 2 * CHUNK_MIN) {
@@ -593,6 +637,7 @@ static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 		for (size_t from = local; from < n; from += per) {
 			size_t to = from + per < n ? from + per : n;
 			chunks[nc++] = chunk_new(w, d, from, to);
+			chunks[nc - 1]->big_mode = w->big_mode;
 		}
 		atomic_fetch_add_explicit(&d->refs, (int)nc, memory_order_relaxed);
 		push_chunks(e, chunks, nc);
@@ -610,6 +655,7 @@ static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 		w->entry_ns = w->entry_ns ? (3 * w->entry_ns + per_entry) / 4 : per_entry;
 	}
 	w->n_ents = 0;
+	w->big_mode = BIG_NONE;
 	sb_reset(&w->names);
 	flush_newdirs(w);
 }
@@ -628,10 +674,12 @@ static void run_chunk(struct worker *w, struct chunk *c)
 		const char *names = (const char *)&c->ents[c->n];
 		/* sorted slices only come from DN_SORT filesystems */
 		bool reverse = want_reverse(e, d);
+		w->big_mode = c->big_mode;
 		for (uint32_t k = 0; k < c->n && !e->stop; k++) {
 			uint32_t i = reverse ? c->n - 1 - k : k;
 			remove_entry(w, d, fd, names + c->ents[i].name_off, c->ents[i].type);
 		}
+		w->big_mode = BIG_NONE;
 		flush_newdirs(w);
 		fdc_put(&e->fdc, d);
 	}
@@ -661,10 +709,11 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 	unsigned flags;
 	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev) {
 		flags = atomic_load(&p->flags) &
-			(DN_SORT | DN_SHARE | DN_SHARE_ASK | DN_REVERSE | DN_SIZE_BOUND);
+			(DN_SORT | DN_SORT_ASK | DN_SHARE | DN_SHARE_ASK | DN_REVERSE | DN_SIZE_BOUND);
 	} else {
 		uint64_t type = fsinfo_type(fd);
 		flags = (fsinfo_type_sort_pays(type) ? DN_SORT : 0) |
+			(fsinfo_type_sort_known(type) ? 0 : DN_SORT_ASK) |
 			(fsinfo_type_share_pays(type) ? DN_SHARE : 0) |
 			(fsinfo_type_share_known(type) ? 0 : DN_SHARE_ASK) |
 			(fsinfo_type_reverse_pays(type) ? DN_REVERSE : 0) |
@@ -683,7 +732,10 @@ static bool want_sort(struct engine *e, struct dnode *d, uint64_t dir_size)
 	if (policy == SORT_NEVER)
 		return false;
 	unsigned flags = atomic_load(&d->flags);
-	if (policy != SORT_ALWAYS && !(flags & DN_SORT))
+	bool by_type = (flags & DN_SORT) ||
+		       ((flags & DN_SORT_ASK) &&
+			atomic_load_explicit(&e->knobs.sort_unknown, memory_order_relaxed));
+	if (policy != SORT_ALWAYS && !by_type)
 		return false;
 	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
 	return !(flags & DN_SIZE_BOUND) || dir_size / FSINFO_MIN_DIRENT > threshold;
@@ -828,9 +880,23 @@ static void scan_dir(struct worker *w, struct dnode *d)
 	bool read_any = false;
 	bool batching = sort;
 	bool big = false;	/* the last read could fill a split (reader_slice) */
+	/* Where inode order is untried, the controller's trial switches it
+	 * mid-directory; reads and unlinks past the threshold are its measure. */
+	bool ask_sort = atomic_load(&d->flags) & DN_SORT_ASK;
+	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
+	uint64_t nread = 0;
+	w->dir_past = false;
 	while (!e->stop) {
+		if (ask_sort) {
+			bool now = want_sort(e, d, (uint64_t)st.st_size);
+			bool base = !now && atomic_load_explicit(&e->knobs.sort_base, memory_order_relaxed);
+			if ((now != sort || base != w->base_batch) && w->n_ents)
+				flush_batch(w, d, fd, sort);	/* finish the batch as begun */
+			sort = now;
+			w->base_batch = base;
+		}
 		/* dir_share may be switched on by the controller mid-directory */
-		batching = sort || dir_share(e, d) > 1;
+		batching = sort || w->base_batch || dir_share(e, d) > 1;
 		stat_add(&w->st->syscalls, 1);
 		/* Only reads of a big directory are timed: the rest never split,
 		 * and a small directory's two reads need no clock. */
@@ -870,12 +936,19 @@ static void scan_dir(struct worker *w, struct dnode *d)
 				 atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed) == DIR_SHARE_AUTO)
 				stat_add(&w->st->share_asks, 1);
 		}
+		if (ask_sort) {
+			w->dir_past = nread > threshold;
+			if (w->dir_past)
+				stat_add(sort ? &w->st->sorted_work : &w->st->sort_asks, 1);
+			w->big_mode = w->dir_past && !batching ? BIG_PLAIN : BIG_NONE;
+		}
 		size_t nrev = 0;
 		for (long off = 0; off < n && !e->stop;) {
 			const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
 			off += de->d_reclen;
 			if (is_dot_or_dotdot(de->d_name))
 				continue;
+			nread++;
 			if (batching)
 				batch_add(w, de);
 			else if (reverse && nrev < w->cap_rev)
@@ -889,12 +962,15 @@ static void scan_dir(struct worker *w, struct dnode *d)
 		}
 		if (!batching)
 			flush_newdirs(w);
-		else if (!sort || w->n_ents >= batch)
+		else if (!(sort || w->base_batch) || w->n_ents >= batch)
 			flush_batch(w, d, fd, sort);
 	}
 	if (w->n_ents && !e->stop)
 		flush_batch(w, d, fd, sort);
 	w->n_ents = 0;
+	w->big_mode = BIG_NONE;
+	w->dir_past = false;
+	w->base_batch = false;
 	sb_reset(&w->names);
 	flush_newdirs(w);
 	fdc_put(&e->fdc, d);
@@ -981,6 +1057,8 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	const char *share = getenv("ADAPTRM_DIR_SHARE");
 	atomic_init(&e->knobs.dir_share, share ? (unsigned)atoi(share) : DIR_SHARE_AUTO);
 	atomic_init(&e->knobs.share_unknown, false);
+	atomic_init(&e->knobs.sort_unknown, false);
+	atomic_init(&e->knobs.sort_base, false);
 	const char *rev = getenv("ADAPTRM_REVERSE");
 	atomic_init(&e->knobs.reverse_policy, !rev ? SORT_AUTO : rev[0] == '1' ? SORT_ALWAYS : SORT_NEVER);
 	e->seen_active = initial_threads;
@@ -1134,6 +1212,8 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 		SUM(files); SUM(dirs); SUM(errors); SUM(syscalls);
 		SUM(getdents_calls); SUM(getdents_bytes); SUM(unlink_ns);
 		SUM(unlink_calls); SUM(busy_ns); SUM(shareable); SUM(share_asks);
+		SUM(sort_asks); SUM(sorted_work); SUM(batch_unlink_ns); SUM(batch_unlink_calls);
+		SUM(sorted_unlink_ns); SUM(sorted_unlink_calls);
 #undef SUM
 	}
 }

@@ -38,6 +38,12 @@ struct engine_knobs {
 					 * filesystem type says it pays, else 1) */
 	_Atomic bool share_unknown;	/* DIR_SHARE_AUTO on a type nobody measured
 					 * (DN_SHARE_ASK): share; the controller's trial */
+	_Atomic bool sort_unknown;	/* SORT_AUTO on a type nobody measured
+					 * (DN_SORT_ASK): sort; the controller's trial */
+	_Atomic bool sort_base;		/* there, read big directories in whole
+					 * batches but unlink them in readdir order:
+					 * the trial's base, so that it compares the
+					 * order and nothing else */
 	_Atomic int reverse_policy;	/* unlink each getdents64 batch last-first:
 					 * enum sort_policy's AUTO (by filesystem
 					 * type), NEVER or ALWAYS */
@@ -67,11 +73,22 @@ struct worker_stats {
 	_Atomic uint64_t busy_ns;	/* time spent running tasks (not parked/idle) */
 	_Atomic uint64_t shareable;	/* reads big enough to split among workers (DN_SHARE) */
 	_Atomic uint64_t share_asks;	/* such reads where sharing is untried (DN_SHARE_ASK, off) */
+	/* Big directories (past the sort threshold) where inode order is
+	 * untried (DN_SORT_ASK): reads and timed unlinks of them in readdir
+	 * order (sort_asks) and in sorted batches (sorted_work); the time of
+	 * the timed unlinks of whole batches, in readdir order (the sort
+	 * trial's base) and sorted (its trial). */
+	_Atomic uint64_t sort_asks;
+	_Atomic uint64_t sorted_work;
+	_Atomic uint64_t batch_unlink_ns, batch_unlink_calls;
+	_Atomic uint64_t sorted_unlink_ns, sorted_unlink_calls;
 } __attribute__((aligned(64)));
 
 struct engine_totals {
 	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
 	uint64_t unlink_ns, unlink_calls, busy_ns, shareable, share_asks;
+	uint64_t sort_asks, sorted_work, batch_unlink_ns, batch_unlink_calls;
+	uint64_t sorted_unlink_ns, sorted_unlink_calls;
 };
 
 struct engine;

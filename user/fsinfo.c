@@ -47,24 +47,46 @@ const char *fsinfo_name(uint64_t t, char buf[24])
 	return buf;
 }
 
+/* ADAPTRM_SHARE_TRIAL=1, ADAPTRM_SORT_TRIAL=1: pretend no type was
+ * measured, so that the controller's trial runs everywhere (tests,
+ * experiments). */
+static bool trial_forced(_Atomic int *cached, const char *var)
+{
+	/* workers ask concurrently: atomic, and every one computes the same */
+	int f = atomic_load_explicit(cached, memory_order_relaxed);
+	if (f < 0) {
+		const char *v = getenv(var);
+		f = v && v[0] == '1';
+		atomic_store_explicit(cached, f, memory_order_relaxed);
+	}
+	return f;
+}
+
+static bool share_trial_forced(void)
+{
+	static _Atomic int forced = -1;
+	return trial_forced(&forced, "ADAPTRM_SHARE_TRIAL");
+}
+
+static bool sort_trial_forced(void)
+{
+	static _Atomic int forced = -1;
+	return trial_forced(&forced, "ADAPTRM_SORT_TRIAL");
+}
+
 bool fsinfo_type_sort_pays(uint64_t t)
 {
+	if (sort_trial_forced())
+		return false;
 	return t == EXT4_MAGIC || t == BTRFS_MAGIC || t == REISERFS_MAGIC;
 }
 
-/* ADAPTRM_SHARE_TRIAL=1: pretend no type was measured, so that the
- * controller's sharing trial runs everywhere (tests, experiments). */
-static bool share_trial_forced(void)
+bool fsinfo_type_sort_known(uint64_t t)
 {
-	/* workers ask concurrently: atomic, and every one computes the same */
-	static _Atomic int forced = -1;
-	int f = atomic_load_explicit(&forced, memory_order_relaxed);
-	if (f < 0) {
-		const char *v = getenv("ADAPTRM_SHARE_TRIAL");
-		f = v && v[0] == '1';
-		atomic_store_explicit(&forced, f, memory_order_relaxed);
-	}
-	return f;
+	if (sort_trial_forced())
+		return false;
+	return fsinfo_type_sort_pays(t) || t == TMPFS_MAGIC || t == RAMFS_MAGIC || t == FUSE_MAGIC ||
+	       t == NFS_MAGIC || t == CIFS_MAGIC || t == SMB2_MAGIC || t == XFS_MAGIC;
 }
 
 bool fsinfo_type_share_pays(uint64_t t)

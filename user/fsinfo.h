@@ -14,6 +14,12 @@ const char *fsinfo_name(uint64_t f_type, char buf[24]);
  * FUSE filesystems, and not measurably on xfs. */
 bool fsinfo_inode_sort_pays(int fd);
 bool fsinfo_type_sort_pays(uint64_t f_type);
+/* Whether inode order was measured on this type at all: the above, plus the
+ * types where it is known not to pay (tmpfs, ramfs, FUSE, NFS, CIFS: inode
+ * numbers say nothing of placement; xfs: measured no gain). Elsewhere
+ * (overlayfs, whose cost is its upper filesystem's, f2fs, zfs, ...) the
+ * controller tries it. ADAPTRM_SORT_TRIAL=1 pretends no type was measured. */
+bool fsinfo_type_sort_known(uint64_t f_type);
 /* Several workers unlinking in one directory pay here: tmpfs and ext4 do
  * part of each unlink outside the parent's i_rwsem (measured: flat 200k,
  * 2 workers, tmpfs 1.05 -> 0.64 s, ext4 3.3 -> 2.1-2.5 s), and on FUSE and

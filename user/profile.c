@@ -157,6 +157,17 @@ static void warn_once(const char *path, const char *why)
 
 /* Parse PATH; false (with a warning once) if it is corrupt or belongs to
  * another filesystem. A missing file is not an error: empty result. */
+/* A learned switch: "on" 1, "off" 0, anything else (absent) -1. */
+static int on_off(const char *v)
+{
+	return !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : -1;
+}
+
+static const char *on_off_name(int v)
+{
+	return v < 0 ? "-" : v ? "on" : "off";
+}
+
 static bool read_file(const char *path, const struct profile_key *k, struct profile_file *pf)
 {
 	memset(pf, 0, sizeof(*pf));
@@ -191,8 +202,8 @@ static bool read_file(const char *path, const struct profile_key *k, struct prof
 		pf->e[pf->n].rate = json_get_num(c, "rate", 0);
 		pf->e[pf->n].runs = (unsigned)json_get_num(c, "runs", 1);
 		pf->e[pf->n].updated = (int64_t)json_get_num(c, "updated", 0);
-		const char *sh = json_get_str(c, "share", "");
-		pf->e[pf->n].share = !strcmp(sh, "on") ? 1 : !strcmp(sh, "off") ? 0 : -1;
+		pf->e[pf->n].share = on_off(json_get_str(c, "share", ""));
+		pf->e[pf->n].sort = on_off(json_get_str(c, "sort", ""));
 		pf->n++;
 	}
 	ok = true;
@@ -337,6 +348,8 @@ bool profile_store(const struct profile_key *k, const struct profile_entry *e)
 		jw_int(&w, "updated", pf.e[j].updated);
 		if (pf.e[j].share >= 0)
 			jw_string(&w, "share", pf.e[j].share ? "on" : "off");
+		if (pf.e[j].sort >= 0)
+			jw_string(&w, "sort", pf.e[j].sort ? "on" : "off");
 		jw_end(&w);
 	}
 	jw_end(&w);
@@ -393,8 +406,8 @@ int profiles_main(int argc, char **argv)
 	if (n == 0)
 		printf("no profiles stored in %s\n", dir);
 	else
-		printf("profiles in %s\n%-8s %-16s %-9s %-11s %7s %5s %12s %5s  %s\n", dir, "fs", "fsid",
-		       "dev", "shape", "threads", "share", "entries/s", "runs", "updated");
+		printf("profiles in %s\n%-8s %-16s %-9s %-11s %7s %5s %4s %12s %5s  %s\n", dir, "fs",
+		       "fsid", "dev", "shape", "threads", "share", "sort", "entries/s", "runs", "updated");
 	for (int i = 0; i < n; i++) {
 		char *path = NULL;
 		if (asprintf(&path, "%s/%s", dir, names[i]) >= 0) {
@@ -408,10 +421,10 @@ int profiles_main(int argc, char **argv)
 					struct tm tm;
 					if (t && localtime_r(&t, &tm))
 						strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-					printf("%-8s %-16s %-9s %-11s %7d %5s %12.0f %5u  %s\n",
+					printf("%-8s %-16s %-9s %-11s %7d %5s %4s %12.0f %5u  %s\n",
 					       json_get_str(v, "fs", "?"), json_get_str(v, "fsid", "?"),
 					       json_get_str(v, "dev", "?"), pf.shape[j], pf.e[j].threads,
-					       pf.e[j].share < 0 ? "-" : pf.e[j].share ? "on" : "off",
+					       on_off_name(pf.e[j].share), on_off_name(pf.e[j].sort),
 					       pf.e[j].rate, pf.e[j].runs, when);
 				}
 			} else if (!v) {

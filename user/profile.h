@@ -25,6 +25,8 @@ struct profile_entry {
 	int share;		/* sharing big directories, learned where the
 				 * filesystem type says nothing: 1 on, 0 off,
 				 * -1 not tried ("share" absent from the file) */
+	int sort;		/* inode order in big directories, the same way
+				 * ("sort": "on"/"off", or absent) */
 };
 
 /* Identify the filesystem and classify the shape of tree NAME in DIRFD

@@ -104,23 +104,28 @@ Test(profile, round_trip_keeps_other_classes, .init = setup, .fini = teardown)
 	cr_expect_not(profile_load(&other, &got), "another filesystem has its own file");
 }
 
-/* The sharing answer (ctl_share.c): on, off, or absent (not tried), and a
- * file written before it existed reads as "not tried". */
+/* The trials' answers (ctl_trial.c), sharing and inode order: on, off, or
+ * absent (not tried), each on its own, and a file written before they
+ * existed reads as "not tried". */
 Test(profile, sharing_answer_round_trip, .init = setup, .fini = teardown)
 {
 	struct profile_key flat = key("flat"), tree = key("tree-wide"), small = key("small");
-	struct profile_entry on = { .threads = 2, .rate = 1, .runs = 1, .updated = 1, .share = 1 };
-	struct profile_entry off = { .threads = 1, .rate = 1, .runs = 1, .updated = 1, .share = 0 };
-	struct profile_entry untried = { .threads = 4, .rate = 1, .runs = 1, .updated = 1, .share = -1 }, got;
+	struct profile_entry on = { .threads = 2, .rate = 1, .runs = 1, .updated = 1, .share = 1, .sort = 0 };
+	struct profile_entry off = { .threads = 1, .rate = 1, .runs = 1, .updated = 1, .share = 0, .sort = 1 };
+	struct profile_entry untried = { .threads = 4, .rate = 1, .runs = 1, .updated = 1, .share = -1, .sort = -1 },
+			     got;
 	cr_assert(profile_store(&flat, &on));
 	cr_assert(profile_store(&tree, &off));
 	cr_assert(profile_store(&small, &untried));
 	cr_assert(profile_load(&flat, &got));
 	cr_expect_eq(got.share, 1);
+	cr_expect_eq(got.sort, 0);
 	cr_assert(profile_load(&tree, &got));
 	cr_expect_eq(got.share, 0);
+	cr_expect_eq(got.sort, 1);
 	cr_assert(profile_load(&small, &got));
 	cr_expect_eq(got.share, -1);
+	cr_expect_eq(got.sort, -1);
 	char *path = profile_path(&small);
 	cr_assert(path);
 	FILE *f = fopen(path, "r");
@@ -132,6 +137,8 @@ Test(profile, sharing_answer_round_trip, .init = setup, .fini = teardown)
 	cr_expect(strstr(buf, "\"share\": \"on\""), "%s", buf);
 	cr_expect(strstr(buf, "\"share\": \"off\""), "%s", buf);
 	cr_expect_eq(strstr(strstr(buf, "\"small\""), "share"), NULL, "untried writes no share: %s", buf);
+	cr_expect_eq(strstr(strstr(buf, "\"small\""), "sort"), NULL, "untried writes no sort: %s", buf);
+	cr_expect(strstr(buf, "\"sort\": \"on\""), "%s", buf);
 	/* an older file, without "share" */
 	f = fopen(path, "w");
 	cr_assert(f);
@@ -143,6 +150,7 @@ Test(profile, sharing_answer_round_trip, .init = setup, .fini = teardown)
 	cr_assert(profile_load(&flat, &got));
 	cr_expect_eq(got.threads, 3);
 	cr_expect_eq(got.share, -1);
+	cr_expect_eq(got.sort, -1);
 }
 
 Test(profile, corrupt_and_foreign_files_are_ignored, .init = setup, .fini = teardown)
