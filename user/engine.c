@@ -416,9 +416,6 @@ static bool is_dot_or_dotdot(const char *s)
 	return s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0'));
 }
 
-/* A plain unlink, timed one call in UNLINK_SAMPLE: the controller wants the
- * mean unlinkat time, and sampling gives it at a fraction of the clock reads.
- * Returns 0 or -errno. Inline, with the syscall itself (user/rawsys.h). */
 /* A timed unlink in a big directory where inode order is untried: what the
  * sort trial measures. */
 static void big_unlink_timed(struct worker *w, uint64_t ns)
@@ -441,6 +438,9 @@ static void big_unlink_timed(struct worker *w, uint64_t ns)
 	}
 }
 
+/* A plain unlink, timed one call in UNLINK_SAMPLE: the controller wants the
+ * mean unlinkat time, and sampling gives it at a fraction of the clock reads.
+ * Returns 0 or -errno. Inline, with the syscall itself (user/rawsys.h). */
 static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, int fd,
 								const char *name)
 {
