@@ -30,8 +30,9 @@ run_cleanup() {
 	for ((i = ${#CLEANUP[@]} - 1; i >= 0; i--)); do eval "${CLEANUP[$i]}" >/dev/null 2>&1 || true; done
 }
 
-# mount_fs TYPE DIR [SIZE]: a fresh filesystem of TYPE at DIR (tmpfs, or a
-# loop-mounted ext4/xfs/btrfs image under $SCRATCH), unmounted at exit.
+# mount_fs TYPE DIR [SIZE]: a fresh filesystem of TYPE at DIR (tmpfs, a
+# loop-mounted ext4/xfs/btrfs image, or overlayfs, a container layer, with an
+# empty lower layer and its upper one in $SCRATCH/upper), unmounted at exit.
 mount_fs() {
 	local type=$1 dir=$2 size=${3:-1G}
 	mkdir -p "$dir"
@@ -51,6 +52,11 @@ mount_fs() {
 		loop=$(losetup -f --show "$img") || return 1
 		on_exit losetup -d "$loop"
 		mount "$loop" "$dir" || return 1
+		;;
+	overlay)
+		mkdir -p "$SCRATCH/lower" "$SCRATCH/upper" "$SCRATCH/work"
+		mount -t overlay overlay \
+			-o lowerdir="$SCRATCH/lower",upperdir="$SCRATCH/upper",workdir="$SCRATCH/work" "$dir" || return 1
 		;;
 	*) return 1 ;;
 	esac

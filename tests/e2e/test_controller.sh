@@ -220,6 +220,19 @@ test_controller_chain_stays_at_one_worker() {
 		"spare work at one worker on a 200 x 1000 tree"
 }
 
+# The trial NAME (as --explain logs it) ran in $SCRATCH/explain, its start
+# matching TRY_RE and its answer ANSWER_RE, and the tree's state KEY in
+# $SCRATCH/a.json is on or off (in TRIAL_ANSWER), with the trial's phases in
+# the intervals.
+expect_trial_decided() { # NAME KEY TRY_RE ANSWER_RE
+	grep -q "$1: trying it$3" "$SCRATCH/explain" || fail "no trial: $(cat "$SCRATCH/explain")"
+	grep -Eq "$1: (on|off): $4" "$SCRATCH/explain" || fail "no answer: $(cat "$SCRATCH/explain")"
+	TRIAL_ANSWER=$(ctl_json "$SCRATCH/a.json" "d['trees'][0]['$2']")
+	case $TRIAL_ANSWER in on | off) ;; *) fail "tree's $2 state: $TRIAL_ANSWER" ;; esac
+	expect_eq "$(ctl_json "$SCRATCH/a.json" "'trial' in [i['$2'] for i in d['trees'][0]['intervals']]")" True \
+		"trial intervals in the JSON"
+}
+
 # overlayfs: no one measured whether its big directories should be shared
 # (its cost is its upper filesystem's), so the controller tries it once, says
 # what it found, stores the answer, and the next delete starts from it with
@@ -227,10 +240,7 @@ test_controller_chain_stays_at_one_worker() {
 test_controller_share_trial_on_overlayfs() {
 	need_root
 	ctl_cache
-	mkdir -p lower upper work mnt
-	mount -t overlay overlay -o lowerdir="$SCRATCH/lower",upperdir="$SCRATCH/upper",workdir="$SCRATCH/work" mnt ||
-		skip "cannot mount overlayfs"
-	on_exit umount -l "$SCRATCH/mnt"
+	mount_fs overlay mnt || skip "cannot mount overlayfs"
 	make_sentinel mnt/keep; local before; before=$(sentinel_sum mnt/keep)
 	make_flat mnt/a 150000
 	"$ADAPTRM" -rf --explain --json "$SCRATCH/a.json" mnt/a 2>"$SCRATCH/explain" ||
@@ -238,18 +248,10 @@ test_controller_share_trial_on_overlayfs() {
 	expect_gone mnt/a
 	expect_gone upper/a
 	expect_eq "$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["fs"]')" overlay "filesystem type"
-	grep -q "sharing big directories: trying it with [0-9]* workers" "$SCRATCH/explain" ||
-		fail "no trial: $(cat "$SCRATCH/explain")"
-	grep -Eq "sharing big directories: (on|off): throughput" "$SCRATCH/explain" ||
-		fail "no answer: $(cat "$SCRATCH/explain")"
-	local answer
-	answer=$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["share"]')
-	case $answer in on | off) ;; *) fail "tree's share state: $answer" ;; esac
+	expect_trial_decided "sharing big directories" share " with [0-9]* workers" "throughput"
+	local answer=$TRIAL_ANSWER
 	"$ADAPTRM" --profiles >"$SCRATCH/list" || fail "--profiles failed"
 	grep -Eq "^overlay .* flat +[0-9]+ +$answer " "$SCRATCH/list" || fail "not stored: $(cat "$SCRATCH/list")"
-	# the JSON's intervals show the trial's phases
-	expect_eq "$(ctl_json "$SCRATCH/a.json" '"trial" in [i["share"] for i in d["trees"][0]["intervals"]]')" True \
-		"trial intervals in the JSON"
 
 	make_flat mnt/b 150000
 	"$ADAPTRM" -rf --explain --json "$SCRATCH/b.json" mnt/b 2>"$SCRATCH/explain2" || fail "second run failed"
@@ -286,25 +288,16 @@ PY
 test_controller_sort_trial_on_overlayfs() {
 	need_root
 	ctl_cache
-	mkdir -p lower upper work mnt
-	mount -t overlay overlay -o lowerdir="$SCRATCH/lower",upperdir="$SCRATCH/upper",workdir="$SCRATCH/work" mnt ||
-		skip "cannot mount overlayfs"
-	on_exit umount -l "$SCRATCH/mnt"
+	mount_fs overlay mnt || skip "cannot mount overlayfs"
 	make_sentinel mnt/keep; local before; before=$(sentinel_sum mnt/keep)
 	make_flat mnt/a 250000
 	ADAPTRM_DIR_SHARE=1 "$ADAPTRM" -rf --explain --json "$SCRATCH/a.json" mnt/a 2>"$SCRATCH/explain" ||
 		fail "adaptrm failed: $(cat "$SCRATCH/explain")"
 	expect_gone mnt/a
 	expect_gone upper/a
-	grep -q "inode order in big directories: trying it (base [0-9]* unlinks/s)" "$SCRATCH/explain" ||
-		fail "no trial: $(cat "$SCRATCH/explain")"
-	grep -Eq "inode order in big directories: (on|off): unlinkat rate [-+][0-9]+%" "$SCRATCH/explain" ||
-		fail "no answer: $(cat "$SCRATCH/explain")"
-	local answer
-	answer=$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["sort"]')
-	case $answer in on | off) ;; *) fail "tree's sort state: $answer" ;; esac
-	expect_eq "$(ctl_json "$SCRATCH/a.json" '"trial" in [i["sort"] for i in d["trees"][0]["intervals"]]')" True \
-		"trial intervals in the JSON"
+	expect_trial_decided "inode order in big directories" sort " (base [0-9]* unlinks/s)" \
+		"unlinkat rate [-+][0-9]+%"
+	local answer=$TRIAL_ANSWER
 	"$ADAPTRM" --profiles >"$SCRATCH/list" || fail "--profiles failed"
 	grep -Eq "^overlay .* flat +[0-9]+ +- +$answer " "$SCRATCH/list" || fail "not stored: $(cat "$SCRATCH/list")"
 
