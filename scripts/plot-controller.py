@@ -55,16 +55,20 @@ def main():
     ax2.plot(t, col("throughput"), marker=".", color="tab:green")
     ax2.set_ylabel("entries/s")
     ax2.set_ylim(bottom=0)
-    # The directory-sharing trial (where the filesystem type says nothing):
-    # its base windows (sharing off) and trial windows (on), shaded.
+    # The trials (where the filesystem type says nothing) of directory
+    # sharing and of inode order: their base windows (switch off) and trial
+    # windows (on), shaded; one trial runs at a time.
+    colors = {("share", "base"): "tab:gray", ("share", "trial"): "tab:orange",
+              ("sort", "base"): "tab:cyan", ("sort", "trial"): "tab:pink"}
+    names = {"share": "sharing", "sort": "inode order"}
     labelled = set()
     for r in rows:
-        state = r.get("share")
-        if state in ("base", "trial"):
-            color = "tab:gray" if state == "base" else "tab:orange"
-            label = None if state in labelled else f"sharing {state}"
-            labelled.add(state)
-            ax2.axvspan(r["t"] - r["dt"], r["t"], color=color, alpha=0.2, label=label)
+        for knob in ("share", "sort"):
+            state = r.get(knob)
+            if state in ("base", "trial"):
+                label = None if (knob, state) in labelled else f"{names[knob]} {state}"
+                labelled.add((knob, state))
+                ax2.axvspan(r["t"] - r["dt"], r["t"], color=colors[(knob, state)], alpha=0.2, label=label)
     if labelled:
         ax2.legend(loc="upper right")
 

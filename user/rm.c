@@ -333,8 +333,30 @@ static void interrupted(struct rm_run *r)
 	_exit(128 + sig);
 }
 
+/* The controller's summary and decision log, copied out before it is freed. */
+static void copy_report(const struct controller *c, struct rm_report *rep)
+{
+	if (!c)
+		return;
+	controller_describe(c, rep->controller, sizeof rep->controller);
+	const struct controller_decision *d;
+	size_t n = controller_decisions(c, &d);
+	if (!n)
+		return;
+	rep->decisions = xmalloc(n * sizeof(*d));
+	memcpy(rep->decisions, d, n * sizeof(*d));
+	rep->ndecisions = n;
+}
+
 int rm_main(const struct rm_options *o, int nfiles, char **files)
 {
+	return rm_main_report(o, nfiles, files, NULL);
+}
+
+int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct rm_report *rep)
+{
+	if (rep)
+		*rep = (struct rm_report){ 0 };
 	struct rm_run r = { .o = o };
 	if (stat("/", &r.root_st) == 0)
 		r.have_root_st = true;
@@ -388,6 +410,8 @@ int rm_main(const struct rm_options *o, int nfiles, char **files)
 		if (t.errors)
 			ok = false;
 	}
+	if (rep)
+		copy_report(r.ctl, rep);
 	controller_free(r.ctl);
 	g_engine = NULL;
 	engine_destroy(r.engine);

@@ -317,8 +317,15 @@ static int trace_self(int argc, char **argv, const char *json, double interval, 
 	s.p = p;
 	/* the deleter runs in this thread; a sampling thread would show up in
 	 * the trace itself, so intervals are not sampled in-process */
-	r.exit_status = rm_main(&o, nfiles, argv + first);
+	struct rm_report rep;
+	r.exit_status = rm_main_report(&o, nfiles, argv + first, &rep);
+	if (rep.controller[0]) {
+		r.controller = rep.controller;
+		r.decisions = rep.decisions;
+		r.ndecisions = rep.ndecisions;
+	}
 	int js = finish(&s, json);
+	free(rep.decisions);
 	free_sampler(&s);
 	probes_stop(p);
 	return js && !r.exit_status ? 1 : r.exit_status;

@@ -415,6 +415,27 @@ static void print_fs(FILE *f, const struct trace_result *r)
 	}
 }
 
+/* -rf: what the adaptive controller did while the probes watched, so that
+ * a change of the worker count can be read against the histograms. */
+static void print_controller(FILE *f, const struct trace_result *r)
+{
+	if (!r->controller)
+		return;
+	fprintf(f, "\nAdaptive controller: %s\n", r->controller);
+	if (!r->ndecisions)
+		return;
+	fprintf(f, "  %8s %9s   %s\n", "t s", "workers", "decision and evidence");
+	for (size_t i = 0; i < r->ndecisions; i++) {
+		const struct controller_decision *d = &r->decisions[i];
+		char w[24];
+		if (d->from)
+			snprintf(w, sizeof w, "%d -> %d", d->from, d->to);
+		else
+			snprintf(w, sizeof w, "%d", d->to);
+		fprintf(f, "  %8.2f %9s   %s\n", d->t, w, d->why);
+	}
+}
+
 void trace_report_text(FILE *f, const struct trace_result *r)
 {
 	const struct probe_snapshot *s = r->total;
@@ -532,6 +553,8 @@ void trace_report_text(FILE *f, const struct trace_result *r)
 				v->lock_wait_ns / 1e6, v->blocked_ns / 1e6, v->sleeping_ns / 1e6);
 		}
 	}
+
+	print_controller(f, r);
 
 	struct trace_finding fs[TRACE_MAX_FINDINGS];
 	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS);
@@ -722,5 +745,21 @@ void trace_report_json(FILE *f, const struct trace_result *r)
 		jw_end(&w);
 	}
 	jw_end(&w);
+
+	if (r->controller) {
+		jw_object(&w, "controller");
+		jw_string(&w, "summary", r->controller);
+		jw_array(&w, "decisions");
+		for (size_t i = 0; i < r->ndecisions; i++) {
+			jw_object(&w, NULL);
+			jw_double(&w, "t", r->decisions[i].t);
+			jw_int(&w, "from", r->decisions[i].from);
+			jw_int(&w, "to", r->decisions[i].to);
+			jw_string(&w, "why", r->decisions[i].why);
+			jw_end(&w);
+		}
+		jw_end(&w);
+		jw_end(&w);
+	}
 	jw_finish(&w);
 }

@@ -2,6 +2,7 @@
  * text (strace -c table, DTrace quantize histograms, verdict) or JSON. */
 #ifndef ADAPTRM_TRACE_REPORT_H
 #define ADAPTRM_TRACE_REPORT_H
+#include "controller.h"
 #include "probes.h"
 #include <stdio.h>
 
@@ -34,6 +35,10 @@ struct trace_result {
 	int ncallers;
 	struct trace_interval *iv;
 	int niv;
+	/* -rf (mode "self"): the adaptive controller's summary and decisions */
+	const char *controller;		/* NULL: no controller ran */
+	const struct controller_decision *decisions;
+	size_t ndecisions;
 };
 
 struct trace_finding {

@@ -88,6 +88,37 @@ test_trace_in_process_delete_shows_rwsem_write_contention() {
 	expect_hists_sum t.json
 }
 
+# --trace -rf shows what the adaptive controller decided beside the
+# histograms, in the report and the JSON: on slowfs (1 ms/op) from one worker
+# it climbs, every decision of the JSON is a row of the report, and the last
+# one's count is where the summary says it ended.
+test_trace_in_process_shows_the_controllers_decisions() {
+	need_bpf
+	mount_slowfs mnt 1000 || skip "cannot mount slowfs"
+	make_tree "$SLOWFS_BACKING/t" 100 100
+	ADAPTRM_CTL_START=1 XDG_CACHE_HOME="$SCRATCH/cache" "$ADAPTRM" --trace --json t.json -rf --no-profile mnt/t \
+		>report.txt || fail "trace failed"
+	expect_gone "$SLOWFS_BACKING/t"
+	grep -q "^Adaptive controller: [0-9]* (auto on fuse tree-" report.txt ||
+		fail "no controller section: $(cat report.txt)"
+	expect_eq "$(jq -r '.controller.decisions[0] | "\(.from) \(.to) \(.why)"' t.json)" "0 1 ADAPTRM_CTL_START" \
+		"first decision"
+	local n
+	n=$(jq '.controller.decisions | length' t.json)
+	[ "$n" -ge 3 ] || fail "no climb on a 1 ms/op filesystem: $(jq -c .controller t.json)"
+	jq -r '.controller.decisions[] | "\(.from) -> \(.to)   \(.why)"' t.json | tail -n +2 |
+		while IFS= read -r row; do
+			grep -qF -- "$row" report.txt || fail "decision not in the report: $row"
+		done || exit 1
+	expect_eq "$(jq -r '.controller.decisions[-1].to' t.json)" \
+		"$(jq -r '.controller.summary | split(" ")[0]' t.json)" "last decision against the final count"
+	# pinned without --explain/--json: no controller, no section
+	make_tree "$SLOWFS_BACKING/u" 10 10
+	"$ADAPTRM" --trace --json u.json -rf --threads=4 mnt/u >report2.txt || fail "pinned trace failed"
+	grep -q "Adaptive controller" report2.txt && fail "a section without a controller"
+	expect_eq "$(jq 'has("controller")' u.json)" false "controller in the JSON of a pinned run"
+}
+
 # Contended callers are named by the kernel through a BPF program
 # (ksym_names.bpf.c); /proc/kallsyms is the fallback. Both name the same.
 test_trace_callers_named_without_kallsyms() {
