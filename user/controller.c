@@ -281,8 +281,11 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		.band = cfg.band, .cap = cfg.cap, .min_workers = 1, .need_helper = false,
 		.measure = "unlinkat rate", .unit = "unlinks/s",
 	};
+	/* A batch is sorted only past the threshold: with a threshold at the
+	 * batch size or above, there is nothing to compare. */
+	bool sortable = atomic_load(&k->sort_threshold) < atomic_load(&k->sort_batch);
 	ctl_trial_init(&c->sort, &tc,
-		       !c->steer || !c->have_key || c->o->sort_policy != SORT_AUTO ||
+		       !c->steer || !c->have_key || c->o->sort_policy != SORT_AUTO || !sortable ||
 			       fsinfo_type_sort_known(c->key.f_type),
 		       c->have_profile && !retry ? c->prof.sort : -1);
 	c->share_asked = c->share.st == TRIAL_UNTRIED;
@@ -386,7 +389,10 @@ static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *
 	atomic_store(knob, ctl_trial_on(t));
 	if (act != TRIAL_ACT_KEEP)
 		engine_set_active(c->e, to);
-	if (act != TRIAL_ACT_TRY) {
+	/* After a trial that moved the count, the policy starts afresh from
+	 * where it is (and holds where the trial found a loss); inode order
+	 * leaves the count alone, and the policy goes on where it paused. */
+	if (act != TRIAL_ACT_TRY && ctl_trial_moves_workers(t)) {
 		struct ctl_policy_cfg cfg = c->pol.cfg;	/* init clears the policy */
 		ctl_policy_init(&c->pol, &cfg, to, c->pol_known || act == TRIAL_ACT_DROP);
 	}

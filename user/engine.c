@@ -672,7 +672,8 @@ static void run_chunk(struct worker *w, struct chunk *c)
 		mark_failed(d);
 	} else {
 		const char *names = (const char *)&c->ents[c->n];
-		/* sorted slices only come from DN_SORT filesystems */
+		/* a sorted slice stays in inode order: reversed only where the
+		 * type unlinks last-first (btrfs: descending inode order) */
 		bool reverse = want_reverse(e, d);
 		w->big_mode = c->big_mode;
 		for (uint32_t k = 0; k < c->n && !e->stop; k++) {

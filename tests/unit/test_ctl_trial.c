@@ -294,3 +294,51 @@ Test(ctl_trial, base_waits_out_ticks_without_a_measure)
 	ctl_trial_tick(&s, 1000, 0.05, 1, true, false, 1, &to, why, sizeof why);
 	cr_assert_eq(ctl_trial_tick(&s, 1000, 0.05, 1, true, false, 1, &to, why, sizeof why), TRIAL_ACT_TRY);
 }
+
+/* Inode order leaves the count alone, so its two sides must have run as
+ * many busy workers: a trial measured while the other worker had finished
+ * is not compared (abandoned), and after TRIAL_MAX_ABANDON of those there is
+ * no trial for the rest of the run. */
+Test(ctl_trial, inode_order_compares_only_at_equal_concurrency)
+{
+	struct ctl_trial s = fresh_sort();
+	cr_assert_not(ctl_trial_moves_workers(&s));
+	cr_assert(ctl_trial_moves_workers((struct ctl_trial[]){ fresh(64, false, -1) }));
+	char why[160];
+	int to = 2;
+	for (int round = 0; round < TRIAL_MAX_ABANDON; round++) {
+		cr_assert_eq(ctl_trial_tick(&s, 0, 0, 1, true, false, 2, &to, why, sizeof why), TRIAL_ACT_NONE);
+		cr_assert_eq(s.st, TRIAL_BASE);
+		ctl_trial_tick(&s, 1000, 0.05, 1.0, true, false, 2, &to, why, sizeof why);
+		cr_assert_eq(ctl_trial_tick(&s, 1000, 0.05, 1.0, true, false, 2, &to, why, sizeof why),
+			     TRIAL_ACT_TRY);
+		ctl_trial_tick(&s, 0, 0, 1, false, true, 2, &to, why, sizeof why);	/* hand-over */
+		/* one of two workers busy in the trial: 1.5x faster per call */
+		ctl_trial_tick(&s, 1500, 0.05, 0.5, false, true, 2, &to, why, sizeof why);
+		enum ctl_trial_act a = ctl_trial_tick(&s, 1500, 0.05, 0.5, false, true, 2, &to, why, sizeof why);
+		cr_assert_eq(a, TRIAL_ACT_ABANDON, "%s", why);
+		cr_assert(strstr(why, "2.0 busy workers in the base, 1.0 in the trial"), "%s", why);
+		cr_assert_eq(to, 2);
+		cr_assert_eq(ctl_trial_learned(&s), -1);
+	}
+	cr_assert_eq(s.st, TRIAL_FIXED, "given up for this run");
+	cr_assert(strstr(why, "not tried again"), "%s", why);
+}
+
+/* A measure that never comes (batches that never pass the sort threshold)
+ * must not keep the trial, and the paused worker count, for the rest of the
+ * delete. */
+Test(ctl_trial, a_trial_without_a_measure_gives_up)
+{
+	struct ctl_trial s = fresh_sort();
+	char why[160];
+	int to = 1;
+	enum ctl_trial_act a = TRIAL_ACT_NONE;
+	int t;
+	for (t = 0; t < 10 * TRIAL_MAX_WAIT && a == TRIAL_ACT_NONE; t++)
+		a = ctl_trial_tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why);
+	cr_assert_eq(a, TRIAL_ACT_ABANDON);
+	cr_assert_leq(t, TRIAL_MAX_WAIT + 2);
+	cr_assert_eq(s.st, TRIAL_FIXED);
+	cr_assert_not(ctl_trial_measuring(&s));
+}
