@@ -373,7 +373,7 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 }
 
 /* One tick of trial T (ctl_trial.c) of the engine switch KNOB, NAME in the
- * log. Its windows pause the worker-count policy, which starts afresh after. */
+ * log. Its windows pause the worker-count policy. */
 static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *knob, const char *name,
 		       double rate, double weight, double busy, bool asked, bool active,
 		       struct ctl_decision *d)
