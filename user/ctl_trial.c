@@ -101,7 +101,9 @@ enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weigh
 	 * of the delete. */
 	if (ctl_trial_measuring(t) && weight <= 0 && ++t->waited > TRIAL_MAX_WAIT) {
 		t->abandons = TRIAL_MAX_ABANDON;
-		return abandon(t, n_out, why, whylen, "nothing measured in 10 s");
+		char reason[64];
+		snprintf(reason, sizeof reason, "nothing measured in %d ticks", TRIAL_MAX_WAIT);
+		return abandon(t, n_out, why, whylen, reason);
 	}
 	if (weight > 0)
 		t->waited = 0;

@@ -50,6 +50,10 @@ struct chunk {
 };
 
 #define UNLINK_SAMPLE 8		/* time one unlinkat in 8 (a power of two) */
+#define CHUNK_MIN 256		/* entries: below this a hand-off costs more than it saves */
+/* getdents64 bytes that hold two chunks' worth of entries (24 bytes or more each) */
+#define SHAREABLE_BYTES (2 * CHUNK_MIN * 24)
+#define TASK_CHUNK ((uintptr_t)1)	/* tag bit of a chunk on the task stack */
 
 /* Which of the sort trial's measures a timed unlink feeds: one in a big
  * directory (past the sort threshold) where inode order is untried. */
@@ -59,10 +63,6 @@ enum big_mode {
 	BIG_BATCH,		/* a whole batch in readdir order: sort_asks, batch_unlink_* */
 	BIG_SORTED,		/* a sorted batch: sorted_work, sorted_unlink_* */
 };
-#define CHUNK_MIN 256		/* entries: below this a hand-off costs more than it saves */
-/* getdents64 bytes that hold two chunks' worth of entries (24 bytes or more each) */
-#define SHAREABLE_BYTES (2 * CHUNK_MIN * 24)
-#define TASK_CHUNK ((uintptr_t)1)	/* tag bit of a chunk on the task stack */
 
 struct worker {
 	struct engine *e;

@@ -155,8 +155,6 @@ static void warn_once(const char *path, const char *why)
 	warn_errno(0, "ignoring profile %s: %s", path, why);
 }
 
-/* Parse PATH; false (with a warning once) if it is corrupt or belongs to
- * another filesystem. A missing file is not an error: empty result. */
 /* A learned switch: "on" 1, "off" 0, anything else (absent) -1. */
 static int on_off(const char *v)
 {
@@ -168,6 +166,8 @@ static const char *on_off_name(int v)
 	return v < 0 ? "-" : v ? "on" : "off";
 }
 
+/* Parse PATH; false (with a warning once) if it is corrupt or belongs to
+ * another filesystem. A missing file is not an error: empty result. */
 static bool read_file(const char *path, const struct profile_key *k, struct profile_file *pf)
 {
 	memset(pf, 0, sizeof(*pf));
@@ -347,9 +347,9 @@ bool profile_store(const struct profile_key *k, const struct profile_entry *e)
 		jw_uint(&w, "runs", pf.e[j].runs);
 		jw_int(&w, "updated", pf.e[j].updated);
 		if (pf.e[j].share >= 0)
-			jw_string(&w, "share", pf.e[j].share ? "on" : "off");
+			jw_string(&w, "share", on_off_name(pf.e[j].share));
 		if (pf.e[j].sort >= 0)
-			jw_string(&w, "sort", pf.e[j].sort ? "on" : "off");
+			jw_string(&w, "sort", on_off_name(pf.e[j].sort));
 		jw_end(&w);
 	}
 	jw_end(&w);
