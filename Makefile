@@ -6,8 +6,12 @@
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make SAN=asan|tsan   sanitizer build in its own output directory
 #
-# Every user/*.c is part of adaptrm; every bpf/*.bpf.c becomes a skeleton header
-# that user code includes; every tests/unit/test_*.c is a Criterion binary.
+#   make lint            format, shellcheck, header, layer and static-analyzer checks
+#   make compdb          compile_commands.json for editors and clang tools
+#
+# Every user/**/*.c is part of adaptrm (objects mirror the folders under
+# $(OUTPUT)/); every bpf/*.bpf.c becomes a skeleton header that the probe
+# library includes; every tests/unit/test_*.c is a Criterion binary.
 
 PREFIX    ?= /usr/local
 DESTDIR   ?=
@@ -22,6 +26,10 @@ ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 VMLINUX   := vmlinux/$(ARCH)
 
 SAN       ?=
+ifeq ($(wildcard $(VMLINUX)/vmlinux.h),)
+$(error Architecture $(shell uname -m) is not supported yet: no $(VMLINUX)/vmlinux.h)
+endif
+
 ifeq ($(SAN),)
 OUTPUT    := .output
 BIN       := adaptrm
@@ -51,9 +59,11 @@ BPFCFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINU
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-USER_SRCS := $(wildcard user/*.c)
+USER_SRCS := $(wildcard user/*.c user/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 LIB_OBJS  := $(filter-out $(OUTPUT)/main.o,$(USER_OBJS))
+# Only the probe library includes the generated skeletons.
+SKEL_USERS := $(OUTPUT)/probes/probes.o $(OUTPUT)/probes/ksym_bpf.o
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_CFLAGS :=
 TEST_LIBS := -lcriterion
@@ -74,7 +84,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean check unit e2e bench install uninstall tools
+.PHONY: all clean check unit e2e bench install uninstall tools lint compdb
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -84,7 +94,7 @@ $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
 
 # BPF: compile, "link" with bpftool (strips DWARF, keeps BTF), generate the skeleton.
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard user/*_shared.h) | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard user/probes/*_shared.h) | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPFCFLAGS) -Iuser $(CLANG_BPF_SYS_INCLUDES) -c $< -o $(@:.bpf.o=.tmp.bpf.o)
 	$(Q)$(BPFTOOL) gen object $@ $(@:.bpf.o=.tmp.bpf.o)
@@ -93,17 +103,23 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-$(OUTPUT)/%.o: user/%.c $(wildcard user/*.h) $(SKELS) | $(OUTPUT)
+# -MMD -MP: each object depends on the headers it includes, no more.
+$(OUTPUT)/%.o: user/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(SKEL_USERS): $(SKELS)
 
 $(BIN): $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/tests/%: tests/unit/%.c $(LIB_OBJS) $(wildcard user/*.h) $(wildcard tests/unit/*.h) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -Itests/unit $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) $(TEST_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -Itests/unit $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) $(TEST_LIBS) -o $@
+
+-include $(USER_OBJS:.o=.d) $(TEST_BINS:=.d)
 
 tests: $(TEST_BINS)
 
@@ -129,17 +145,28 @@ check:
 	$(Q)bash scripts/check.sh
 
 bench: all tools
-	$(Q)bash scripts/bench.sh
+	$(Q)bash scripts/bench/bench.sh
+
+lint: $(SKELS)
+	$(Q)OUTPUT=$(OUTPUT) bash scripts/lint.sh
+
+# compile_commands.json: one entry per user/ source, with this build's flags.
+compdb: $(SKELS)
+	$(call msg,GEN,compile_commands.json)
+	$(Q){ echo '['; sep=''; for f in $(USER_SRCS) $(wildcard tests/unit/test_*.c); do \
+		printf '%s{"directory":"%s","file":"%s","command":"%s %s -Itests/unit -c %s"}\n' \
+			"$$sep" "$(CURDIR)" "$$f" "$(CC)" "$(CFLAGS)" "$$f"; sep=','; \
+	done; echo ']'; } > compile_commands.json
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR)
 	install -m 0755 adaptrm $(DESTDIR)$(BINDIR)/adaptrm
-	[ ! -f user/adaptrm.1 ] || install -m 0644 user/adaptrm.1 $(DESTDIR)$(MANDIR)/adaptrm.1
-	[ ! -f user/adaptrm.bash-completion ] || \
-		install -m 0644 user/adaptrm.bash-completion $(DESTDIR)$(COMPDIR)/adaptrm
+	[ ! -f docs/adaptrm.1 ] || install -m 0644 docs/adaptrm.1 $(DESTDIR)$(MANDIR)/adaptrm.1
+	[ ! -f docs/adaptrm.bash-completion ] || \
+		install -m 0644 docs/adaptrm.bash-completion $(DESTDIR)$(COMPDIR)/adaptrm
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/adaptrm $(DESTDIR)$(MANDIR)/adaptrm.1 $(DESTDIR)$(COMPDIR)/adaptrm
 
 clean:
-	rm -rf .output .output-asan .output-tsan adaptrm
+	rm -rf .output .output-asan .output-tsan adaptrm compile_commands.json

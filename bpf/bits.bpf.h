@@ -1,7 +1,7 @@
 /* Small helpers shared by the BPF programs. */
 #ifndef ADAPTRM_BITS_BPF_H
 #define ADAPTRM_BITS_BPF_H
-#include "probes_shared.h"
+#include "probes/probes_shared.h"
 
 /* DTrace quantize bucket of V: 0 for 0, else 1 + floor(log2(V)), clamped.
  * Shift-based on purpose: clang 14 crashes on __builtin_clzll for BPF. */

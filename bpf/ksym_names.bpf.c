@@ -5,7 +5,7 @@
  * reading all of /proc/kallsyms (120,000 lines, ~55 ms of system time). */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "ksym_names_shared.h"
+#include "probes/ksym_names_shared.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

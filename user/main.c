@@ -1,10 +1,10 @@
 /* adaptrm: entry point. Picks the face (rm, --trace, --profiles) and leaves
  * the rest to it; checks stdout at exit like GNU's close_stdout. */
-#include "msg.h"
-#include "options.h"
-#include "profile.h"
-#include "rm.h"
-#include "trace.h"
+#include "lib/msg.h"
+#include "cli/options.h"
+#include "ctl/profile.h"
+#include "cli/rm.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 #include <locale.h>

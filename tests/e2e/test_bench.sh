@@ -1,4 +1,4 @@
-# The benchmark harness (scripts/bench.sh, scripts/bench-report.py): a tiny
+# The benchmark harness (scripts/bench/bench.sh, scripts/bench/report.py): a tiny
 # matrix must run end to end and report; a run killed outright must not leave
 # mounts and loop devices behind for good; the report's verdict on a loss
 # must follow the paired repetitions. No timings are asserted.
@@ -13,7 +13,7 @@ test_bench_smoke() {
 	mkdir -p work
 	BENCH_WORK=$SCRATCH/work BENCH_FS=tmpfs BENCH_SHAPES="tree chain" BENCH_TOOLS="auto t1 rm" \
 		BENCH_REPS=2 BENCH_SCALE=0.005 BENCH_TRACE=0 BENCH_OUT=$SCRATCH/out ADAPTRM=$ADAPTRM \
-		bash "$repo/scripts/bench.sh" >stdout 2>stderr || { cat stderr; fail "bench.sh failed"; }
+		bash "$repo/scripts/bench/bench.sh" >stdout 2>stderr || { cat stderr; fail "bench.sh failed"; }
 	expect_eq "$(awk -F'\t' 'NR > 1 && $6 == "ok"' out/latest.tsv | wc -l)" 12 "runs recorded ok"
 	expect_eq "$(awk -F'\t' 'NR > 1 && $11 == ""' out/latest.tsv | wc -l)" 0 "runs without a run id"
 	grep -q '^| tmpfs | 1 dirs x 1000 files |' out/latest.md || fail "no tree row in the report"
@@ -40,7 +40,7 @@ test_bench_cleans_up_after_killed_run() {
 	on_exit losetup -d "$loop"
 	BENCH_WORK=$SCRATCH/work BENCH_FS=tmpfs BENCH_SHAPES=flat BENCH_TOOLS=t1 BENCH_REPS=1 \
 		BENCH_SCALE=0.001 BENCH_TRACE=0 BENCH_OUT=$SCRATCH/out ADAPTRM=$ADAPTRM \
-		bash "$repo/scripts/bench.sh" >/dev/null 2>stderr || { cat stderr; fail "bench.sh failed"; }
+		bash "$repo/scripts/bench/bench.sh" >/dev/null 2>stderr || { cat stderr; fail "bench.sh failed"; }
 	grep -q "cleaning up after an interrupted run ($SCRATCH/$dead)" stderr || fail "no cleanup message: $(cat stderr)"
 	expect_gone "$dead"
 	grep -q "$SCRATCH/$dead" /proc/mounts && fail "stale tmpfs still mounted"
@@ -80,7 +80,7 @@ test_bench_report_paired_verdict() {
 			printf 'btrfs\tflat\tflat 9\trmz\t%s\tok\t1.00\t0\t0\t\tc\n' $rep
 		done
 	} >runs.tsv
-	python3 "$repo/scripts/bench-report.py" runs.tsv report.md report.json || fail "bench-report failed"
+	python3 "$repo/scripts/bench/report.py" runs.tsv report.md report.json || fail "bench-report failed"
 	grep -q 'tmpfs flat 9 (1.05 vs rmz; repetition by repetition 1.05 .*auto faster in 0 of 10)' report.md ||
 		fail "slow cell not reported: $(grep slower report.md)"
 	grep -q 'xfs flat 9 (1.03 vs rmz; repetition by repetition 1.03 .*auto faster in 4 of 10)' report.md ||

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "ksyms.h"
+#include "probes/ksyms.h"
 
 static char path[] = "/tmp/adaptrm-ksyms.XXXXXX";
 

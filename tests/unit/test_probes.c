@@ -3,7 +3,7 @@
  * parallel unlinkers in one directory. Needs root and BTF: skips without
  * them, fails instead when ADAPTRM_REQUIRE_BPF=1 (CI). */
 #include <criterion/criterion.h>
-#include "probes.h"
+#include "probes/probes.h"
 
 #include <fcntl.h>
 #include <pthread.h>

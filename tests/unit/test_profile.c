@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "msg.h"
-#include "profile.h"
+#include "lib/msg.h"
+#include "ctl/profile.h"
 
 static char home[64];
 

@@ -1,7 +1,7 @@
 #include <criterion/criterion.h>
 #include <locale.h>
 #include <string.h>
-#include "quote.h"
+#include "lib/quote.h"
 
 static const char *q(const char *s)
 {

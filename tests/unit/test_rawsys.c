@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "rawsys.h"
+#include "engine/rawsys.h"
 
 static char dir[64];
 static int dfd = -1;

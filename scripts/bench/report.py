@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""Turn scripts/bench/bench.sh's runs (TSV) into the report: medians per cell and
+tool, adaptrm auto / best peer and auto / best pinned adaptrm (the oracle),
+geometric means, as markdown and JSON.
+
+    bench-report.py RUNS.tsv OUT.md OUT.json [OUT.png]
+
+Context for the header comes from BENCH_* environment variables set by
+bench.sh; without them (re-rendering an old TSV) the header is shorter.
+"""
+import csv
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+PEERS = ["rm", "rmz", "find", "rsync"]
+PEER_NAMES = {"rm": "GNU rm -rf", "rmz": "rmz", "find": "find -delete", "rsync": "rsync -a --delete"}
+
+
+def is_pinned(tool):
+    return tool.startswith("t") and tool[1:].isdigit()
+
+
+def tool_header(tool):
+    if tool == "auto":
+        return "adaptrm auto"
+    if is_pinned(tool):
+        return "-t %s" % tool[1:]
+    return PEER_NAMES.get(tool, tool)
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def median_ci(xs, level=0.95):
+    """Distribution-free confidence interval for the median of xs: the
+    order statistics x(k), x(n-k+1) with the largest k whose binomial tail
+    P(Bin(n, 1/2) < k) stays within (1 - level) / 2. Returns (lo, hi,
+    coverage); with fewer than 6 values no interval reaches 95%, and the
+    whole range is returned with the coverage it has."""
+    xs = sorted(xs)
+    n = len(xs)
+    tail = lambda k: sum(math.comb(n, i) for i in range(k)) / 2 ** n
+    k = 1
+    while k + 1 <= n // 2 and tail(k + 1) <= (1 - level) / 2:
+        k += 1
+    return xs[k - 1], xs[n - k], 1 - 2 * tail(k)
+
+
+def paired(runs, cell, a, b):
+    """Tool A over tool B repetition by repetition: the tools of one
+    repetition ran back to back, so each pair shares the machine's state of
+    the moment, which the medians of a noisy shared machine do not. Rows
+    from several benchmark runs (concatenated TSVs) pair within their run."""
+    walls = {}
+    for r in runs:
+        if (r["fs"], r["shape"]) == (cell["fs"], cell["shape"]) and r["status"] == "ok" \
+                and r["tool"] in (a, b):
+            walls.setdefault((r.get("run") or "", r["rep"]), {})[r["tool"]] = float(r["wall"])
+    ratios = [w[a] / w[b] for w in walls.values() if a in w and b in w and w[b] > 0]
+    if not ratios:
+        return None
+    lo, hi, cover = median_ci(ratios)
+    return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
+            "ci_low": lo, "ci_high": hi, "ci_coverage": cover,
+            "a_faster": sum(1 for x in ratios if x < 1), "n": len(ratios)}
+
+
+def short(note, n=60):
+    return note if len(note) <= n else note[:n] + "..."
+
+
+def fmt_s(x):
+    if x is None:
+        return ""
+    return "%.2f" % x if x < 100 else "%.0f" % x
+
+
+def paired_note(p):
+    if not p:
+        return ""
+    return "; repetition by repetition %.2f (%.0f%% interval %.2f-%.2f), auto faster in %d of %d" % (
+        p["median"], 100 * p["ci_coverage"], p["ci_low"], p["ci_high"], p["a_faster"], p["n"])
+
+
+def measurably_slower(c):
+    """Slower by the medians, and by the pairs too: the interval of the
+    per-repetition ratio lies wholly above 1. Only an interval of 90% or
+    more counts (5 repetitions or more): 3 give one of 75%."""
+    p = c.get("paired_peer")
+    return bool(c["auto_over_peer"] and c["auto_over_peer"] > 1.0 and p and p["ci_coverage"] >= 0.9
+                and p["ci_low"] > 1.0)
+
+
+def main():
+    runs_path, md_path, json_path = sys.argv[1:4]
+    with open(runs_path, newline="") as f:
+        runs = [r for r in csv.DictReader(f, delimiter="\t") if r.get("status") and not r.get(None)]
+
+    cells, tools = [], []
+    for r in runs:
+        key = (r["fs"], r["shape"])
+        if key not in [(c["fs"], c["shape"]) for c in cells]:
+            cells.append({"fs": r["fs"], "shape": r["shape"], "label": r["label"]})
+        if r["tool"] not in tools:
+            tools.append(r["tool"])
+    order = os.environ.get("BENCH_TOOLS_RUN", "").split()
+    tools = [t for t in order if t in tools] + [t for t in tools if t not in order]
+
+    for c in cells:
+        c["tools"] = {}
+        for t in tools:
+            rs = [r for r in runs if (r["fs"], r["shape"], r["tool"]) == (c["fs"], c["shape"], t)]
+            if not rs:
+                continue
+            bad = [r for r in rs if r["status"] != "ok"]
+            walls = [float(r["wall"]) for r in rs if r["status"] == "ok"]
+            cpus = [float(r["user"]) + float(r["sys"]) for r in rs if r["status"] == "ok"]
+            c["tools"][t] = {
+                "status": bad[0]["status"] if bad else "ok",
+                "note": bad[0]["note"] if bad else "",
+                "runs": len(rs),
+                "median": statistics.median(walls) if walls and not bad else None,
+                "cpu_median": statistics.median(cpus) if cpus and not bad else None,
+                "walls": walls,
+            }
+        ok = {t: v["median"] for t, v in c["tools"].items() if v["median"] is not None}
+        peers = {t: m for t, m in ok.items() if t in PEERS}
+        pinned = {t: m for t, m in ok.items() if is_pinned(t)}
+        c["best_peer"] = min(peers, key=peers.get) if peers else None
+        c["oracle"] = min(pinned, key=pinned.get) if pinned else None
+        auto = ok.get("auto")
+        c["auto_over_peer"] = auto / peers[c["best_peer"]] if auto and c["best_peer"] else None
+        c["auto_over_oracle"] = auto / pinned[c["oracle"]] if auto and c["oracle"] else None
+        c["auto_over_rm"] = auto / ok["rm"] if auto and "rm" in ok else None
+        c["paired_peer"] = paired(runs, c, "auto", c["best_peer"]) if auto and c["best_peer"] else None
+
+    gm_peer = geomean([c["auto_over_peer"] for c in cells])
+    gm_oracle = geomean([c["auto_over_oracle"] for c in cells])
+    gm_rm = geomean([c["auto_over_rm"] for c in cells])
+
+    env = os.environ.get
+    lines = ["## Benchmark results", ""]
+    if env("BENCH_MACHINE"):
+        lines.append("Machine: %s. Date: %s. adaptrm %s; %s." % (
+            env("BENCH_MACHINE"), env("BENCH_DATE", "?"), env("BENCH_COMMIT", "?"),
+            env("BENCH_RMZ_VERSION") or "rmz not installed"))
+        lines.append("")
+    reps = env("BENCH_REPS_RUN")
+    if not reps:
+        # Concatenated runs: say how many repetitions the medians rest on.
+        counts = sorted({len(v["walls"]) for c in cells for v in c["tools"].values() if v["status"] == "ok"})
+        reps = "%d" % counts[0] if len(counts) == 1 else "%d to %d" % (counts[0], counts[-1])
+    lines.append("Median wall time in seconds over %s repetitions (tools interleaved, fresh tree "
+                 "each run, built then synced: warm cache); empty files. "
+                 "`-t N` is `adaptrm --threads=N`. A failed cell names the failure "
+                 "(crash = killed by a signal, fail = non-zero exit, incomplete = tree left behind)." % reps)
+    if "slowfs" in env("BENCH_FS_RUN", "") or any(c["fs"] == "slowfs" for c in cells):
+        lines.append("slowfs is tests/tools/slowfs.c, a pass-through FUSE filesystem over tmpfs that "
+                     "sleeps %s µs per operation (smaller trees there)." % env("BENCH_SLOW_DELAY", "?"))
+    lines.append("")
+    head = ["fs", "tree"] + [tool_header(t) for t in tools] + ["auto / best peer", "auto / oracle"]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("| --- | --- | " + " | ".join(["---:"] * (len(tools) + 2)) + " |")
+    for c in cells:
+        ok = {t: v["median"] for t, v in c["tools"].items() if v["median"] is not None}
+        fastest = min(ok.values()) if ok else None
+        row = [c["fs"], c["label"]]
+        for t in tools:
+            v = c["tools"].get(t)
+            if v is None:
+                row.append("n/a")
+            elif v["median"] is None:
+                row.append(v["status"])
+            else:
+                s = fmt_s(v["median"])
+                row.append("**%s**" % s if v["median"] == fastest else s)
+        row.append("%.2f (%s)" % (c["auto_over_peer"], c["best_peer"]) if c["auto_over_peer"] else "")
+        row.append("%.2f (%s)" % (c["auto_over_oracle"], c["oracle"].replace("t", "-t ")) if c["auto_over_oracle"] else "")
+        lines.append("| " + " | ".join(row) + " |")
+    gm = ["**geometric mean**", ""] + [""] * len(tools)
+    gm.append("**%.2f**" % gm_peer if gm_peer else "")
+    gm.append("**%.2f**" % gm_oracle if gm_oracle else "")
+    lines.append("| " + " | ".join(gm) + " |")
+    lines.append("")
+    lines.append("auto / best peer: adaptrm's default over the fastest of GNU rm, rmz, find -delete and "
+                 "rsync in that cell (below 1 = adaptrm wins). auto / oracle: over the fastest pinned "
+                 "thread count that was run (1 = the controller found the best setting).")
+    if gm_rm:
+        lines.append("Geometric mean of auto / GNU rm: %.2f." % gm_rm)
+    losses = [c for c in cells if c["auto_over_peer"] and c["auto_over_peer"] > 1.0]
+    far = [c for c in cells if c["auto_over_oracle"] and c["auto_over_oracle"] > 1.10]
+    lines.append("")
+    lines.append("Cells where auto is slower than the best peer: %s." % (
+        ", ".join("%s %s (%.2f vs %s%s)" % (c["fs"], c["label"], c["auto_over_peer"], c["best_peer"],
+                                           paired_note(c["paired_peer"])) for c in losses)
+        or "none"))
+    if losses:
+        slower = [c for c in losses if measurably_slower(c)]
+        few = [c for c in losses if c["paired_peer"] and c["paired_peer"]["ci_coverage"] < 0.9]
+        lines.append("Of these, measurably slower (the interval of the per-repetition ratio above 1): %s%s." % (
+            ", ".join("%s %s" % (c["fs"], c["label"]) for c in slower) or "none",
+            "; too few repetitions for a 90%% interval in %s" % ", ".join(
+                "%s %s" % (c["fs"], c["label"]) for c in few) if few else ""))
+    lines.append("Cells where auto is more than 10%% off the oracle: %s." % (
+        ", ".join("%s %s (%.2f vs %s)" % (c["fs"], c["label"], c["auto_over_oracle"], c["oracle"]) for c in far)
+        or "none"))
+    lines.append("")
+    lines.append("CPU time (user + sys, seconds, median):")
+    lines.append("")
+    lines.append("| fs | tree | " + " | ".join(tool_header(t) for t in tools) + " |")
+    lines.append("| --- | --- | " + " | ".join(["---:"] * len(tools)) + " |")
+    for c in cells:
+        row = [c["fs"], c["label"]]
+        for t in tools:
+            v = c["tools"].get(t)
+            row.append("n/a" if v is None else (fmt_s(v["cpu_median"]) if v["cpu_median"] is not None else v["status"]))
+        lines.append("| " + " | ".join(row) + " |")
+    # One line per distinct failure, with the cells it happened in.
+    failures = {}
+    for c in cells:
+        for t, v in c["tools"].items():
+            if v["status"] != "ok":
+                key = (t, v["status"], short(re.sub(r"\(\d+\) ", "", v["note"])))
+                failures.setdefault(key, []).append("%s %s" % (c["fs"], c["label"]))
+    if failures:
+        lines.append("")
+        lines.append("Failures:")
+        lines.append("")
+        for (t, status, note), where in failures.items():
+            lines.append("- %s, %s in %s: `%s`" % (tool_header(t), status, ", ".join(where), note))
+    md = "\n".join(lines) + "\n"
+    with open(md_path, "w") as f:
+        f.write(md)
+
+    if len(sys.argv) > 4:
+        plot(cells, tools, sys.argv[4])
+
+    doc = {
+        "machine": env("BENCH_MACHINE"), "date": env("BENCH_DATE"), "commit": env("BENCH_COMMIT"),
+        "repetitions": reps, "tools": tools,
+        "geomean_auto_over_best_peer": gm_peer, "geomean_auto_over_oracle": gm_oracle,
+        "geomean_auto_over_rm": gm_rm,
+        "cells": [{k: v for k, v in c.items()} for c in cells],
+    }
+    with open(json_path, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
+def plot(cells, tools, png_path):
+    """Grouped bars: each tool's median in a cell relative to the fastest
+    tool there (1 = fastest); failed runs are drawn as empty slots."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench-report: no matplotlib, no plot (scripts/install-deps.sh --bench)", file=sys.stderr)
+        return
+    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(cells)), 4.5))
+    width = 0.8 / len(tools)
+    cmap = plt.get_cmap("tab20")
+    for k, t in enumerate(tools):
+        xs, ys = [], []
+        for i, c in enumerate(cells):
+            ok = [v["median"] for v in c["tools"].values() if v["median"]]
+            v = c["tools"].get(t)
+            x = i + (k - len(tools) / 2 + 0.5) * width
+            if v and v["median"] and ok:
+                xs.append(x)
+                ys.append(v["median"] / min(ok))
+            elif v:
+                ax.text(x, 0.05, v["status"], rotation=90, fontsize=6, ha="center", va="bottom")
+        style = {"edgecolor": "black", "linewidth": 1.2} if t == "auto" else {}
+        ax.bar(xs, ys, width, label=tool_header(t), color=cmap(k % 20), **style)
+    ax.axhline(1.0, color="gray", linewidth=0.8)
+    ax.set_xticks(range(len(cells)))
+    ax.set_xticklabels(["%s\n%s" % (c["fs"], c["label"]) for c in cells], fontsize=7)
+    ax.set_ylabel("time / fastest tool in the cell")
+    ax.set_title("adaptrm vs peers (median wall time, lower is better)")
+    ax.legend(fontsize=7, ncol=min(len(tools), 7), loc="upper left")
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+/* The engine on small real trees, with knobs turned from another thread
+ * while it runs (scripts/check.sh runs this binary under TSan, where it is
+ * built on criterion_lite.h: Criterion's own runner cannot start there). */
+#ifdef CRITERION_LITE
+#include "support/criterion_lite.h"
+#else
+#include <criterion/criterion.h>
+#endif
+#include <string.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "lib/msg.h"
+
+#define TMPL "/tmp/adaptrm-eng.XXXXXX"
+static char tmpl[sizeof TMPL];
+
+static void setup(void)
+{
+	msg_init("adaptrm");
+	memcpy(tmpl, TMPL, sizeof TMPL);	/* fresh per test, also in one process */
+	cr_assert_not_null(mkdtemp(tmpl));
+}
+static void teardown(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "umount -l '%s/t/d3' 2>/dev/null; rm -rf '%s'", tmpl, tmpl);
+	(void)!system(cmd);
+}
+
+/* TOP/t with NDIRS dirs of NFILES files, plus a 30-deep chain. */
+static void build(int ndirs, int nfiles)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/t", tmpl);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	for (int d = 0; d < ndirs; d++) {
+		snprintf(p, sizeof p, "%s/t/d%d", tmpl, d);
+		cr_assert_eq(mkdir(p, 0755), 0);
+		for (int f = 0; f < nfiles; f++) {
+			snprintf(p, sizeof p, "%s/t/d%d/f%d", tmpl, d, f);
+			int fd = open(p, O_CREAT | O_WRONLY, 0644);
+			cr_assert_geq(fd, 0);
+			close(fd);
+		}
+	}
+	int len = snprintf(p, sizeof p, "%s/t/chain", tmpl);
+	for (int i = 0; i < 30; i++) {
+		cr_assert_eq(mkdir(p, 0755), 0);
+		len += snprintf(p + len, sizeof p - len, "/c");
+	}
+}
+
+static bool remove_t(struct engine *e)
+{
+	int dfd = open(tmpl, O_RDONLY | O_DIRECTORY);
+	struct stat st;
+	cr_assert_eq(fstatat(dfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
+	bool ok = engine_remove_tree(e, dfd, "t", "t", st.st_dev);
+	close(dfd);
+	return ok;
+}
+
+TestSuite(engine, .init = setup, .fini = teardown);
+
+Test(engine, counts_parallel)
+{
+	build(40, 50);
+	struct engine_config cfg = { .max_threads = 4, .force = true };
+	struct engine *e = engine_create(&cfg, 4);
+	cr_assert(remove_t(e));
+	struct engine_totals t;
+	engine_totals(e, &t);
+	cr_assert_eq(t.files, 40 * 50);
+	cr_assert_eq(t.dirs, 1 + 40 + 30);
+	cr_assert_eq(t.errors, 0);
+	engine_destroy(e);
+	char p[4096];
+	snprintf(p, sizeof p, "%s/t", tmpl);
+	cr_assert_eq(access(p, F_OK), -1);
+}
+
+struct turner { struct engine *e; _Atomic int stop; };
+static void *turn_knobs(void *arg)
+{
+	struct turner *t = arg;
+	for (int i = 0; !atomic_load(&t->stop); i++) {
+		engine_set_active(t->e, 1 + i % 4);
+		struct engine_knobs *k = engine_knobs(t->e);
+		atomic_store(&k->getdents_size, (i & 1) ? 4096 : 65536);
+		atomic_store(&k->dir_share, (i % 3) + 0u);
+		atomic_store(&k->sort_policy, i % 3);
+		usleep(200);
+	}
+	return NULL;
+}
+
+Test(engine, knobs_turned_while_running_parallel)
+{
+	for (int round = 0; round < 3; round++) {
+		build(60, 60);
+		struct engine_config cfg = { .max_threads = 4, .force = true };
+		struct engine *e = engine_create(&cfg, 2);
+		struct turner tu = { .e = e };
+		pthread_t th;
+		pthread_create(&th, NULL, turn_knobs, &tu);
+		bool ok = remove_t(e);
+		atomic_store(&tu.stop, 1);
+		pthread_join(th, NULL);
+		cr_assert(ok, "round %d", round);
+		struct engine_totals t;
+		engine_totals(e, &t);
+		cr_assert_eq(t.files, 60 * 60, "round %d files %llu", round, (unsigned long long)t.files);
+		cr_assert_eq(t.dirs, 1 + 60 + 30);
+		engine_destroy(e);
+	}
+}
+
+/* An entry that cannot be removed fails the tree; its siblings still go. */
+Test(engine, failure_propagates_parallel)
+{
+	/* A mount point cannot be removed (EBUSY), even by root; the files
+	 * under it are hidden by the empty tmpfs. */
+	build(10, 10);
+	char p[4096];
+	snprintf(p, sizeof p, "%s/t/d3", tmpl);
+	if (mount("tmpfs", p, "tmpfs", 0, "size=1M") != 0)
+		cr_skip_test("cannot mount tmpfs (not root?)");
+	struct engine_config cfg = { .max_threads = 2, .force = true };
+	struct engine *e = engine_create(&cfg, 2);
+	cr_assert_not(remove_t(e));
+	struct engine_totals t;
+	engine_totals(e, &t);
+	cr_assert_eq(t.files, 9 * 10);
+	cr_assert_geq(t.errors, 1);
+	engine_destroy(e);
+	cr_assert_eq(access(p, F_OK), 0, "the failed directory must stay");
+	snprintf(p, sizeof p, "%s/t/d4", tmpl);
+	cr_assert_eq(access(p, F_OK), -1, "siblings must go");
+	snprintf(p, sizeof p, "%s/t/d3", tmpl);
+	umount2(p, MNT_DETACH);
+}
+
+static int nthreads(void)
+{
+	char line[256];
+	int n = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Worker threads start when first made active, not all at engine_create: a
+ * small delete must not pay for max_threads clones. Lowering the count
+ * parks workers (they stay); raising it again reuses them. */
+Test(engine, workers_start_when_first_made_active)
+{
+	int base = nthreads();
+	struct engine_config cfg = { .max_threads = 16, .force = true };
+	struct engine *e = engine_create(&cfg, 2);
+	cr_assert_eq(nthreads(), base + 2);
+	engine_set_active(e, 5);
+	cr_assert_eq(nthreads(), base + 5);
+	engine_set_active(e, 1);
+	cr_assert_eq(nthreads(), base + 5);
+	engine_set_active(e, 3);
+	cr_assert_eq(nthreads(), base + 5);
+	build(20, 20);
+	cr_assert(remove_t(e));
+	struct engine_totals t;
+	engine_totals(e, &t);
+	cr_assert_eq(t.files, 20 * 20);
+	cr_assert_eq(t.dirs, 1 + 20 + 30);
+	engine_destroy(e);
+	cr_assert_eq(nthreads(), base);
+}

@@ -1,0 +1,18 @@
+/* The live progress line (stderr, a terminal, at most 10 updates a second)
+ * and the --stats summary. */
+#ifndef ADAPTRM_PROGRESS_H
+#define ADAPTRM_PROGRESS_H
+#include "engine/engine.h"
+
+struct controller;
+struct progress;
+
+struct progress *progress_new(void);
+void progress_update(struct progress *p, struct engine *e);
+/* Clear the line; frees P. */
+void progress_finish(struct progress *p, struct engine *e);
+/* Elapsed seconds since the program started the rm face. */
+double progress_elapsed(void);
+void progress_print_stats(struct engine *e, const struct controller *c);
+
+#endif

@@ -1,0 +1,419 @@
+/* The rm face: each operand in command-line order, checked the way GNU rm
+ * checks it, then a plain unlink, an rmdir, or the parallel engine for a tree. */
+#include "cli/rm.h"
+#include "ctl/controller.h"
+#include "engine/engine.h"
+#include "cli/interactive.h"
+#include "lib/msg.h"
+#include "cli/progress.h"
+#include "lib/quote.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static struct engine *volatile g_engine;
+static volatile sig_atomic_t g_signal;
+
+static void on_signal(int sig)
+{
+	g_signal = sig;
+	if (g_engine)
+		engine_request_stop(g_engine);
+}
+
+static void install_signal_handlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* -f ignores exactly these (GNU rm's ignorable_missing). */
+static bool ignorable_missing(const struct rm_options *o, int err)
+{
+	return o->ignore_missing &&
+	       (err == ENOENT || err == ENOTDIR || err == EINVAL || err == EILSEQ);
+}
+
+static void cannot_remove(const char *display, int err)
+{
+	warn_errno(err, "cannot remove %s", quote_n(0, display));
+}
+
+/* The last component of PATH (trailing slashes ignored) is "." or "..". */
+static bool last_is_dot_or_dotdot(const char *path)
+{
+	size_t len = strlen(path);
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	size_t start = len;
+	while (start > 0 && path[start - 1] != '/')
+		start--;
+	size_t n = len - start;
+	return (n == 1 && path[start] == '.') ||
+	       (n == 2 && path[start] == '.' && path[start + 1] == '.');
+}
+
+/* Split PATH into an opened parent directory and the last component.
+ * "a/b/c" -> (fd of "a/b", "c"); "c" -> (AT_FDCWD, "c"); "/" -> (fd of "/", ".").
+ * The parent is opened O_PATH so that a search-only (-wx) parent works, as
+ * it does for GNU rm. Returns -1 with errno on failure, else the fd (or
+ * AT_FDCWD) and sets *base (pointing into *copy, which the caller frees). */
+static int open_parent(const char *path, char **copy, const char **base,
+		       bool *trailing_slash)
+{
+	char *p = xstrdup(path);
+	size_t len = strlen(p);
+	*trailing_slash = len > 1 && p[len - 1] == '/';
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
+	*copy = p;
+	char *slash = strrchr(p, '/');
+	if (!slash) {
+		*base = p;
+		return AT_FDCWD;
+	}
+	if (slash == p && p[1] == '\0') {	/* "/" */
+		*base = ".";
+		return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	*base = slash + 1;
+	const char *dir = p;
+	if (slash == p) {
+		dir = "/";
+	} else {
+		*slash = '\0';
+	}
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (slash != p)
+		*slash = '/';
+	/* keep *base NUL-terminated independently of the parent part */
+	return fd;
+}
+
+/* GNU prints a tree operand with its trailing slashes cut to one ("a///" is
+ * shown as "a/", its children as "a/x"). */
+static char *display_name(const char *path)
+{
+	char *d = xstrdup(path);
+	size_t len = strlen(d);
+	/* fts_open: two or more trailing slashes become one, "//" stays, "///" is "/" */
+	if (len > 2 && d[len - 1] == '/')
+		while (len > 1 && d[len - 2] == '/')
+			d[--len] = '\0';
+	return d;
+}
+
+struct rm_run {
+	const struct rm_options *o;
+	struct engine *engine;
+	struct controller *ctl;
+	struct progress *progress;
+	struct stat root_st;
+	bool have_root_st;
+};
+
+static struct engine *get_engine(struct rm_run *r)
+{
+	if (r->engine)
+		return r->engine;
+	const struct rm_options *o = r->o;
+	struct engine_config cfg = {
+		.force = o->ignore_missing,
+		.verbose = o->verbose,
+		.one_file_system = o->one_file_system,
+	};
+	int initial;
+	if (o->threads > 0) {
+		cfg.max_threads = o->threads;
+		initial = o->threads;
+	} else {
+		cfg.max_threads = controller_default_max_threads(o->max_threads);
+		initial = 1;	/* the controller picks the start point per filesystem */
+	}
+	r->engine = engine_create(&cfg, initial);
+	struct engine_knobs *k = engine_knobs(r->engine);
+	atomic_store(&k->sort_policy, o->sort_policy);
+	if (o->sort_threshold)
+		atomic_store(&k->sort_threshold, o->sort_threshold);
+	if (o->getdents_size)
+		atomic_store(&k->getdents_size, o->getdents_size);
+	g_engine = r->engine;
+	return r->engine;
+}
+
+static void tick(struct engine *e, void *arg)
+{
+	struct rm_run *r = arg;
+	if (r->ctl)
+		controller_tick(r->ctl);
+	if (r->progress)
+		progress_update(r->progress, e);
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static bool remove_operand(struct rm_run *r, const char *arg)
+{
+	const struct rm_options *o = r->o;
+	bool ok = true;
+
+	if (last_is_dot_or_dotdot(arg) && (o->recursive || o->remove_empty_dirs)) {
+		char *shown = display_name(arg);
+		warn_errno(0, "refusing to remove '.' or '..' directory: skipping %s",
+			   quote_n(0, shown));
+		free(shown);
+		return false;
+	}
+
+	char *copy = NULL;
+	const char *base = NULL;
+	bool trailing_slash = false;
+	int pfd = open_parent(arg, &copy, &base, &trailing_slash);
+	if (pfd < 0 && pfd != AT_FDCWD) {
+		int err = errno;
+		if (!ignorable_missing(o, err))
+			cannot_remove(arg, err), ok = false;
+		free(copy);
+		return ok;
+	}
+
+	struct stat st;
+	if (*arg == '\0' || fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		int err = *arg == '\0' ? ENOENT : errno;
+		if (!ignorable_missing(o, err))
+			cannot_remove(arg, err), ok = false;
+		goto out;
+	}
+
+	if (trailing_slash && S_ISLNK(st.st_mode) && o->recursive &&
+	    o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st) {
+		/* "rootlink/" names '/' itself: GNU's failsafe speaks first. */
+		struct stat tst;
+		if (stat(arg, &tst) == 0 && same_file(&tst, &r->root_st)) {
+			char *shown = display_name(arg);
+			warn_errno(0, "it is dangerous to operate recursively on %s (same as '/')",
+				   quote_n(0, shown));
+			warn_errno(0, "use --no-preserve-root to override this failsafe");
+			free(shown);
+			ok = false;
+			goto out;
+		}
+	}
+
+	if (trailing_slash && !S_ISDIR(st.st_mode)) {
+		/* "file/" and "symlink/": GNU resolves "link/" and empties the
+		 * target before failing; adaptrm never follows an operand's
+		 * symlink and fails at once with GNU's final message. */
+		cannot_remove(arg, ENOTDIR);
+		ok = false;
+		goto out;
+	}
+
+	if (!S_ISDIR(st.st_mode)) {
+		if (interactive_needed(o)) {
+			int a = interactive_prompt(o, pfd, base, arg, &st, PROMPT_REMOVE, false);
+			if (a <= 0) {
+				ok = a == 0;
+				goto out;
+			}
+		}
+		if (unlinkat(pfd, base, 0) == 0) {
+			if (o->verbose)
+				printf("removed %s\n", quote_n(0, arg));
+		} else if (!ignorable_missing(o, errno)) {
+			cannot_remove(arg, errno);
+			ok = false;
+		}
+		goto out;
+	}
+
+	if (!o->recursive) {
+		if (o->remove_empty_dirs) {
+			if (interactive_needed(o)) {
+				int a = interactive_prompt(o, pfd, base, arg, &st,
+							   PROMPT_REMOVE, false);
+				if (a <= 0) {
+					ok = a == 0;
+					goto out;
+				}
+			}
+			if (unlinkat(pfd, base, AT_REMOVEDIR) == 0) {
+				if (o->verbose)
+					printf("removed directory %s\n", quote_n(0, arg));
+			} else {
+				cannot_remove(arg, errno);
+				ok = false;
+			}
+		} else {
+			cannot_remove(arg, EISDIR);
+			ok = false;
+		}
+		goto out;
+	}
+
+	if (o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st &&
+	    same_file(&st, &r->root_st)) {
+		char *shown = display_name(arg);
+		if (strcmp(shown, "/") == 0)
+			warn_errno(0, "it is dangerous to operate recursively on %s",
+				   quote_n(0, shown));
+		else
+			warn_errno(0, "it is dangerous to operate recursively on %s (same as '/')",
+				   quote_n(0, shown));
+		free(shown);
+		warn_errno(0, "use --no-preserve-root to override this failsafe");
+		ok = false;
+		goto out;
+	}
+	if (o->preserve_root == PRESERVE_ROOT_ALL) {
+		struct stat pst;
+		if (fstatat(pfd, pfd == AT_FDCWD ? "." : "", &pst,
+			    pfd == AT_FDCWD ? 0 : AT_EMPTY_PATH) == 0 && pst.st_dev != st.st_dev) {
+			warn_errno(0, "skipping %s, since it's on a different device",
+				   quote_n(0, arg));
+			warn_errno(0, "and --preserve-root=all is in effect");
+			ok = false;
+			goto out;
+		}
+	}
+
+	char *display = display_name(arg);
+	if (interactive_needed(o)) {
+		ok = interactive_remove_tree(o, pfd, base, display, &st);
+		free(display);
+		goto out;
+	}
+	struct engine *e = get_engine(r);
+	if (r->ctl)
+		controller_begin_tree(r->ctl, pfd, base);
+	ok = engine_remove_tree(e, pfd, base, display, st.st_dev);
+	if (r->ctl)
+		controller_end_tree(r->ctl);
+	free(display);
+out:
+	if (pfd >= 0)
+		close(pfd);
+	free(copy);
+	return ok;
+}
+
+static void interrupted(struct rm_run *r)
+{
+	int sig = g_signal ? g_signal : SIGINT;
+	if (r->progress)
+		progress_finish(r->progress, r->engine);
+	struct engine_totals t = { 0 };
+	if (r->engine) {
+		/* Let the workers finish the syscall they are in, so the counts
+		 * are final; one stuck in a hung filesystem is left behind. */
+		engine_join_stopped(r->engine, 1000);
+		engine_totals(r->engine, &t);
+	}
+	fflush(stdout);
+	warn_errno(0, "interrupted by %s: removed %llu files and %llu directories; the rest is left",
+		   sig == SIGTERM ? "SIGTERM" : "SIGINT",
+		   (unsigned long long)t.files, (unsigned long long)t.dirs);
+	/* Nodes and fds of the abandoned tree die with the process. */
+	_exit(128 + sig);
+}
+
+/* The controller's summary and decision log, copied out before it is freed. */
+static void copy_report(const struct controller *c, struct rm_report *rep)
+{
+	if (!c)
+		return;
+	controller_describe(c, rep->controller, sizeof rep->controller);
+	const struct controller_decision *d;
+	size_t n = controller_decisions(c, &d);
+	if (!n)
+		return;
+	rep->decisions = xmalloc(n * sizeof(*d));
+	memcpy(rep->decisions, d, n * sizeof(*d));
+	rep->ndecisions = n;
+}
+
+int rm_main(const struct rm_options *o, int nfiles, char **files)
+{
+	return rm_main_report(o, nfiles, files, NULL);
+}
+
+int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct rm_report *rep)
+{
+	if (rep)
+		*rep = (struct rm_report){ 0 };
+	struct rm_run r = { .o = o };
+	if (stat("/", &r.root_st) == 0)
+		r.have_root_st = true;
+	install_signal_handlers();
+
+	bool show_progress = o->progress == 1 || (o->progress == -1 && !o->verbose &&
+						  isatty(STDERR_FILENO));
+	if (show_progress)
+		r.progress = progress_new();
+
+	/* -I: one question before doing anything; "no" is not an error. */
+	if (o->prompt_once && (o->recursive || nfiles > 3)) {
+		if (o->recursive)
+			fprintf(stderr, nfiles == 1 ? "%s: remove %d argument recursively? "
+						    : "%s: remove %d arguments recursively? ",
+				program_invoked, nfiles);
+		else
+			fprintf(stderr, "%s: remove %d arguments? ", program_invoked, nfiles);
+		if (!interactive_yesno())
+			return 0;
+	}
+
+	bool ok = true;
+	for (int i = 0; i < nfiles; i++) {
+		if (g_signal)
+			interrupted(&r);
+		if (o->recursive && !r.engine && !interactive_needed(o)) {
+			/* Start the engine (and controller) before the first tree. */
+			struct stat st;
+			if (lstat(files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+				struct engine *e = get_engine(&r);
+				r.ctl = controller_new(e, o);
+				engine_set_tick(e, tick, &r);
+			}
+		}
+		if (!remove_operand(&r, files[i]))
+			ok = false;
+		if (g_signal)
+			interrupted(&r);
+	}
+
+	if (r.progress)
+		progress_finish(r.progress, r.engine);
+	if (r.ctl)
+		controller_finish(r.ctl);
+	if (o->stats)
+		progress_print_stats(r.engine, r.ctl);
+	if (r.engine) {
+		struct engine_totals t;
+		engine_totals(r.engine, &t);
+		if (t.errors)
+			ok = false;
+	}
+	if (rep)
+		copy_report(r.ctl, rep);
+	controller_free(r.ctl);
+	g_engine = NULL;
+	engine_destroy(r.engine);
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,601 @@
+/* The adaptive controller: engine plumbing around the pure decision logic of
+ * ctl_policy.c. Each engine tick (~100 ms, from the waiting main thread) it
+ * samples the signals (ctl_signals.c), feeds the policy, applies its decision
+ * with engine_set_active, and records the interval for --explain and --json.
+ * Where to start comes from the stored profile of this filesystem and tree
+ * shape (profile.c), else from a prior by filesystem type (machine.md's
+ * thread-scaling table); what it settles on is stored back. Where the
+ * filesystem type does not say whether big directories should be shared by
+ * several workers, or unlinked in inode order, ctl_trial.c tries it and the
+ * profile keeps the answer (tried again every TRIAL_RETRY_RUNS runs). */
+#include "ctl/controller.h"
+#include "ctl/policy.h"
+#include "ctl/trial.h"
+#include "ctl/signals.h"
+#include "engine/fsinfo.h"
+#include "lib/json.h"
+#include "lib/msg.h"
+#include "ctl/profile.h"
+#include "lib/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_DECISIONS 4096
+#define TRIAL_RETRY_RUNS 8
+/* Unasked, the probes load only for a delete that lasts (1 s) on a
+ * latency-bound filesystem (unlinkat ≥ 200 µs): there the contention and
+ * blocked shares steer the climb and the tracing cost vanishes next to each
+ * call. On local filesystems it would cost ~20% (measured: tmpfs flat 200k,
+ * 1.08-1.15 s without, 1.31-1.35 s with) for signals the throughput
+ * comparison already gives. */
+#define BPF_LAZY_S 1.0
+#define BPF_LAZY_LAT_US 200.0
+
+struct controller {
+	struct engine *e;
+	const struct rm_options *o;
+	bool steer;		/* false: --threads=N, record only */
+	struct ctl_source *src;
+	struct ctl_policy pol;
+	bool pol_known;		/* the policy started from a known point */
+	/* The two switches tried where the filesystem type is silent: sharing
+	 * big directories among workers, and unlinking them in inode order. */
+	struct ctl_trial share, sort;
+	enum ctl_trial_state share_during, sort_during;	/* states in the interval just measured */
+	bool share_asked, sort_asked;	/* this tree started with it untried */
+	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
+	bool cache_in_tree;	/* the profile directory is inside the tree */
+	struct profile_key key;
+	struct profile_entry prof;
+	const char *start_from;	/* "profile", "prior", "pinned" */
+	int start_threads, final_threads;
+	double t0;		/* first begin_tree */
+	double tree_t0;
+	double last_lat_us;	/* unlinkat mean latency of the last interval */
+	uint64_t tree_entries0;	/* engine entries removed when the tree began */
+	/* Whole-tree evidence for the closing --explain line: interval shares
+	 * weighted by interval length (only intervals that measured them). */
+	double cont_sum, cont_dt, blk_sum, blk_dt;
+	unsigned changes;
+	struct controller_decision *log;
+	size_t nlog, dropped;
+	FILE *json;
+	struct json_writer jw;
+	bool json_tree_open;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* Parked workers cost a stack and nothing else, and latency-bound
+ * filesystems want dozens (machine.md: FUSE at 0.5 ms/op is fastest at 32+),
+ * so the cap is well above the CPU count: 64, or 4 per CPU on big machines. */
+int controller_default_max_threads(int requested)
+{
+	if (requested > 0)
+		return requested;
+	int n = 4 * ncpus();
+	return n < 64 ? 64 : n > CTL_TABLE - 1 ? CTL_TABLE - 1 : n;
+}
+
+/* Where to start when nothing was stored (machine.md and bench-results/,
+ * warm cache, 2 vCPU): xfs and btrfs lose with a second unlinker in a
+ * directory, ext4 gains with 2, tmpfs scales to the CPUs, FUSE and network
+ * filesystems hide their latency behind many workers. */
+static int prior_threads(uint64_t f_type, const char *fs, const char *shape)
+{
+	int cpus = ncpus();
+	(void)f_type;
+	/* The notes' 0.5 ms/op filesystem peaks at 32 and more. FUSE holds a
+	 * directory's lock across each request, so only directories overlap:
+	 * a tree wants a worker per directory in flight, up to the cap (64
+	 * dirs x 100 files on slowfs: -t 64 0.24 s, -t 32 0.33 s, a delete too
+	 * short for the climb from 32 to pay); other shapes are flat above 8. */
+	if (!strcmp(fs, "fuse") || !strcmp(fs, "nfs") || !strcmp(fs, "cifs"))
+		return !strncmp(shape, "tree", 4) ? 64 : 32;
+	/* A chain has one directory in flight: a second worker only adds
+	 * hand-offs (bench: 1 thread best on tmpfs, ext4 and xfs chains). */
+	if (!strcmp(shape, "chain") || !strcmp(shape, "small") || !strcmp(shape, "empty"))
+		return 1;
+	if (!strcmp(fs, "tmpfs") || !strcmp(fs, "ramfs"))
+		return cpus;
+	/* btrfs: 2 workers burn 50% more CPU for the same time (tree locks). */
+	if (!strcmp(fs, "btrfs"))
+		return 1;
+	/* xfs: one unlinker per big directory; wide trees gain from 2. Many
+	 * small directories share their parent, whose rmdirs serialize:
+	 * 20,000 x 10, 5 interleaved runs: -t 1 3.16 s, -t 2 3.25 (sys 1.65
+	 * vs 2.09 s), and a start at 2 first climbed to 4 (-23%). */
+	if (!strcmp(fs, "xfs"))
+		return !strcmp(shape, "tree-wide") ? 2 : 1;
+	return cpus < 2 ? cpus : 2;	/* ext4 and the rest */
+}
+
+static void explain(struct controller *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void explain(struct controller *c, const char *fmt, ...)
+{
+	if (!c->o->explain)
+		return;
+	char line[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %.2fs %s\n", program_name, now_s() - c->t0, line);
+}
+
+static void log_decision(struct controller *c, int from, int to, const char *why)
+{
+	if (c->nlog == MAX_DECISIONS) {
+		c->dropped++;
+		return;
+	}
+	struct controller_decision *d = &c->log[c->nlog++];
+	d->t = now_s() - c->t0;
+	d->from = from;
+	d->to = to;
+	snprintf(d->why, sizeof d->why, "%s", why);
+}
+
+struct controller *controller_new(struct engine *e, const struct rm_options *o)
+{
+	bool steer = o->threads <= 0;
+	if (!steer && !o->json_path && !o->explain)
+		return NULL;
+	struct controller *c = xcalloc(1, sizeof(*c));
+	c->e = e;
+	c->o = o;
+	c->steer = steer;
+	c->log = xcalloc(MAX_DECISIONS, sizeof(*c->log));
+	c->src = ctl_source_new(e);
+	c->t0 = now_s();
+	const char *env = getenv("ADAPTRM_CTL_BPF");
+	/* The probes cost a load (~70 ms) and a little per syscall: load them
+	 * at once when the user asked to see the evidence (ADAPTRM_CTL_BPF=1
+	 * forces, =0 forbids), else only where they pay (BPF_LAZY_*). */
+	c->bpf_eager = env ? env[0] == '1' : (o->explain || o->json_path || o->stats);
+	if (env && env[0] == '0')
+		c->bpf_eager = false;
+	if (o->json_path) {
+		c->json = fopen(o->json_path, "w");
+		if (!c->json) {
+			warn_errno(errno, "cannot write %s", o->json_path);
+		} else {
+			jw_init(&c->jw, c->json);
+			jw_object(&c->jw, NULL);
+			jw_string(&c->jw, "format", "adaptrm-controller-1");
+			jw_int(&c->jw, "cpus", ncpus());
+			jw_int(&c->jw, "max_threads", engine_max_threads(e));
+			jw_bool(&c->jw, "pinned", !steer);
+			jw_array(&c->jw, "trees");
+		}
+	}
+	return c;
+}
+
+static bool bpf_allowed(void)
+{
+	const char *env = getenv("ADAPTRM_CTL_BPF");
+	return !(env && env[0] == '0');
+}
+
+static void try_bpf(struct controller *c)
+{
+	if (c->bpf_tried)
+		return;
+	c->bpf_tried = true;
+	bool ok = bpf_allowed() ? ctl_source_start_bpf(c->src) : false;
+	if (!bpf_allowed())
+		ctl_source_set_missing(c->src, "eBPF probes off (ADAPTRM_CTL_BPF=0): lock contention and "
+				       "latency percentiles not measured");
+	if (!c->said_missing && *ctl_source_missing(c->src)) {
+		/* Say once what is not measured, when the user looks. */
+		c->said_missing = true;
+		explain(c, "%s; deciding on throughput, unlinkat time and schedstats",
+			ctl_source_missing(c->src));
+	}
+	(void)ok;
+}
+
+void controller_begin_tree(struct controller *c, int dirfd, const char *name)
+{
+	struct engine_knobs *k = engine_knobs(c->e);
+	c->have_key = profile_key_for(dirfd, name, &c->key);
+	if (!c->have_key) {
+		snprintf(c->key.fs, sizeof c->key.fs, "?");
+		snprintf(c->key.shape, sizeof c->key.shape, "?");
+	}
+	c->have_profile = c->have_key && !c->o->no_profile && c->steer &&
+			  profile_load(&c->key, &c->prof);
+	struct stat top;
+	c->cache_in_tree = fstatat(dirfd, name, &top, AT_SYMLINK_NOFOLLOW) == 0 &&
+			   profile_dir_inside(top.st_dev, top.st_ino);
+	int cap = engine_max_threads(c->e);
+	int start;
+	if (!c->steer) {
+		start = atomic_load(&k->active_threads);
+		c->start_from = "pinned";
+	} else if (c->have_profile) {
+		start = c->prof.threads;
+		c->start_from = "profile";
+	} else {
+		start = prior_threads(c->key.f_type, c->key.fs, c->key.shape);
+		c->start_from = "prior";
+	}
+	/* For tests and experiments: start elsewhere, to watch it converge. */
+	const char *force = getenv("ADAPTRM_CTL_START");
+	if (c->steer && force && atoi(force) > 0) {
+		start = atoi(force);
+		c->start_from = "ADAPTRM_CTL_START";
+		c->have_profile = false;
+	}
+	if (start > cap)
+		start = cap;
+	if (start < 1)
+		start = 1;
+	/* getdents64 buffer: left at the engine's 64 KiB. The notes suggest
+	 * 1 MiB for NFS/FUSE, but on slowfs (1 ms/op, 4 x 1000 files) it made
+	 * the delete 2.5-3x slower (1.21 s -> 3.09 s at 4 threads). */
+	struct ctl_policy_cfg cfg;
+	ctl_policy_defaults(&cfg, cap, ncpus());
+	/* A chain has one directory in flight whatever the count: trust the
+	 * prior of 1 as much as a profile (no climb, gentle probes later). */
+	c->pol_known = c->have_profile || !strcmp(c->key.shape, "chain");
+	ctl_policy_init(&c->pol, &cfg, start, c->pol_known);
+	if (c->steer)
+		engine_set_active(c->e, c->pol.n);
+	/* A stored answer came from one trial on a machine that may have been
+	 * busy (a sharing trial run beside another job said off, +79% on the
+	 * same overlayfs later): every TRIAL_RETRY_RUNS runs it is tried again,
+	 * and an abandoned retrial keeps the stored answer. */
+	bool retry = c->have_profile && c->prof.runs % TRIAL_RETRY_RUNS == 0;
+	struct ctl_trial_cfg tc = {
+		.band = cfg.band, .cap = cfg.cap, .min_workers = 2, .need_helper = true,
+		.measure = "throughput", .unit = "entries/s",
+	};
+	ctl_trial_init(&c->share, &tc,
+		       !c->steer || !c->have_key || fsinfo_type_share_known(c->key.f_type),
+		       c->have_profile && !retry ? c->prof.share : -1);
+	/* Inode order is measured on the unlinks alone: a sorted batch is read
+	 * whole before its first unlink, so throughput would compare a read
+	 * phase with an unlink phase; the reads cost the same either way. */
+	tc = (struct ctl_trial_cfg){
+		.band = cfg.band, .cap = cfg.cap, .min_workers = 1, .need_helper = false,
+		.measure = "unlinkat rate", .unit = "unlinks/s",
+	};
+	/* A batch is sorted only past the threshold: with a threshold at the
+	 * batch size or above, there is nothing to compare. */
+	bool sortable = atomic_load(&k->sort_threshold) < atomic_load(&k->sort_batch);
+	ctl_trial_init(&c->sort, &tc,
+		       !c->steer || !c->have_key || c->o->sort_policy != SORT_AUTO || !sortable ||
+			       fsinfo_type_sort_known(c->key.f_type),
+		       c->have_profile && !retry ? c->prof.sort : -1);
+	c->share_asked = c->share.st == TRIAL_UNTRIED;
+	c->sort_asked = c->sort.st == TRIAL_UNTRIED;
+	atomic_store(&engine_knobs(c->e)->share_unknown, ctl_trial_on(&c->share));
+	atomic_store(&engine_knobs(c->e)->sort_unknown, ctl_trial_on(&c->sort));
+	atomic_store(&engine_knobs(c->e)->sort_base, false);
+	c->start_threads = c->pol.n;
+	c->in_tree = true;
+	c->tree_t0 = now_s();
+	struct engine_totals tot;
+	engine_totals(c->e, &tot);
+	c->tree_entries0 = tot.files + tot.dirs;
+	c->cont_sum = c->cont_dt = c->blk_sum = c->blk_dt = 0;
+	if (c->bpf_eager || !bpf_allowed())
+		try_bpf(c);
+	ctl_source_reset(c->src);
+	const char *th = c->pol.n == 1 ? "thread" : "threads";
+	if (c->have_profile)
+		explain(c, "start %s %s: %d %s from the profile (%u runs, %.0f entries/s%s%s)",
+			c->key.fs, c->key.shape, c->pol.n, th, c->prof.runs, c->prof.rate,
+			c->share.st == TRIAL_ON ? ", big directories shared" :
+			c->share.st == TRIAL_OFF ? ", big directories not shared" :
+			c->prof.share >= 0 && c->share.st == TRIAL_UNTRIED ? ", sharing to be tried again" : "",
+			c->sort.st == TRIAL_ON ? ", big directories in inode order" :
+			c->sort.st == TRIAL_OFF ? ", big directories in readdir order" :
+			c->prof.sort >= 0 && c->sort.st == TRIAL_UNTRIED ? ", inode order to be tried again" : "");
+	else
+		explain(c, "start %s %s: %d %s (%s)", c->key.fs, c->key.shape, c->pol.n, th,
+			!c->steer ? "pinned by --threads" :
+			strcmp(c->start_from, "prior") ? "set by ADAPTRM_CTL_START" :
+			"prior for this filesystem type");
+	log_decision(c, 0, c->pol.n, c->start_from);
+	if (c->json) {
+		jw_object(&c->jw, NULL);
+		jw_string(&c->jw, "fs", c->key.fs);
+		jw_string(&c->jw, "shape", c->key.shape);
+		jw_string(&c->jw, "start_from", c->start_from);
+		jw_int(&c->jw, "start_threads", c->pol.n);
+		jw_array(&c->jw, "intervals");
+		c->json_tree_open = true;
+	}
+}
+
+static void json_num_or_null(struct json_writer *w, const char *key, double v)
+{
+	if (v < 0)
+		jw_null(w, key);
+	else
+		jw_double(w, key, v);
+}
+
+static void record(struct controller *c, const struct ctl_signals *s, const struct ctl_decision *d)
+{
+	if (!c->json)
+		return;
+	struct engine_knobs *k = engine_knobs(c->e);
+	struct json_writer *w = &c->jw;
+	jw_object(w, NULL);
+	jw_double(w, "t", now_s() - c->t0);
+	jw_double(w, "dt", s->dt);
+	jw_int(w, "threads", s->active);
+	jw_int(w, "threads_next", d && d->changed ? d->to : s->active);
+	jw_uint(w, "getdents_size", atomic_load(&k->getdents_size));
+	jw_int(w, "sort_policy", atomic_load(&k->sort_policy));
+	jw_uint(w, "sort_threshold", atomic_load(&k->sort_threshold));
+	jw_uint(w, "entries", s->ops);
+	jw_double(w, "throughput", s->rate);
+	json_num_or_null(w, "lat_mean_us", s->lat_mean_us);
+	json_num_or_null(w, "lat_p50_us", s->lat_p50_us);
+	json_num_or_null(w, "lat_p99_us", s->lat_p99_us);
+	json_num_or_null(w, "contention", s->contention);
+	json_num_or_null(w, "blocked", s->blocked);
+	json_num_or_null(w, "busy", s->busy);
+	json_num_or_null(w, "cpu", s->cpu);
+	json_num_or_null(w, "vcsw_per_entry", s->vcsw_per_op);
+	json_num_or_null(w, "spare", s->spare);
+	jw_bool(w, "bpf", s->bpf);
+	jw_string(w, "phase", c->steer ? ctl_phase_name(c->pol.phase) : "pinned");
+	jw_string(w, "share", ctl_trial_state_name(c->share_during));
+	jw_string(w, "sort", ctl_trial_state_name(c->sort_during));
+	if (d && d->changed)
+		jw_string(w, "decision", d->why);
+	jw_end(w);
+}
+
+/* One tick of trial T (ctl_trial.c) of the engine switch KNOB, NAME in the
+ * log. Its windows pause the worker-count policy. */
+static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *knob, const char *name,
+		       double rate, double weight, double busy, bool asked, bool active,
+		       struct ctl_decision *d)
+{
+	if (t->st == TRIAL_FIXED)
+		return;
+	int n = atomic_load(&engine_knobs(c->e)->active_threads), to = n;
+	char why[CTL_WHY_LEN - 40];
+	enum ctl_trial_act act = ctl_trial_tick(t, rate, weight, busy, asked, active, n, &to, why,
+						sizeof why);
+	if (act == TRIAL_ACT_NONE)
+		return;
+	atomic_store(knob, ctl_trial_on(t));
+	if (act != TRIAL_ACT_KEEP)
+		engine_set_active(c->e, to);
+	/* After a trial that moved the count, the policy starts afresh from
+	 * where it is (and holds where the trial found a loss); inode order
+	 * leaves the count alone, and the policy goes on where it paused. */
+	if (act != TRIAL_ACT_TRY && ctl_trial_moves_workers(t)) {
+		struct ctl_policy_cfg cfg = c->pol.cfg;	/* init clears the policy */
+		ctl_policy_init(&c->pol, &cfg, to, c->pol_known || act == TRIAL_ACT_DROP);
+	}
+	/* A decision of this tick even where the count stays: the policy
+	 * skips the tick and --json records it. */
+	d->changed = true;
+	d->from = n;
+	d->to = to;
+	snprintf(d->why, sizeof d->why, "%s: %s", name, why);
+	c->changes += to != n;
+	log_decision(c, n, to, d->why);
+	explain(c, "%s", d->why);
+}
+
+/* The inode-order trial: its base unlinks whole batches in readdir order,
+ * its trial sorted ones, so that only the order differs: against a base of
+ * unlinks between reads, a sorted batch's back-to-back unlinks had read
+ * +42% once on overlayfs over tmpfs, where order cannot matter (-17% and
+ * +2% in two more runs); against batches, 4 runs: -23%, +0%, +18% (not in
+ * every tick), -19%, all off. While it waits for its sorted batch the
+ * base's batch may still be unlinked: work all the same. */
+static void sort_tick(struct controller *c, const struct ctl_signals *s, struct ctl_decision *d)
+{
+	struct engine_knobs *k = engine_knobs(c->e);
+	bool trial = c->sort.st == TRIAL_TRIAL;
+	trial_tick(c, &c->sort, &k->sort_unknown, "inode order in big directories",
+		   trial ? s->sorted_rate : s->batch_rate, trial ? s->sorted_secs : s->batch_secs, s->busy,
+		   s->sort_asked, s->sort_active || s->sort_asked, d);
+	atomic_store(&k->sort_base, c->sort.st == TRIAL_BASE);
+}
+
+void controller_tick(struct controller *c)
+{
+	if (!c || !c->in_tree)
+		return;
+	if (!c->bpf_tried && now_s() - c->tree_t0 >= BPF_LAZY_S && c->last_lat_us >= BPF_LAZY_LAT_US) {
+		try_bpf(c);
+		ctl_source_reset(c->src);	/* the load took a while: a clean interval */
+		return;
+	}
+	struct ctl_signals s;
+	ctl_source_sample(c->src, &s);
+	if (s.dt <= 0)
+		return;
+	if (s.lat_mean_us >= 0)
+		c->last_lat_us = s.lat_mean_us;
+	if (s.contention >= 0) {
+		c->cont_sum += s.contention * s.dt;
+		c->cont_dt += s.dt;
+	}
+	if (s.blocked >= 0) {
+		c->blk_sum += s.blocked * s.dt;
+		c->blk_dt += s.dt;
+	}
+	struct ctl_decision d = { 0 };
+	c->share_during = c->share.st;
+	c->sort_during = c->sort.st;
+	/* One trial at a time: each measures against a base of its own. */
+	struct engine_knobs *k = engine_knobs(c->e);
+	if (!ctl_trial_measuring(&c->sort))
+		trial_tick(c, &c->share, &k->share_unknown, "sharing big directories", s.rate, s.dt,
+			   s.busy, s.big_unasked, s.big_shared, &d);
+	if (!ctl_trial_measuring(&c->share) && !d.changed)
+		sort_tick(c, &s, &d);
+	if (c->steer && !ctl_trial_measuring(&c->share) && !ctl_trial_measuring(&c->sort) && !d.changed) {
+		struct ctl_sample smp;
+		ctl_signals_to_sample(&s, &smp);
+		if (ctl_policy_tick(&c->pol, &smp, &d) && d.changed) {
+			engine_set_active(c->e, d.to);
+			c->changes++;
+			log_decision(c, d.from, d.to, d.why);
+			explain(c, "threads %d->%d: %s", d.from, d.to, d.why);
+		}
+	}
+	record(c, &s, &d);
+}
+
+void controller_end_tree(struct controller *c)
+{
+	if (!c || !c->in_tree)
+		return;
+	c->in_tree = false;
+	c->final_threads = atomic_load(&engine_knobs(c->e)->active_threads);
+	int best = c->steer ? ctl_policy_best(&c->pol, NULL) : -1;
+	/* A switch's answer learned now is worth keeping even when the delete
+	 * was too short to learn a worker count: keep the count known. */
+	int share = ctl_trial_learned(&c->share), sort = ctl_trial_learned(&c->sort);
+	bool news = (share >= 0 && c->share_asked) || (sort >= 0 && c->sort_asked);	/* a trial decided */
+	if (share < 0 && c->have_profile)
+		share = c->prof.share;	/* not asked this time: keep what is known */
+	if (sort < 0 && c->have_profile)
+		sort = c->prof.sort;
+	int keep = best > 0 ? best : news ? (c->have_profile ? c->prof.threads : c->final_threads) : -1;
+	struct engine_totals tot;
+	engine_totals(c->e, &tot);
+	double secs = now_s() - c->tree_t0;
+	double rate = secs > 0 ? (tot.files + tot.dirs - c->tree_entries0) / secs : 0;
+	bool saved = false;
+	if (keep > 0 && c->have_key && !c->o->no_profile && !c->cache_in_tree) {
+		struct profile_entry e = {
+			.threads = keep,
+			.rate = rate,
+			.runs = (c->have_profile ? c->prof.runs : 0) + 1,
+			.updated = (int64_t)time(NULL),
+			.share = share,
+			.sort = sort,
+		};
+		saved = profile_store(&c->key, &e);
+	}
+	char evidence[96] = "";
+	int el = 0;
+	if (c->cont_dt > 0)
+		el += snprintf(evidence + el, sizeof evidence - el, ", contention %.0f%%",
+			       100 * c->cont_sum / c->cont_dt);
+	if (c->blk_dt > 0)
+		snprintf(evidence + el, sizeof evidence - el, ", blocked %.0f%%",
+			 100 * c->blk_sum / c->blk_dt);
+	if (best > 0)
+		explain(c, "end %s %s: threads %d at the end, best %d (%.0f entries/s%s)%s",
+			c->key.fs, c->key.shape, c->final_threads, best, rate, evidence,
+			saved ? ", saved in the profile" : "");
+	else
+		explain(c, "end %s %s: threads %d at the end, too short to learn from%s%s",
+			c->key.fs, c->key.shape, c->final_threads, evidence,
+			saved ? "; what the trials found saved in the profile" : "");
+	if (c->json && c->json_tree_open) {
+		jw_end(&c->jw);	/* intervals */
+		jw_int(&c->jw, "final_threads", c->final_threads);
+		if (best > 0)
+			jw_int(&c->jw, "learned_threads", best);
+		else
+			jw_null(&c->jw, "learned_threads");
+		jw_bool(&c->jw, "profile_saved", saved);
+		jw_string(&c->jw, "share", ctl_trial_state_name(c->share.st));
+		jw_string(&c->jw, "sort", ctl_trial_state_name(c->sort.st));
+		jw_double(&c->jw, "seconds", now_s() - c->tree_t0);
+		jw_end(&c->jw);
+		c->json_tree_open = false;
+	}
+}
+
+void controller_finish(struct controller *c)
+{
+	if (!c)
+		return;
+	controller_end_tree(c);
+	if (c->json) {
+		jw_end(&c->jw);	/* trees */
+		jw_int(&c->jw, "final_threads", c->final_threads);
+		jw_string(&c->jw, "not_measured", ctl_source_missing(c->src));
+		jw_array(&c->jw, "decisions");
+		for (size_t i = 0; i < c->nlog; i++) {
+			jw_object(&c->jw, NULL);
+			jw_double(&c->jw, "t", c->log[i].t);
+			jw_int(&c->jw, "from", c->log[i].from);
+			jw_int(&c->jw, "to", c->log[i].to);
+			jw_string(&c->jw, "why", c->log[i].why);
+			jw_end(&c->jw);
+		}
+		jw_end(&c->jw);
+		jw_end(&c->jw);
+		jw_finish(&c->jw);
+		if (fclose(c->json) != 0)
+			warn_errno(errno, "error writing %s", c->o->json_path);
+		c->json = NULL;
+	}
+}
+
+void controller_describe(const struct controller *c, char *buf, size_t len)
+{
+	if (!c) {
+		snprintf(buf, len, "fixed");
+		return;
+	}
+	if (!c->steer) {
+		snprintf(buf, len, "%d (fixed)", c->final_threads);
+		return;
+	}
+	/* Short: progress.c gives it one line of 96 bytes. */
+	snprintf(buf, len, "%d (auto on %s %s: started at %d from the %s, %u changes%s)",
+		 c->final_threads, c->key.fs, c->key.shape, c->start_threads,
+		 c->start_from ? c->start_from : "prior", c->changes,
+		 ctl_source_has_bpf(c->src) ? "" : ", no eBPF");
+}
+
+size_t controller_decisions(const struct controller *c, const struct controller_decision **out)
+{
+	*out = c ? c->log : NULL;
+	return c ? c->nlog : 0;
+}
+
+int controller_final_threads(const struct controller *c)
+{
+	return c ? c->final_threads : 0;
+}
+
+void controller_free(struct controller *c)
+{
+	if (!c)
+		return;
+	if (c->json)
+		fclose(c->json);
+	ctl_source_free(c->src);
+	free(c->log);
+	free(c);
+}

@@ -1,0 +1,325 @@
+/* Signals for the controller (see ctl_signals.h).
+ *
+ * User space: entries removed and time inside unlinkat come from the engine's
+ * per-worker counters; busy time (running tasks, not parked) too. Each
+ * worker's /proc/self/task/TID/schedstat gives its on-CPU and run-queue time,
+ * so "busy but neither running nor runnable" is time spent blocked off-CPU:
+ * I/O, FUSE round trips, or sleeping on a lock (user space cannot tell which).
+ * One small read per started worker per tick (~100 ms) is cheap.
+ *
+ * BPF (user/probes.h, own process): unlinkat latency histograms (p50/p99),
+ * and lock contention wait time, which splits that off-CPU time into "waiting
+ * on locks" and "blocked" (off-CPU time in D state stands in when schedstats
+ * are missing). */
+#include "ctl/signals.h"
+#include "probes/hist.h"
+#include "probes/probes.h"
+#include "lib/xalloc.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ctl_source {
+	struct engine *e;
+	int nworkers;
+	double t0, last;
+	struct engine_totals tot;
+	uint64_t waited_ns;		/* engine_waited_ns at the last sample */
+	uint64_t *run_ns, *wait_ns;	/* per worker, from schedstat */
+	uint64_t *calls;		/* per worker syscalls at the last sample */
+	bool *moved;			/* worker issued syscalls in the last interval */
+	long nvcsw;
+	bool schedstat_ok;
+	struct probes *probes;
+	struct probe_snapshot *snap_prev, *snap_now, *snap_diff;
+	bool bpf_tried;
+	char missing[400];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* First two fields of schedstat: ns on CPU, ns waiting on a run queue. */
+static bool read_schedstat(pid_t tid, uint64_t *run, uint64_t *wait)
+{
+	char path[64], buf[128];
+	snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	unsigned long long r, w;
+	if (sscanf(buf, "%llu %llu", &r, &w) != 2)
+		return false;
+	*run = r;
+	*wait = w;
+	return true;
+}
+
+/* Workers that issued a syscall since the last call: the busy ones. The
+ * engine adds busy_ns only when a task ends, which says nothing while one
+ * worker spends seconds in a flat directory; the per-worker syscall counters
+ * move with every entry. */
+static int busy_workers(struct ctl_source *s)
+{
+	int n = 0;
+	for (int i = 0; i < s->nworkers; i++) {
+		uint64_t c = atomic_load_explicit(&engine_worker_stats(s->e, i)->syscalls,
+						  memory_order_relaxed);
+		s->moved[i] = c != s->calls[i];
+		n += s->moved[i];
+		s->calls[i] = c;
+	}
+	return n;
+}
+
+static long read_nvcsw(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_nvcsw : 0;
+}
+
+/* Sum of schedstat deltas over the workers; updates the per-worker bases.
+ * ONLY_MOVED: skip workers that issued no syscall in the interval (parked or
+ * idle: their counters barely move, and 64 reads per tick would cost ~1% of
+ * a CPU); their base stays valid since the counters only grow. */
+static void schedstat_delta(struct ctl_source *s, bool only_moved, uint64_t *drun, uint64_t *dwait,
+			    int *nmeasured)
+{
+	*drun = *dwait = 0;
+	*nmeasured = 0;
+	for (int i = 0; i < s->nworkers; i++) {
+		if (only_moved && !s->moved[i] && s->run_ns[i])
+			continue;
+		pid_t tid = engine_worker_tid(s->e, i);
+		uint64_t r, w;
+		if (!tid || !read_schedstat(tid, &r, &w))
+			continue;
+		/* A worker seen for the first time (started during the
+		 * interval) has no base: its interval is not measured, and
+		 * must not count as busy time spent off-CPU (the first
+		 * window read "blocked 100%" and climbed on it). */
+		if (r >= s->run_ns[i] && s->run_ns[i]) {
+			*drun += r - s->run_ns[i];
+			if (w >= s->wait_ns[i])
+				*dwait += w - s->wait_ns[i];
+			*nmeasured += s->moved[i];
+		}
+		s->run_ns[i] = r;
+		s->wait_ns[i] = w;
+		s->schedstat_ok = true;
+	}
+}
+
+struct ctl_source *ctl_source_new(struct engine *e)
+{
+	struct ctl_source *s = xcalloc(1, sizeof(*s));
+	s->e = e;
+	s->nworkers = engine_max_threads(e);
+	s->run_ns = xcalloc(s->nworkers, sizeof(*s->run_ns));
+	s->wait_ns = xcalloc(s->nworkers, sizeof(*s->wait_ns));
+	s->calls = xcalloc(s->nworkers, sizeof(*s->calls));
+	s->moved = xcalloc(s->nworkers, sizeof(*s->moved));
+	s->t0 = now_s();
+	snprintf(s->missing, sizeof s->missing,
+		 "no eBPF probes: lock contention and latency percentiles not measured");
+	ctl_source_reset(s);
+	return s;
+}
+
+bool ctl_source_start_bpf(struct ctl_source *s)
+{
+	if (s->probes)
+		return true;
+	if (s->bpf_tried)
+		return false;
+	s->bpf_tried = true;
+	char err[256] = "";
+	/* Only what the decisions read: the filesystem groups cost the most
+	 * (btrfs 200 x 1000 at one thread, 3 interleaved runs: 5.34 s without
+	 * probes, 5.91 s with every group, 5.40 s with these). */
+	s->probes = probes_start(NULL, 0, PROBE_NO_CALLERS | PROBE_CORE_ONLY, err, sizeof err);
+	if (!s->probes) {
+		snprintf(s->missing, sizeof s->missing,
+			 "eBPF probes unavailable (%s): lock contention and latency percentiles not measured",
+			 err);
+		return false;
+	}
+	bool locks = probes_group_attached(s->probes, PROBE_G_LOCKS);
+	bool off = probes_group_attached(s->probes, PROBE_G_OFFCPU);
+	if (locks && off)
+		s->missing[0] = '\0';
+	else
+		snprintf(s->missing, sizeof s->missing, "eBPF: %s%s%s not measured",
+			 locks ? "" : "lock contention", !locks && !off ? " and " : "",
+			 off ? "" : "blocked time");
+	s->snap_prev = probe_snapshot_new();
+	s->snap_now = probe_snapshot_new();
+	s->snap_diff = probe_snapshot_new();
+	probes_read(s->probes, s->snap_prev);
+	return true;
+}
+
+bool ctl_source_has_bpf(const struct ctl_source *s)
+{
+	return s->probes != NULL;
+}
+
+void ctl_source_reset(struct ctl_source *s)
+{
+	s->last = now_s();
+	engine_totals(s->e, &s->tot);
+	s->waited_ns = engine_waited_ns(s->e);
+	uint64_t r, w;
+	int nm;
+	schedstat_delta(s, false, &r, &w, &nm);
+	busy_workers(s);
+	s->nvcsw = read_nvcsw();
+	if (s->probes)
+		probes_read(s->probes, s->snap_prev);
+}
+
+static double share(double part, double whole)
+{
+	if (whole <= 0)
+		return -1;
+	double v = part / whole;
+	return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+/* CALLS timed unlinks that took NS: per second of that time, and the time. */
+static void unlink_rate(uint64_t ns, uint64_t calls, double *rate, double *secs)
+{
+	*secs = ns / 1e9;
+	*rate = ns ? calls / *secs : 0;
+}
+
+void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
+{
+	memset(sig, 0, sizeof(*sig));
+	double now = now_s();
+	struct engine_totals t;
+	engine_totals(s->e, &t);
+	int nbusy = busy_workers(s);
+	uint64_t drun, dwait;
+	int nmeasured;
+	schedstat_delta(s, true, &drun, &dwait, &nmeasured);
+	long nvcsw = read_nvcsw();
+
+	sig->t = now - s->t0;
+	sig->dt = now - s->last;
+	sig->active = atomic_load(&engine_knobs(s->e)->active_threads);
+	sig->ops = (t.files + t.dirs) - (s->tot.files + s->tot.dirs);
+	sig->rate = sig->dt > 0 ? sig->ops / sig->dt : 0;
+	sig->work = t.syscalls - s->tot.syscalls;
+	uint64_t ucalls = t.unlink_calls - s->tot.unlink_calls;
+	uint64_t uns = t.unlink_ns - s->tot.unlink_ns;
+	/* A worker that did anything in the interval counts as busy for all of
+	 * it (over-estimates at task boundaries, never misses a long task). */
+	double busy_ns = nbusy * sig->dt * 1e9;
+	sig->lat_mean_us = ucalls ? uns / 1e3 / ucalls : -1;
+	sig->lat_p50_us = sig->lat_p99_us = -1;
+	sig->contention = -1;
+	sig->busy = sig->active > 0 ? share(nbusy, sig->active) : -1;
+	if (s->schedstat_ok && nmeasured > 0) {
+		double measured_ns = nmeasured * sig->dt * 1e9;
+		sig->cpu = share(drun, measured_ns);
+		sig->blocked = share(measured_ns - drun - dwait, measured_ns);
+	} else {
+		sig->cpu = sig->blocked = -1;
+	}
+	sig->vcsw_per_op = sig->ops ? (double)(nvcsw - s->nvcsw) / sig->ops : -1;
+	uint64_t waited = engine_waited_ns(s->e);
+	sig->big_shared = t.shareable > s->tot.shareable;
+	sig->big_unasked = t.share_asks > s->tot.share_asks;
+	sig->sort_asked = t.sort_asks > s->tot.sort_asks;
+	sig->sort_active = t.sorted_work > s->tot.sorted_work;
+	unlink_rate(t.batch_unlink_ns - s->tot.batch_unlink_ns, t.batch_unlink_calls - s->tot.batch_unlink_calls,
+		    &sig->batch_rate, &sig->batch_secs);
+	unlink_rate(t.sorted_unlink_ns - s->tot.sorted_unlink_ns,
+		    t.sorted_unlink_calls - s->tot.sorted_unlink_calls, &sig->sorted_rate, &sig->sorted_secs);
+	sig->spare = sig->big_shared ? 1 : share(waited - s->waited_ns, sig->dt * 1e9);
+	s->waited_ns = waited;
+
+	if (s->probes && probes_read(s->probes, s->snap_now) == 0) {
+		probe_snapshot_sub(s->snap_diff, s->snap_now, s->snap_prev);
+		struct probe_snapshot *tmp = s->snap_prev;
+		s->snap_prev = s->snap_now;
+		s->snap_now = tmp;
+		const struct probe_hist *h = &s->snap_diff->sc[PROBE_NR_UNLINKAT].lat;
+		if (h->count) {
+			sig->lat_mean_us = hist_mean(h) / 1e3;
+			sig->lat_p50_us = hist_quantile(h, 0.5) / 1e3;
+			sig->lat_p99_us = hist_quantile(h, 0.99) / 1e3;
+		}
+		if (busy_ns > 0) {
+			if (probes_group_attached(s->probes, PROBE_G_LOCKS))
+				sig->contention = share(probe_lock_wait_ns(s->snap_diff, 0), busy_ns);
+			/* Blocked: off-CPU while busy, less the lock waits. From
+			 * schedstat when it works (it sees FUSE and I/O waits
+			 * whatever the task state), else from D-state time. */
+			double lw = sig->contention > 0 ? sig->contention * busy_ns : 0;
+			if (sig->blocked >= 0)
+				sig->blocked = share(sig->blocked * busy_ns - lw, busy_ns);
+			else if (probes_group_attached(s->probes, PROBE_G_OFFCPU))
+				sig->blocked = share(s->snap_diff->misc.offcpu[PROBE_OFFCPU_BLOCKED].total - lw,
+						     busy_ns);
+		}
+		sig->bpf = true;
+	}
+	s->tot = t;
+	s->last = now;
+	s->nvcsw = nvcsw;
+}
+
+const char *ctl_source_missing(const struct ctl_source *s)
+{
+	return s->missing;
+}
+
+void ctl_source_set_missing(struct ctl_source *s, const char *what)
+{
+	snprintf(s->missing, sizeof s->missing, "%s", what);
+}
+
+void ctl_source_free(struct ctl_source *s)
+{
+	if (!s)
+		return;
+	if (s->probes)
+		probes_stop(s->probes);
+	probe_snapshot_free(s->snap_prev);
+	probe_snapshot_free(s->snap_now);
+	probe_snapshot_free(s->snap_diff);
+	free(s->run_ns);
+	free(s->wait_ns);
+	free(s->calls);
+	free(s->moved);
+	free(s);
+}
+
+void ctl_signals_to_sample(const struct ctl_signals *sig, struct ctl_sample *out)
+{
+	out->dt = sig->dt;
+	out->ops = (double)sig->work;
+	out->lat_mean_us = sig->lat_mean_us;
+	out->lat_p99_us = sig->lat_p99_us;
+	out->contention = sig->contention;
+	out->blocked = sig->blocked;
+	out->busy = sig->busy;
+	out->cpu = sig->cpu;
+	out->spare = sig->spare;
+}

@@ -1,0 +1,62 @@
+/* The controller's senses: one struct ctl_signals per tick, from user space
+ * always (engine counters, per-worker schedstats, getrusage) and from the
+ * eBPF probes when they load (latency percentiles, lock contention, time
+ * blocked in D state). */
+#ifndef ADAPTRM_CTL_SIGNALS_H
+#define ADAPTRM_CTL_SIGNALS_H
+#include "ctl/policy.h"
+#include "engine/engine.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ctl_signals {
+	double t;		/* seconds since the source started */
+	double dt;		/* seconds covered by this sample */
+	uint64_t ops;		/* entries removed in it */
+	uint64_t work;		/* syscalls the workers issued in it: the policy's
+				 * measure of progress (a chain removes nothing
+				 * while it descends, but it works) */
+	double rate;		/* ops / dt */
+	int active;		/* workers allowed to run during it */
+	double lat_mean_us;	/* unlinkat: engine timing, or BPF when loaded */
+	double lat_p50_us, lat_p99_us;	/* BPF only, else -1 */
+	double contention;	/* lock wait / busy time: BPF only, else -1 */
+	double blocked;		/* BPF: D-state time / busy; else off-CPU while busy (schedstat) */
+	double busy;		/* busy worker time / (active * dt) */
+	double cpu;		/* on-CPU worker time / busy time (schedstat), or -1 */
+	double vcsw_per_op;	/* voluntary context switches per entry (getrusage) */
+	double spare;		/* share of dt some task waited for a worker; 1 when a
+				 * directory read was big enough to share (engine); -1: unknown */
+	bool bpf;		/* the BPF fields are measured */
+	bool big_shared;	/* a read big enough to share was shared (engine) */
+	bool big_unasked;	/* one was read where sharing is untried (engine) */
+	/* The sort trial's (engine): big directories where inode order is
+	 * untried were read or unlinked from in readdir order (sort_asked), or
+	 * in sorted batches (sort_active); unlinks per second of the timed
+	 * unlinkat calls of whole batches in readdir order (batch_*) and of
+	 * sorted ones (sorted_*), over *_secs seconds of such calls (0: none). */
+	bool sort_asked, sort_active;
+	double batch_rate, batch_secs, sorted_rate, sorted_secs;
+};
+
+struct ctl_source;
+
+/* BPF: try the probes (false: user space only). */
+struct ctl_source *ctl_source_new(struct engine *e);
+/* Load the eBPF probes now (from the tick thread). Returns false, with what
+ * could not be measured in ctl_source_missing(), if they cannot load. */
+bool ctl_source_start_bpf(struct ctl_source *s);
+bool ctl_source_has_bpf(const struct ctl_source *s);
+/* Restart the interval (a new tree begins): the next sample covers from now. */
+void ctl_source_reset(struct ctl_source *s);
+/* Fill SIG with what happened since the previous call (or reset). */
+void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig);
+/* "" when everything is measured, else a short sentence. */
+const char *ctl_source_missing(const struct ctl_source *s);
+void ctl_source_set_missing(struct ctl_source *s, const char *what);
+void ctl_source_free(struct ctl_source *s);
+
+/* The policy's view of a sample. */
+void ctl_signals_to_sample(const struct ctl_signals *sig, struct ctl_sample *out);
+
+#endif

@@ -1,0 +1,120 @@
+#include "engine/fsinfo.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/vfs.h>
+
+#define EXT4_MAGIC	0xEF53
+#define XFS_MAGIC	0x58465342
+#define BTRFS_MAGIC	0x9123683E
+#define TMPFS_MAGIC	0x01021994
+#define FUSE_MAGIC	0x65735546
+#define NFS_MAGIC	0x6969
+#define REISERFS_MAGIC	0x52654973
+#define OVERLAY_MAGIC	0x794c7630
+#define ZFS_MAGIC	0x2fc12fc1
+#define CIFS_MAGIC	0xFF534D42
+#define SMB2_MAGIC	0xFE534D42
+#define F2FS_MAGIC	0xF2F52010
+#define RAMFS_MAGIC	0x858458f6
+
+uint64_t fsinfo_type(int fd)
+{
+	struct statfs sfs;
+	if (fstatfs(fd, &sfs) < 0)
+		return 0;
+	return (uint64_t)(uint32_t)sfs.f_type;
+}
+
+const char *fsinfo_name(uint64_t t, char buf[24])
+{
+	switch (t) {
+	case EXT4_MAGIC: return "ext4";
+	case XFS_MAGIC: return "xfs";
+	case BTRFS_MAGIC: return "btrfs";
+	case TMPFS_MAGIC: return "tmpfs";
+	case FUSE_MAGIC: return "fuse";
+	case NFS_MAGIC: return "nfs";
+	case REISERFS_MAGIC: return "reiserfs";
+	case OVERLAY_MAGIC: return "overlay";
+	case ZFS_MAGIC: return "zfs";
+	case CIFS_MAGIC: case SMB2_MAGIC: return "cifs";
+	case F2FS_MAGIC: return "f2fs";
+	case RAMFS_MAGIC: return "ramfs";
+	}
+	snprintf(buf, 24, "0x%llx", (unsigned long long)t);
+	return buf;
+}
+
+/* ADAPTRM_SHARE_TRIAL=1, ADAPTRM_SORT_TRIAL=1: pretend no type was
+ * measured, so that the controller's trial runs everywhere (tests,
+ * experiments). */
+static bool trial_forced(_Atomic int *cached, const char *var)
+{
+	/* workers ask concurrently: atomic, and every one computes the same */
+	int f = atomic_load_explicit(cached, memory_order_relaxed);
+	if (f < 0) {
+		const char *v = getenv(var);
+		f = v && v[0] == '1';
+		atomic_store_explicit(cached, f, memory_order_relaxed);
+	}
+	return f;
+}
+
+static bool share_trial_forced(void)
+{
+	static _Atomic int forced = -1;
+	return trial_forced(&forced, "ADAPTRM_SHARE_TRIAL");
+}
+
+static bool sort_trial_forced(void)
+{
+	static _Atomic int forced = -1;
+	return trial_forced(&forced, "ADAPTRM_SORT_TRIAL");
+}
+
+bool fsinfo_type_sort_pays(uint64_t t)
+{
+	if (sort_trial_forced())
+		return false;
+	return t == EXT4_MAGIC || t == BTRFS_MAGIC || t == REISERFS_MAGIC;
+}
+
+bool fsinfo_type_sort_known(uint64_t t)
+{
+	if (sort_trial_forced())
+		return false;
+	return fsinfo_type_sort_pays(t) || t == TMPFS_MAGIC || t == RAMFS_MAGIC || t == FUSE_MAGIC ||
+	       t == NFS_MAGIC || t == CIFS_MAGIC || t == SMB2_MAGIC || t == XFS_MAGIC;
+}
+
+bool fsinfo_type_share_pays(uint64_t t)
+{
+	if (share_trial_forced())
+		return false;
+	return t == TMPFS_MAGIC || t == EXT4_MAGIC || t == FUSE_MAGIC || t == NFS_MAGIC ||
+	       t == CIFS_MAGIC || t == SMB2_MAGIC || t == RAMFS_MAGIC;
+}
+
+bool fsinfo_type_share_known(uint64_t t)
+{
+	if (share_trial_forced())
+		return false;
+	return fsinfo_type_share_pays(t) || t == XFS_MAGIC || t == BTRFS_MAGIC;
+}
+
+bool fsinfo_type_reverse_pays(uint64_t t)
+{
+	return t == TMPFS_MAGIC || t == XFS_MAGIC || t == BTRFS_MAGIC;
+}
+
+bool fsinfo_type_dirsize_bounds(uint64_t t)
+{
+	return t == EXT4_MAGIC;
+}
+
+bool fsinfo_inode_sort_pays(int fd)
+{
+	return fsinfo_type_sort_pays(fsinfo_type(fd));
+}

@@ -1,0 +1,69 @@
+#include "lib/msg.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio_ext.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *program_name = "adaptrm";
+const char *program_invoked = "adaptrm";
+
+void msg_init(const char *argv0)
+{
+	if (!argv0 || !*argv0)
+		return;
+	program_invoked = argv0;
+	const char *slash = strrchr(argv0, '/');
+	program_name = slash ? slash + 1 : argv0;
+}
+
+static void vmsg(int errnum, const char *fmt, va_list ap)
+{
+	/* stdout may hold -v lines: flush them first so the streams interleave
+	 * in the order things happened (as GNU rm does). */
+	flockfile(stdout);
+	fflush(stdout);
+	flockfile(stderr);
+	fprintf(stderr, "%s: ", program_name);
+	vfprintf(stderr, fmt, ap);
+	if (errnum)
+		fprintf(stderr, ": %s", strerror(errnum));
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	funlockfile(stdout);
+}
+
+void warn_errno(int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(errnum, fmt, ap);
+	va_end(ap);
+}
+
+void die(int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg(errnum, fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+int msg_close_stdout(int status)
+{
+	bool pending = __fpending(stdout) != 0;
+	bool prev_fail = ferror(stdout) != 0;
+	bool close_fail = fclose(stdout) != 0;
+	if (prev_fail || (close_fail && (pending || errno != EBADF))) {
+		int err = close_fail ? errno : 0;
+		if (err == EPIPE)
+			return status;
+		warn_errno(err, "write error");
+		return 1;
+	}
+	return status;
+}

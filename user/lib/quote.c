@@ -1,0 +1,161 @@
+#include "lib/quote.h"
+
+#include <stdbool.h>
+#include <string.h>
+#include <wchar.h>
+#include <wctype.h>
+
+/* Characters that may stand inside double quotes unchanged, so a name with a
+ * single quote and only these is printed as "it's" (gnulib's "c and shell
+ * quote compatible" set). */
+static bool dq_compatible(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return true;
+	if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')
+		return true;
+	return c && strchr(" %+,-./:@]_'#~?", c) != NULL;
+}
+
+/* Characters that force quoting in the "quote only when needed" style. */
+static bool shell_special(unsigned char c)
+{
+	return strchr("\t\n !\"#$&'()*;<=>?[\\]^`{|}~", c) != NULL;
+}
+
+/* Length of the printable character at P (0 if not printable). */
+static size_t printable_len(const char *p, size_t left, mbstate_t *st)
+{
+	unsigned char c = (unsigned char)*p;
+	if (c < 0x80)
+		return (c >= 0x20 && c < 0x7f) ? 1 : 0;
+	wchar_t wc;
+	mbstate_t save = *st;
+	size_t n = mbrtowc(&wc, p, left, st);
+	if (n == (size_t)-1 || n == (size_t)-2 || n == 0) {
+		*st = save;
+		memset(st, 0, sizeof(*st));
+		return 0;
+	}
+	if (!iswprint(wc))
+		return 0;
+	return n;
+}
+
+static void add_escape(struct strbuf *sb, unsigned char c)
+{
+	static const char letters[] = "\aa\bb\ff\nn\rr\tt\vv";
+	const char *l = c ? memchr(letters, c, sizeof(letters) - 1) : NULL;
+	/* every escape pair has the control char at an even offset */
+	if (l && (l - letters) % 2 == 0) {
+		sb_addc(sb, '\\');
+		sb_addc(sb, l[1]);
+	} else {
+		sb_addf(sb, "\\%03o", c);
+	}
+}
+
+/* Is the last character of NAME unprintable (so it ends in a $'..' island)? */
+static bool ends_unprintable(const char *name, size_t len)
+{
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	bool last = false;
+	for (size_t i = 0; i < len;) {
+		size_t n = printable_len(name + i, len - i, &st);
+		last = n == 0;
+		i += n ? n : 1;
+	}
+	return last;
+}
+
+void quote_append(struct strbuf *sb, const char *name, size_t len)
+{
+	bool has_squote = memchr(name, '\'', len) != NULL;
+	bool all_dq = true, all_printable = true;
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	for (size_t i = 0; i < len;) {
+		size_t n = printable_len(name + i, len - i, &st);
+		if (n == 0) {
+			all_printable = false;
+			all_dq = false;
+			i++;
+			continue;
+		}
+		if (n == 1 && !dq_compatible((unsigned char)name[i]))
+			all_dq = false;
+		i += n;
+	}
+	if (has_squote && all_dq && all_printable) {
+		sb_addc(sb, '"');
+		sb_add(sb, name, len);
+		sb_addc(sb, '"');
+		return;
+	}
+
+	/* 'text' with '\'' for quotes and '$'\ooo'' islands for the rest. */
+	bool in_escape = false;
+	/* gnulib restarts its quoting when a name holding a single quote ends in
+	 * an escape island, and the restarted output keeps an empty '' in front
+	 * (observed: a'b<TAB> -> '''a'\''b'$'\t'); invisible when the name starts
+	 * with a quote. */
+	if (has_squote && len > 0 && name[0] != '\'' && ends_unprintable(name, len))
+		sb_adds(sb, "''");
+	sb_addc(sb, '\'');
+	memset(&st, 0, sizeof(st));
+	for (size_t i = 0; i < len;) {
+		size_t n = printable_len(name + i, len - i, &st);
+		if (n == 0) {
+			if (!in_escape)
+				sb_adds(sb, "'$'");
+			in_escape = true;
+			add_escape(sb, (unsigned char)name[i]);
+			i++;
+			continue;
+		}
+		if (in_escape && name[i] == '\'') {
+			/* close the $'..' island straight into \' (gnulib: $'\001'\'') */
+			sb_adds(sb, "'\\''");
+			in_escape = false;
+			i++;
+			continue;
+		}
+		if (in_escape) {
+			sb_adds(sb, "''");
+			in_escape = false;
+		}
+		if (name[i] == '\'')
+			sb_adds(sb, "'\\''");
+		else
+			sb_add(sb, name + i, n);
+		i += n;
+	}
+	sb_addc(sb, '\'');
+}
+
+void quote_maybe_append(struct strbuf *sb, const char *name, size_t len)
+{
+	bool plain = len > 0;
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	for (size_t i = 0; i < len && plain;) {
+		size_t n = printable_len(name + i, len - i, &st);
+		if (n == 0 || (n == 1 && shell_special((unsigned char)name[i])))
+			plain = false;
+		i += n ? n : 1;
+	}
+	if (plain)
+		sb_add(sb, name, len);
+	else
+		quote_append(sb, name, len);
+}
+
+const char *quote_n(int slot, const char *name)
+{
+	static __thread struct strbuf bufs[2];
+	struct strbuf *sb = &bufs[slot & 1];
+	sb_reset(sb);
+	quote_append(sb, name, strlen(name));
+	return sb_str(sb);
+}

@@ -1,0 +1,652 @@
+/* Loading, attaching and reading the probes of bpf/probes.bpf.c (see
+ * probes.h). One skeleton; each tracepoint has a tp_btf and a raw_tp
+ * program, and each group of tracepoints attaches on its own. */
+#include "probes/probes.h"
+#include "probes/ksym_bpf.h"
+#include "probes/ksyms.h"
+#include "probes.skel.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct tp_group {
+	const char *tp;
+	enum probe_group g;
+};
+
+/* Which group each tracepoint belongs to. */
+static const struct tp_group tp_groups[] = {
+	{ "sched_process_fork", PROBE_G_PROC },
+	{ "sched_process_exit", PROBE_G_PROC },
+	{ "sys_enter", PROBE_G_SYSCALLS },
+	{ "sys_exit", PROBE_G_SYSCALLS },
+	{ "contention_begin", PROBE_G_LOCKS },
+	{ "contention_end", PROBE_G_LOCKS },
+	{ "sched_switch", PROBE_G_OFFCPU },
+	{ "ext4_unlink_enter", PROBE_G_EXT4 },
+	{ "ext4_unlink_exit", PROBE_G_EXT4 },
+	{ "ext4_free_blocks", PROBE_G_EXT4 },
+	{ "ext4_discard_blocks", PROBE_G_EXT4 },
+	{ "jbd2_run_stats", PROBE_G_JBD2 },
+	{ "xfs_log_grant_sleep", PROBE_G_XFS },
+	{ "xfs_log_grant_wake", PROBE_G_XFS },
+	{ "xfs_inodegc_throttle", PROBE_G_XFS },
+	{ "btrfs_tree_lock", PROBE_G_BTRFS },
+	{ "btrfs_reserve_ticket", PROBE_G_BTRFS },
+	{ "block_rq_issue", PROBE_G_BLOCK },
+	{ "block_rq_complete", PROBE_G_BLOCK },
+};
+
+static const char *const group_names[PROBE_G_COUNT] = {
+	"proc", "syscalls", "locks", "offcpu", "ext4", "jbd2", "xfs", "btrfs", "block",
+};
+
+const char *probe_group_name(enum probe_group g)
+{
+	return (unsigned)g < PROBE_G_COUNT ? group_names[g] : "?";
+}
+
+struct probes {
+	struct probes_bpf *skel;
+	struct bpf_link *links[64];
+	int nlinks;
+	bool attached[PROBE_G_COUNT];
+	int ncpus;
+	uint32_t base_threads, base_tgids;
+	void *buf;			/* batch lookup values */
+	size_t bufsize;
+	uint32_t *keys;
+	struct ksyms *ksyms;
+	bool ksyms_tried;
+	char notes[1024];
+};
+
+static void note(struct probes *p, const char *fmt, ...)
+{
+	size_t n = strlen(p->notes);
+	va_list ap;
+
+	if (n + 2 >= sizeof p->notes)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->notes + n, sizeof p->notes - n, fmt, ap);
+	va_end(ap);
+	n = strlen(p->notes);
+	if (n + 1 < sizeof p->notes) {
+		p->notes[n] = '\n';
+		p->notes[n + 1] = '\0';
+	}
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (getenv("ADAPTRM_BPF_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static bool cap_effective(int cap)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long eff = 0;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+			found = true;
+			break;
+		}
+	fclose(f);
+	return found && (eff >> cap) & 1;
+}
+
+int probes_check(char *why, size_t len)
+{
+	bool bpf = geteuid() == 0 || cap_effective(39) || cap_effective(21);	/* CAP_BPF, CAP_SYS_ADMIN */
+	bool perfmon = geteuid() == 0 || cap_effective(38) || cap_effective(21);	/* CAP_PERFMON */
+	bool btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+
+	if (bpf && perfmon && btf)
+		return 0;
+	snprintf(why, len, "%s%s%s%s%s",
+		 !bpf || !perfmon ? "needs root, or the capabilities " : "",
+		 !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" :
+		 !bpf ? "CAP_BPF" : !perfmon ? "CAP_PERFMON" : "",
+		 (!bpf || !perfmon) && !btf ? "; " : "",
+		 !btf ? "kernel BTF is missing (/sys/kernel/btf/vmlinux;"
+			" a kernel built with CONFIG_DEBUG_INFO_BTF=y)" : "",
+		 "");
+	return -1;
+}
+
+static int group_of(const char *tp)
+{
+	for (size_t i = 0; i < sizeof tp_groups / sizeof *tp_groups; i++)
+		if (!strcmp(tp_groups[i].tp, tp))
+			return tp_groups[i].g;
+	return -1;
+}
+
+/* "tp_btf/NAME" or "raw_tp/NAME" -> NAME, and which flavour. */
+static const char *prog_tp(const struct bpf_program *prog, bool *is_btf)
+{
+	const char *sec = bpf_program__section_name(prog);
+
+	if (!strncmp(sec, "tp_btf/", 7)) {
+		*is_btf = true;
+		return sec + 7;
+	}
+	if (!strncmp(sec, "raw_tp/", 7)) {
+		*is_btf = false;
+		return sec + 7;
+	}
+	return NULL;
+}
+
+/* PROBE_CORE_ONLY: the groups up to off-CPU (enum probe_group lists them first). */
+static bool group_wanted(unsigned flags, int g)
+{
+	return !(flags & PROBE_CORE_ONLY) || g <= PROBE_G_OFFCPU;
+}
+
+/* Open the skeleton with one flavour per tracepoint; groups whose
+ * tracepoints the kernel lacks (no btf_trace_NAME type) are not loaded. */
+static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned flags,
+				       const struct btf *vmlinux, bool group_ok[])
+{
+	struct probes_bpf *skel = probes_bpf__open();
+	struct bpf_program *prog;
+
+	if (!skel)
+		return NULL;
+	skel->rodata->want_callers = !(flags & PROBE_NO_CALLERS);
+	for (int g = 0; g < PROBE_G_COUNT; g++)
+		group_ok[g] = group_wanted(flags, g);
+	for (size_t i = 0; vmlinux && i < sizeof tp_groups / sizeof *tp_groups; i++) {
+		char type[128];
+		snprintf(type, sizeof type, "btf_trace_%s", tp_groups[i].tp);
+		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
+			group_ok[tp_groups[i].g] = false;
+	}
+	bpf_object__for_each_program(prog, skel->obj) {
+		bool is_btf;
+		const char *tp = prog_tp(prog, &is_btf);
+		int g = tp ? group_of(tp) : -1;
+		bool load = g >= 0 && group_ok[g] && is_btf == use_btf;
+		bpf_program__set_autoload(prog, load);
+	}
+	return skel;
+}
+
+static void count_threads(pid_t pid, uint32_t *n)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	if (!d) {
+		(*n)++;
+		return;
+	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			(*n)++;
+	closedir(d);
+}
+
+int probes_add_pid(struct probes *p, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid;
+	uint8_t one = 1;
+
+	if (bpf_map__update_elem(p->skel->maps.tgids, &key, sizeof key, &one, sizeof one, BPF_NOEXIST))
+		return -errno;
+	uint32_t before = p->base_threads;
+	p->base_tgids++;
+	count_threads(pid, &p->base_threads);
+	long long now = __atomic_add_fetch(&p->skel->bss->live_threads,
+					   (long long)(p->base_threads - before), __ATOMIC_SEQ_CST);
+	if (now > p->skel->bss->peak_threads)
+		p->skel->bss->peak_threads = now;
+	return 0;
+}
+
+struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *err, size_t errlen)
+{
+	struct probes *p = calloc(1, sizeof *p);
+	bool group_ok[PROBE_G_COUNT];
+	struct btf *vmlinux;
+	char why[256];
+	int e;
+
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (probes_check(why, sizeof why)) {
+		snprintf(err, errlen, "%s", why);
+		free(p);
+		return NULL;
+	}
+	libbpf_set_print(libbpf_quiet);
+	p->ncpus = libbpf_num_possible_cpus();
+
+	/* tp_btf with every group first: libbpf resolves each tracepoint as
+	 * it loads, and parsing the kernel's BTF here as well would add ~10 ms
+	 * to every --trace. Only if that fails: leave out the groups whose
+	 * tracepoints this kernel lacks, then fall back to raw_tp
+	 * (ADAPTRM_BPF_RAW_TP=1 forces the fallback, for its tests). */
+	bool force_raw = getenv("ADAPTRM_BPF_RAW_TP") && getenv("ADAPTRM_BPF_RAW_TP")[0] == '1';
+	p->skel = force_raw ? NULL : open_flavour(p, true, flags, NULL, group_ok);
+	e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
+	if (e) {
+		probes_bpf__destroy(p->skel);
+		p->skel = NULL;
+		vmlinux = btf__load_vmlinux_btf();
+		if (!force_raw) {
+			p->skel = open_flavour(p, true, flags, vmlinux, group_ok);
+			e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
+		}
+		if (e) {
+			probes_bpf__destroy(p->skel);
+			p->skel = open_flavour(p, false, flags, vmlinux, group_ok);
+			e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
+			if (!e)
+				note(p, "tp_btf programs did not load; using raw_tp");
+		}
+		btf__free(vmlinux);
+	}
+	if (e) {
+		snprintf(err, errlen, "cannot load the BPF probes: %s%s", strerror(e < 0 ? -e : e),
+			 e == -EPERM || e == EPERM ? " (kernel lockdown or a BPF LSM may forbid it;"
+			 " the libbpf hint about 'ulimit -l' is misleading)" : "");
+		goto fail;
+	}
+
+	/* attach group by group: a group that fails is dropped whole */
+	for (int g = 0; g < PROBE_G_COUNT; g++) {
+		struct bpf_program *prog;
+		int first = p->nlinks;
+		bool ok = group_ok[g];
+		const char *failed = NULL;
+		int ferr = 0;
+
+		if (!group_ok[g]) {
+			if (group_wanted(flags, g))
+				note(p, "%s probes unavailable: tracepoints missing in this kernel",
+				     group_names[g]);
+			continue;
+		}
+		bpf_object__for_each_program(prog, p->skel->obj) {
+			bool is_btf;
+			const char *tp = prog_tp(prog, &is_btf);
+			if (!tp || group_of(tp) != g || !bpf_program__autoload(prog))
+				continue;
+			struct bpf_link *l = bpf_program__attach(prog);
+			if (!l || p->nlinks >= (int)(sizeof p->links / sizeof *p->links)) {
+				ferr = errno;
+				failed = tp;
+				bpf_link__destroy(l);
+				ok = false;
+				break;
+			}
+			p->links[p->nlinks++] = l;
+		}
+		if (!ok) {
+			while (p->nlinks > first)
+				bpf_link__destroy(p->links[--p->nlinks]);
+			note(p, "%s probes dropped: cannot attach %s: %s", group_names[g],
+			     failed ? failed : "?", strerror(ferr));
+		}
+		p->attached[g] = ok;
+	}
+	if (!p->attached[PROBE_G_PROC] || !p->attached[PROBE_G_SYSCALLS]) {
+		snprintf(err, errlen, "cannot attach the syscall and process probes: %s", p->notes);
+		goto fail;
+	}
+
+	/* batch lookup buffer: the largest per-CPU array */
+	size_t vsz = (sizeof(struct probe_sc_stat) + 7) / 8 * 8;
+	p->bufsize = (size_t)PROBE_NR_SYSCALLS * p->ncpus * vsz;
+	p->buf = malloc(p->bufsize);
+	p->keys = malloc(PROBE_NR_SYSCALLS * sizeof *p->keys);
+	if (!p->buf || !p->keys) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+
+	if (npids == 0) {
+		pid_t self = getpid();
+		if ((e = probes_add_pid(p, self))) {
+			snprintf(err, errlen, "cannot trace pid %d: %s", (int)self, strerror(-e));
+			goto fail;
+		}
+	}
+	for (int i = 0; i < npids; i++)
+		if ((e = probes_add_pid(p, pids[i])) && e != -EEXIST) {
+			snprintf(err, errlen, "cannot trace pid %d: %s", (int)pids[i], strerror(-e));
+			goto fail;
+		}
+	return p;
+fail:
+	probes_stop(p);
+	return NULL;
+}
+
+bool probes_group_attached(const struct probes *p, enum probe_group g)
+{
+	return (unsigned)g < PROBE_G_COUNT && p->attached[g];
+}
+
+const char *probes_notes(const struct probes *p)
+{
+	return p->notes;
+}
+
+void probes_stop(struct probes *p)
+{
+	if (!p)
+		return;
+	while (p->nlinks > 0)
+		bpf_link__destroy(p->links[--p->nlinks]);
+	probes_bpf__destroy(p->skel);
+	ksyms_free(p->ksyms);
+	free(p->buf);
+	free(p->keys);
+	free(p);
+}
+
+/* Read all NENT per-CPU values of an array map into p->buf (cpu-major per
+ * key: value[key][cpu]). One batch syscall; per-key lookups if the kernel
+ * lacks batch ops for this map. */
+static int read_percpu(struct probes *p, const struct bpf_map *map, uint32_t nent, size_t vsz)
+{
+	int fd = bpf_map__fd(map);
+	size_t stride = (vsz + 7) / 8 * 8 * p->ncpus;
+	uint32_t done = 0, out = 0;
+	void *in = NULL;
+	int e = 0;
+
+	while (done < nent) {
+		uint32_t count = nent - done;
+		e = bpf_map_lookup_batch(fd, in, &out, p->keys + done,
+					 (char *)p->buf + done * stride, &count, NULL);
+		if (e && errno != ENOENT)
+			break;
+		done += count;
+		in = &out;
+		if (e)
+			break;
+	}
+	if (e && errno != ENOENT) {
+		/* no batch support: one lookup per key */
+		for (uint32_t k = 0; k < nent; k++) {
+			p->keys[k] = k;
+			if (bpf_map_lookup_elem(fd, &k, (char *)p->buf + k * stride))
+				return -errno;
+		}
+		return 0;
+	}
+	return done == nent ? 0 : -EIO;
+}
+
+/* Add the NWORDS u64 of every CPU's copy of key KEY into DST. Every struct
+ * in probes_shared.h is an array of 64-bit counters. */
+static void sum_cpus(struct probes *p, void *dst, uint32_t key, size_t vsz, size_t words)
+{
+	size_t rs = (vsz + 7) / 8 * 8;
+	unsigned long long *d = dst;
+
+	memset(dst, 0, vsz);
+	for (int c = 0; c < p->ncpus; c++) {
+		const unsigned long long *s =
+			(const void *)((char *)p->buf + ((size_t)key * p->ncpus + c) * rs);
+		for (size_t w = 0; w < words; w++)
+			d[w] += s[w];
+	}
+}
+
+int probes_read(struct probes *p, struct probe_snapshot *out)
+{
+	struct timespec ts;
+	int e;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	out->time_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+
+	if ((e = read_percpu(p, p->skel->maps.sc_stats, PROBE_NR_SYSCALLS, sizeof out->sc[0])))
+		return e;
+	for (uint32_t k = 0; k < PROBE_NR_SYSCALLS; k++)
+		sum_cpus(p, &out->sc[k], k, sizeof out->sc[k], sizeof out->sc[k] / 8);
+	if ((e = read_percpu(p, p->skel->maps.lock_stats, PROBE_LOCK_TYPES, sizeof out->lock[0])))
+		return e;
+	for (uint32_t k = 0; k < PROBE_LOCK_TYPES; k++)
+		sum_cpus(p, &out->lock[k], k, sizeof out->lock[k], sizeof out->lock[k] / 8);
+	if ((e = read_percpu(p, p->skel->maps.misc, 1, sizeof out->misc)))
+		return e;
+	sum_cpus(p, &out->misc, 0, sizeof out->misc, sizeof out->misc / 8);
+
+	long long th = __atomic_load_n(&p->skel->bss->live_threads, __ATOMIC_RELAXED);
+	long long pk = __atomic_load_n(&p->skel->bss->peak_threads, __ATOMIC_RELAXED);
+	out->threads_peak = pk > 0 ? (uint32_t)pk : 0;
+	long long tg = (long long)p->base_tgids + out->misc.tgids_delta;
+	out->nthreads = th > 0 ? (uint32_t)th : 0;
+	out->ntgids = tg > 0 ? (uint32_t)tg : 0;
+	out->threads_seen = p->base_threads + (uint32_t)out->misc.forks;
+	return 0;
+}
+
+struct probe_snapshot *probe_snapshot_new(void)
+{
+	return calloc(1, sizeof(struct probe_snapshot));
+}
+
+void probe_snapshot_free(struct probe_snapshot *s)
+{
+	free(s);
+}
+
+static unsigned long long sub0(unsigned long long a, unsigned long long b)
+{
+	return a > b ? a - b : 0;
+}
+
+void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot *now,
+			const struct probe_snapshot *before)
+{
+	/* every counter struct is an array of u64 (see probes_shared.h);
+	 * the two signed deltas are not meaningful per interval and are
+	 * only carried via nthreads/ntgids */
+	out->time_ns = sub0(now->time_ns, before->time_ns);
+	out->nthreads = now->nthreads;
+	out->ntgids = now->ntgids;
+	out->threads_seen = now->threads_seen;
+	out->threads_peak = now->threads_peak;
+	for (int k = 0; k < PROBE_NR_SYSCALLS; k++) {
+		out->sc[k].errors = sub0(now->sc[k].errors, before->sc[k].errors);
+		hist_sub(&out->sc[k].lat, &now->sc[k].lat, &before->sc[k].lat);
+	}
+	for (int k = 0; k < PROBE_LOCK_TYPES; k++)
+		hist_sub(&out->lock[k].wait, &now->lock[k].wait, &before->lock[k].wait);
+	const unsigned long long *a = (const void *)&now->misc, *b = (const void *)&before->misc;
+	unsigned long long *d = (void *)&out->misc;
+	for (size_t w = 0; w < sizeof out->misc / 8; w++)
+		d[w] = sub0(a[w], b[w]);
+	out->misc.threads_delta = now->misc.threads_delta - before->misc.threads_delta;
+	out->misc.tgids_delta = now->misc.tgids_delta - before->misc.tgids_delta;
+}
+
+uint64_t probe_lock_wait_ns(const struct probe_snapshot *s, unsigned flags)
+{
+	uint64_t t = 0;
+
+	for (unsigned k = 0; k < PROBE_LOCK_TYPES; k++)
+		if ((k & flags) == flags)
+			t += s->lock[k].wait.total;
+	return t;
+}
+
+const char *probe_lock_type_name(unsigned f)
+{
+	f &= PROBE_LOCK_TYPES - 1;
+	switch (f) {
+	case 0: return "semaphore";
+	case PROBE_LCB_F_SPIN: return "spinlock";
+	case PROBE_LCB_F_SPIN | PROBE_LCB_F_READ: return "rwlock:R";
+	case PROBE_LCB_F_SPIN | PROBE_LCB_F_WRITE: return "rwlock:W";
+	case PROBE_LCB_F_READ: return "rwsem:R";
+	case PROBE_LCB_F_WRITE: return "rwsem:W";
+	case PROBE_LCB_F_RT: return "rt-mutex";
+	case PROBE_LCB_F_RT | PROBE_LCB_F_READ: return "rwlock-rt:R";
+	case PROBE_LCB_F_RT | PROBE_LCB_F_WRITE: return "rwlock-rt:W";
+	case PROBE_LCB_F_PERCPU | PROBE_LCB_F_READ: return "pcpu-sem:R";
+	case PROBE_LCB_F_PERCPU | PROBE_LCB_F_WRITE: return "pcpu-sem:W";
+	case PROBE_LCB_F_MUTEX: return "mutex";
+	case PROBE_LCB_F_MUTEX | PROBE_LCB_F_SPIN: return "mutex-spin";
+	default: return "other";
+	}
+}
+
+static int cmp_caller(const void *a, const void *b)
+{
+	const struct probe_caller *x = a, *y = b;
+
+	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Names for the frames of the contended stacks: asked of the kernel for just
+ * these addresses (ksym_bpf.h); /proc/kallsyms, which costs ~55 ms of system
+ * time to read, only where that cannot run. */
+static struct ksyms *name_stack_frames(struct probes *p)
+{
+	const struct bpf_map *m = p->skel->maps.callers;
+	struct probe_caller_key k, next, *prev = NULL;
+	uint64_t ips[PROBE_STACK_DEPTH];
+	uint64_t *addrs = NULL;
+	size_t n = 0, cap = 0;
+
+	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+		k = next;
+		prev = &k;
+		uint32_t key = (uint32_t)k.stackid;
+		memset(ips, 0, sizeof ips);
+		if (k.stackid < 0 || bpf_map__lookup_elem(p->skel->maps.stacks, &key, sizeof key,
+							  ips, sizeof ips, 0))
+			continue;
+		for (int i = 0; i < PROBE_STACK_DEPTH && ips[i]; i++) {
+			if (n == cap) {
+				size_t nc = cap ? 2 * cap : 256;
+				uint64_t *na = realloc(addrs, nc * sizeof *na);
+				if (!na)
+					break;
+				addrs = na;
+				cap = nc;
+			}
+			addrs[n++] = ips[i];
+		}
+	}
+	size_t u = 0;
+	if (n) {
+		qsort(addrs, n, sizeof *addrs, cmp_u64);
+		for (size_t i = 0; i < n; i++)
+			if (u == 0 || addrs[i] != addrs[u - 1])
+				addrs[u++] = addrs[i];
+	}
+	if (u == 0) {
+		free(addrs);
+		return NULL;	/* no stack kept: nothing to name */
+	}
+	const char *env = getenv("ADAPTRM_KALLSYMS");	/* 1: the file, for tests */
+	struct ksyms *ks = env && env[0] == '1' ? NULL : ksym_bpf_resolve(addrs, u);
+	free(addrs);
+	return ks ? ks : ksyms_load(NULL);
+}
+
+/* The first frame of STACKID outside locking code, or 0. */
+static uint64_t caller_of(struct probes *p, int stackid)
+{
+	uint64_t ips[PROBE_STACK_DEPTH] = { 0 };
+	uint32_t key = (uint32_t)stackid;
+
+	if (stackid < 0 || bpf_map__lookup_elem(p->skel->maps.stacks, &key, sizeof key,
+						ips, sizeof ips, 0))
+		return 0;
+	for (int i = 0; i < PROBE_STACK_DEPTH && ips[i]; i++)
+		if (!ksyms_is_lock_code(p->ksyms, ips[i]))
+			return ips[i];
+	return ips[0];
+}
+
+int probes_callers(struct probes *p, struct probe_caller *out, int max)
+{
+	struct probe_caller_key k, next, *prev = NULL;
+	struct probe_caller_val v;
+	const struct bpf_map *m = p->skel->maps.callers;
+	int n = 0, cap = 64;
+	struct probe_caller *all = malloc(cap * sizeof *all);
+
+	if (!all || max <= 0) {
+		free(all);
+		return 0;
+	}
+	if (!p->ksyms_tried && bpf_map__get_next_key(m, NULL, &next, sizeof next) == 0) {
+		p->ksyms = name_stack_frames(p);
+		p->ksyms_tried = true;
+	}
+	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
+			continue;
+		uint64_t ip = caller_of(p, k.stackid);
+		int i;
+		for (i = 0; i < n; i++)
+			if (all[i].ip == ip && all[i].flags == k.flags)
+				break;
+		if (i == n) {
+			if (n == cap) {
+				struct probe_caller *na = realloc(all, 2 * cap * sizeof *na);
+				if (!na)
+					break;
+				all = na;
+				cap *= 2;
+			}
+			all[n++] = (struct probe_caller){ .ip = ip, .flags = k.flags };
+		}
+		all[i].count += v.count;
+		all[i].total_ns += v.total_ns;
+	}
+	qsort(all, n, sizeof *all, cmp_caller);
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof *out);
+	free(all);
+	return n;
+}
+
+/* For trace.c: the symbol table the callers were resolved with. */
+const struct ksyms *probes_ksyms(struct probes *p);
+const struct ksyms *probes_ksyms(struct probes *p)
+{
+	return p->ksyms;
+}

@@ -1,0 +1,105 @@
+/* eBPF probes on a set of processes and all their descendants: per-syscall
+ * latency, lock contention by type, off-CPU time (blocked D vs sleeping S),
+ * filesystem and block events. The live interface of --trace and of the
+ * adaptive controller:
+ *
+ *	char err[256];
+ *	struct probes *p = probes_start(NULL, 0, 0, err, sizeof err); // own process
+ *	struct probe_snapshot *a = probe_snapshot_new(), *b = ..., *d = ...;
+ *	probes_read(p, a); ...100 ms... probes_read(p, b);
+ *	probe_snapshot_sub(d, b, a);    // per-interval histograms
+ *	hist_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.99)     // ns
+ *	probe_lock_wait_ns(d, PROBE_LCB_F_WRITE)                // rwsem write waits
+ *	d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total              // ns in D
+ *	probes_stop(p);
+ *
+ * probes_read() costs three batch lookups of per-CPU arrays (about 200 KB
+ * copied on 2 CPUs), no hash walk: fine every 100 ms. Thread-safe as long as
+ * one thread at a time uses a given struct probes. */
+#ifndef ADAPTRM_PROBES_H
+#define ADAPTRM_PROBES_H
+#include "probes/hist.h"
+#include "probes/probes_shared.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Probe groups: each attaches on its own; a missing tracepoint drops only
+ * its group (probes_notes() says which and why). */
+enum probe_group {
+	PROBE_G_PROC,		/* sched_process_fork/exit: follow descendants (required) */
+	PROBE_G_SYSCALLS,	/* sys_enter/sys_exit (required) */
+	PROBE_G_LOCKS,		/* contention_begin/end */
+	PROBE_G_OFFCPU,		/* sched_switch */
+	PROBE_G_EXT4,
+	PROBE_G_JBD2,
+	PROBE_G_XFS,
+	PROBE_G_BTRFS,
+	PROBE_G_BLOCK,
+	PROBE_G_COUNT,
+};
+const char *probe_group_name(enum probe_group g);
+
+enum probe_flag {
+	PROBE_NO_CALLERS = 1,	/* skip the kernel stack per contention (cheaper) */
+	PROBE_CORE_ONLY = 2,	/* proc, syscalls, locks, off-CPU: no filesystem or
+				 * block events (btrfs_tree_lock fires on every
+				 * tree lock taken, contended or not) */
+};
+
+struct probe_snapshot {
+	uint64_t time_ns;		/* CLOCK_MONOTONIC when read */
+	uint32_t nthreads;		/* live traced threads */
+	uint32_t ntgids;		/* live traced processes */
+	uint32_t threads_seen;		/* threads traced since start, live or not */
+	uint32_t threads_peak;		/* most live traced threads at once */
+	struct probe_sc_stat sc[PROBE_NR_SYSCALLS];	/* by x86-64 syscall number */
+	struct probe_lock_stat lock[PROBE_LOCK_TYPES];	/* by contention flags & 0x3f */
+	struct probe_misc misc;		/* off-CPU, getdents bytes, filesystems, block */
+};
+
+struct probes;
+
+/* Whether this process can load the probes; if not, writes what is missing
+ * (root / CAP_BPF+CAP_PERFMON, kernel BTF, ...) into WHY and returns -1. */
+int probes_check(char *why, size_t len);
+
+/* Load and attach the probes and trace PIDS (all their threads and future
+ * descendants). NPIDS == 0 traces the calling process. FLAGS: enum
+ * probe_flag. On failure returns NULL with a message in ERR. */
+struct probes *probes_start(const pid_t *pids, int npids, unsigned flags,
+			    char *err, size_t errlen);
+/* Trace one more process (e.g. a child forked stopped before exec). */
+int probes_add_pid(struct probes *p, pid_t pid);
+/* Counters since probes_start. Returns 0, or -errno. */
+int probes_read(struct probes *p, struct probe_snapshot *out);
+bool probes_group_attached(const struct probes *p, enum probe_group g);
+/* Newline-separated notes about dropped groups and fallbacks ("" if none). */
+const char *probes_notes(const struct probes *p);
+void probes_stop(struct probes *p);
+
+/* Snapshots are ~200 KB: allocate them (zeroed). */
+struct probe_snapshot *probe_snapshot_new(void);
+void probe_snapshot_free(struct probe_snapshot *s);
+/* out = now - before (counters and histograms; nthreads/ntgids/time from now,
+ * time_ns becomes the interval length). OUT may alias NOW. */
+void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot *now,
+			const struct probe_snapshot *before);
+
+/* Lock wait time (ns) of every type that has all bits of FLAGS set
+ * (0 = all locks; PROBE_LCB_F_WRITE = rwsem and rwlock writers; ...). */
+uint64_t probe_lock_wait_ns(const struct probe_snapshot *s, unsigned flags);
+/* Short name of a lock type: "rwsem:W", "mutex", "spinlock", ... */
+const char *probe_lock_type_name(unsigned flags);
+
+/* Top contended callers since start, by total wait: fills OUT (up to MAX),
+ * returns how many. Walks a hash: for the final report, not per interval. */
+struct probe_caller {
+	uint64_t ip;
+	unsigned flags;
+	uint64_t count, total_ns;
+};
+int probes_callers(struct probes *p, struct probe_caller *out, int max);
+
+#endif

@@ -1,0 +1,72 @@
+/* What --trace found: the totals, the intervals, the findings; printed as
+ * text (strace -c table, DTrace quantize histograms, verdict) or JSON. */
+#ifndef ADAPTRM_TRACE_REPORT_H
+#define ADAPTRM_TRACE_REPORT_H
+#include "ctl/controller.h"
+#include "probes/probes.h"
+#include <stdio.h>
+
+#define TRACE_MAX_CALLERS 10
+#define TRACE_SCHEMA "adaptrm-trace/1"
+
+/* One --interval sample (deltas over the interval). */
+struct trace_interval {
+	uint64_t t_ns;			/* end of the interval since start */
+	uint64_t len_ns;
+	uint32_t nthreads;
+	uint64_t unlinkat_calls, unlinkat_ns, getdents_calls, getdents_ns, openat_calls;
+	double unlinkat_p50_ns, unlinkat_p99_ns;
+	uint64_t lock_wait_ns, rwsem_write_wait_ns, blocked_ns, sleeping_ns;
+};
+
+struct trace_result {
+	const char *mode;		/* "command", "pid", "self" */
+	char **argv;			/* command or rm operands, NULL-terminated */
+	int pid;
+	int exit_status;		/* -1 when unknown (-p) */
+	uint64_t wall_ns;
+	uint32_t max_threads;		/* live at once, sampled */
+	uint32_t threads_seen;
+	bool attached[PROBE_G_COUNT];
+	const char *notes;		/* newline-separated */
+	const struct probe_snapshot *total;
+	struct probe_caller callers[TRACE_MAX_CALLERS];
+	char caller_names[TRACE_MAX_CALLERS][128];
+	int ncallers;
+	struct trace_interval *iv;
+	int niv;
+	/* -rf (mode "self"): the adaptive controller's summary and decisions */
+	const char *controller;		/* NULL: no controller ran */
+	const struct controller_decision *decisions;
+	size_t ndecisions;
+};
+
+struct trace_finding {
+	const char *id;			/* stable identifier (JSON) */
+	double share;			/* of the busy syscall time */
+	char text[640];
+};
+
+#define TRACE_MAX_FINDINGS 12
+/* Findings ranked by time share (largest first). Returns how many. */
+int trace_findings(const struct trace_result *r, struct trace_finding *out, int max);
+
+/* Consecutive ext4 unlinks of a thread whose inodes are fewer than this
+ * apart count as in order (the report's "unlink order" line). */
+#define TRACE_INO_NEAR 64
+double trace_ino_near_share(const struct probe_hist *h);
+/* Syscall time excluding waits for children, poll, futex and sleeps: the
+ * base of every share. */
+uint64_t trace_busy_ns(const struct probe_snapshot *s);
+
+void trace_report_text(FILE *f, const struct trace_result *r);
+void trace_report_json(FILE *f, const struct trace_result *r);
+
+/* "1.23 s", "45.6 ms", "12.3 us", "800 ns" */
+const char *trace_fmt_ns(double ns, char *buf, size_t len);
+
+/* The deletion-relevant syscalls shown in detail (x86-64 numbers). */
+extern const int trace_detail_nrs[];
+extern const int trace_detail_count;
+
+#endif
