@@ -1,9 +1,10 @@
 /* adaptrm: entry point. Picks the face (rm, --trace, --profiles) and leaves
  * the rest to it; checks stdout at exit like GNU's close_stdout. */
-#include "lib/msg.h"
 #include "cli/options.h"
-#include "ctl/profile.h"
+#include "cli/profiles_cmd.h"
+#include "cli/progress.h"
 #include "cli/rm.h"
+#include "lib/msg.h"
 #include "trace/trace.h"
 
 #include <errno.h>
@@ -22,6 +23,7 @@ static int close_stdout(int status)
 
 int main(int argc, char **argv)
 {
+	progress_clock_start();
 	setlocale(LC_ALL, "");
 	msg_init(argv[0]);
 	if (argc > 1 && !strcmp(argv[1], "--trace"))

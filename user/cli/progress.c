@@ -1,6 +1,7 @@
 #include "cli/progress.h"
 #include "ctl/controller.h"
 #include "lib/xalloc.h"
+#include "lib/clock.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -12,14 +13,7 @@ struct progress {
 
 static double t_start = -1;
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-__attribute__((constructor)) static void start_clock(void)
+void progress_clock_start(void)
 {
 	t_start = now_s();
 }

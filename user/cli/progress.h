@@ -12,6 +12,8 @@ void progress_update(struct progress *p, struct engine *e);
 /* Clear the line; frees P. */
 void progress_finish(struct progress *p, struct engine *e);
 /* Elapsed seconds since the program started the rm face. */
+/* Start the clock --stats and --progress report from (main, first thing). */
+void progress_clock_start(void);
 double progress_elapsed(void);
 void progress_print_stats(struct engine *e, const struct controller *c);
 

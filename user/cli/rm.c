@@ -388,7 +388,15 @@ int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct 
 			struct stat st;
 			if (lstat(files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
 				struct engine *e = get_engine(&r);
-				r.ctl = controller_new(e, o);
+				struct ctl_config cc = {
+					.pinned_threads = o->threads > 0 ? o->threads : 0,
+					.explain = o->explain,
+					.json_path = o->json_path,
+					.stats = o->stats,
+					.no_profile = o->no_profile,
+					.sort_policy = o->sort_policy,
+				};
+				r.ctl = controller_new(e, &cc);
 				engine_set_tick(e, tick, &r);
 			}
 		}

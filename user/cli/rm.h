@@ -1,6 +1,6 @@
 #ifndef ADAPTRM_RM_H
 #define ADAPTRM_RM_H
-#include "ctl/controller.h"
+#include "ctl/decision.h"
 #include "cli/options.h"
 #include <stddef.h>
 /* Remove FILES as GNU rm would, with the parallel engine for trees. Returns

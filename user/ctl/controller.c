@@ -13,10 +13,12 @@
 #include "ctl/trial.h"
 #include "ctl/signals.h"
 #include "engine/fsinfo.h"
+#include "lib/env.h"
 #include "lib/json.h"
 #include "lib/msg.h"
 #include "ctl/profile.h"
 #include "lib/xalloc.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,7 +43,7 @@
 
 struct controller {
 	struct engine *e;
-	const struct rm_options *o;
+	struct ctl_config cfg;
 	bool steer;		/* false: --threads=N, record only */
 	struct ctl_source *src;
 	struct ctl_policy pol;
@@ -71,13 +73,6 @@ struct controller {
 	struct json_writer jw;
 	bool json_tree_open;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int ncpus(void)
 {
@@ -132,7 +127,7 @@ static int prior_threads(uint64_t f_type, const char *fs, const char *shape)
 static void explain(struct controller *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void explain(struct controller *c, const char *fmt, ...)
 {
-	if (!c->o->explain)
+	if (!c->cfg.explain)
 		return;
 	char line[400];
 	va_list ap;
@@ -155,25 +150,24 @@ static void log_decision(struct controller *c, int from, int to, const char *why
 	snprintf(d->why, sizeof d->why, "%s", why);
 }
 
-struct controller *controller_new(struct engine *e, const struct rm_options *o)
+struct controller *controller_new(struct engine *e, const struct ctl_config *cfg)
 {
-	bool steer = o->threads <= 0;
-	if (!steer && !o->json_path && !o->explain)
+	bool steer = cfg->pinned_threads <= 0;
+	if (!steer && !cfg->json_path && !cfg->explain)
 		return NULL;
 	struct controller *c = xcalloc(1, sizeof(*c));
+	const struct ctl_config *o = &c->cfg;
 	c->e = e;
-	c->o = o;
+	c->cfg = *cfg;
 	c->steer = steer;
 	c->log = xcalloc(MAX_DECISIONS, sizeof(*c->log));
 	c->src = ctl_source_new(e);
 	c->t0 = now_s();
-	const char *env = getenv("ADAPTRM_CTL_BPF");
 	/* The probes cost a load (~70 ms) and a little per syscall: load them
 	 * at once when the user asked to see the evidence (ADAPTRM_CTL_BPF=1
 	 * forces, =0 forbids), else only where they pay (BPF_LAZY_*). */
-	c->bpf_eager = env ? env[0] == '1' : (o->explain || o->json_path || o->stats);
-	if (env && env[0] == '0')
-		c->bpf_eager = false;
+	int env = env_flag(ENV_CTL_BPF, -1);
+	c->bpf_eager = env >= 0 ? env : (o->explain || o->json_path || o->stats);
 	if (o->json_path) {
 		c->json = fopen(o->json_path, "w");
 		if (!c->json) {
@@ -193,8 +187,8 @@ struct controller *controller_new(struct engine *e, const struct rm_options *o)
 
 static bool bpf_allowed(void)
 {
-	const char *env = getenv("ADAPTRM_CTL_BPF");
-	return !(env && env[0] == '0');
+	const char *s = env_str(ENV_CTL_BPF);
+	return !(s && s[0] == '0');
 }
 
 static void try_bpf(struct controller *c)
@@ -223,7 +217,7 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		snprintf(c->key.fs, sizeof c->key.fs, "?");
 		snprintf(c->key.shape, sizeof c->key.shape, "?");
 	}
-	c->have_profile = c->have_key && !c->o->no_profile && c->steer &&
+	c->have_profile = c->have_key && !c->cfg.no_profile && c->steer &&
 			  profile_load(&c->key, &c->prof);
 	struct stat top;
 	c->cache_in_tree = fstatat(dirfd, name, &top, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -241,9 +235,9 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		c->start_from = "prior";
 	}
 	/* For tests and experiments: start elsewhere, to watch it converge. */
-	const char *force = getenv("ADAPTRM_CTL_START");
-	if (c->steer && force && atoi(force) > 0) {
-		start = atoi(force);
+	int force = env_int(ENV_CTL_START, 0);
+	if (c->steer && force > 0) {
+		start = force;
 		c->start_from = "ADAPTRM_CTL_START";
 		c->have_profile = false;
 	}
@@ -285,7 +279,7 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	 * batch size or above, there is nothing to compare. */
 	bool sortable = atomic_load(&k->sort_threshold) < atomic_load(&k->sort_batch);
 	ctl_trial_init(&c->sort, &tc,
-		       !c->steer || !c->have_key || c->o->sort_policy != SORT_AUTO || !sortable ||
+		       !c->steer || !c->have_key || c->cfg.sort_policy != SORT_AUTO || !sortable ||
 			       fsinfo_type_sort_known(c->key.f_type),
 		       c->have_profile && !retry ? c->prof.sort : -1);
 	c->share_asked = c->share.st == TRIAL_UNTRIED;
@@ -491,7 +485,7 @@ void controller_end_tree(struct controller *c)
 	double secs = now_s() - c->tree_t0;
 	double rate = secs > 0 ? (tot.files + tot.dirs - c->tree_entries0) / secs : 0;
 	bool saved = false;
-	if (keep > 0 && c->have_key && !c->o->no_profile && !c->cache_in_tree) {
+	if (keep > 0 && c->have_key && !c->cfg.no_profile && !c->cache_in_tree) {
 		struct profile_entry e = {
 			.threads = keep,
 			.rate = rate,
@@ -556,7 +550,7 @@ void controller_finish(struct controller *c)
 		jw_end(&c->jw);
 		jw_finish(&c->jw);
 		if (fclose(c->json) != 0)
-			warn_errno(errno, "error writing %s", c->o->json_path);
+			warn_errno(errno, "error writing %s", c->cfg.json_path);
 		c->json = NULL;
 	}
 }

@@ -4,14 +4,28 @@
  * records the time series without turning anything. */
 #ifndef ADAPTRM_CONTROLLER_H
 #define ADAPTRM_CONTROLLER_H
+#include "ctl/decision.h"
 #include "engine/engine.h"
-#include "cli/options.h"
+
+#include <stdbool.h>
+#include <stddef.h>
 
 struct controller;
 
+/* What the face asks of the controller (the rm face fills it from its
+ * options). */
+struct ctl_config {
+	int pinned_threads;	/* --threads=N: record only, steer nothing; 0: steer */
+	bool explain;		/* --explain: each decision on stderr */
+	const char *json_path;	/* --json=FILE: the time series, or NULL */
+	bool stats;		/* --stats: the evidence is wanted, load the probes */
+	bool no_profile;	/* --no-profile: neither read nor store profiles */
+	int sort_policy;	/* enum sort_policy (--sort): not SORT_AUTO pins it */
+};
+
 /* Workers to create when the controller decides (cap; --max-threads). */
 int controller_default_max_threads(int requested);
-struct controller *controller_new(struct engine *e, const struct rm_options *o);
+struct controller *controller_new(struct engine *e, const struct ctl_config *cfg);
 /* A tree inside DIRFD/NAME is about to be removed: choose the start point. */
 void controller_begin_tree(struct controller *c, int dirfd, const char *name);
 /* Called every engine tick (~100 ms) while the tree is being removed. */
@@ -22,13 +36,8 @@ void controller_finish(struct controller *c);
 void controller_describe(const struct controller *c, char *buf, size_t len);
 void controller_free(struct controller *c);
 
-/* The decision log (for --trace -rf and tests): every change of a knob, with
- * its evidence, in order. Valid until controller_free. */
-struct controller_decision {
-	double t;		/* seconds since the first tree began */
-	int from, to;		/* active workers */
-	char why[200];
-};
+/* The decision log (for --trace -rf and tests), in order. Valid until
+ * controller_free. */
 size_t controller_decisions(const struct controller *c, const struct controller_decision **out);
 /* Active workers at the end of the last tree (0 if none ran). */
 int controller_final_threads(const struct controller *c);

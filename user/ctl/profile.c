@@ -1,6 +1,7 @@
 /* Stored controller profiles (see profile.h). */
 #include "ctl/profile.h"
 #include "engine/fsinfo.h"
+#include "lib/env.h"
 #include "lib/json.h"
 #include "lib/msg.h"
 #include "lib/xalloc.h"
@@ -19,7 +20,6 @@
 #include <unistd.h>
 
 #define PROFILE_FORMAT "adaptrm-profile-1"
-#define MAX_CLASSES 16
 
 const char *profile_shape_class(unsigned entries, unsigned dirs, bool more, int sub_entries)
 {
@@ -113,13 +113,13 @@ bool profile_key_for(int dirfd, const char *name, struct profile_key *k)
 
 char *profile_dir(void)
 {
-	const char *x = getenv("XDG_CACHE_HOME");
+	const char *x = env_str(ENV_XDG_CACHE_HOME);
 	char *d = NULL;
 	if (x && x[0] == '/') {
 		if (asprintf(&d, "%s/adaptrm", x) < 0)
 			d = NULL;
 	} else {
-		const char *h = getenv("HOME");
+		const char *h = env_str(ENV_HOME);
 		if (!h || !*h)
 			return NULL;
 		if (asprintf(&d, "%s/.cache/adaptrm", h) < 0)
@@ -139,12 +139,6 @@ char *profile_path(const struct profile_key *k)
 	return p;
 }
 
-struct profile_file {
-	int n;
-	char shape[MAX_CLASSES][16];
-	struct profile_entry e[MAX_CLASSES];
-};
-
 static bool warned;
 
 static void warn_once(const char *path, const char *why)
@@ -161,14 +155,12 @@ static int on_off(const char *v)
 	return !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : -1;
 }
 
-static const char *on_off_name(int v)
+const char *profile_switch_name(int v)
 {
 	return v < 0 ? "-" : v ? "on" : "off";
 }
 
-/* Parse PATH; false (with a warning once) if it is corrupt or belongs to
- * another filesystem. A missing file is not an error: empty result. */
-static bool read_file(const char *path, const struct profile_key *k, struct profile_file *pf)
+bool profile_read(const char *path, const struct profile_key *k, struct profile_file *pf)
 {
 	memset(pf, 0, sizeof(*pf));
 	if (access(path, F_OK) != 0)
@@ -189,7 +181,10 @@ static bool read_file(const char *path, const struct profile_key *k, struct prof
 		why = "written for another filesystem";
 		goto out;
 	}
-	for (size_t i = 0; i < cl->n && pf->n < MAX_CLASSES; i++) {
+	snprintf(pf->fs, sizeof pf->fs, "%s", json_get_str(v, "fs", "?"));
+	snprintf(pf->fsid, sizeof pf->fsid, "%s", json_get_str(v, "fsid", "?"));
+	snprintf(pf->dev, sizeof pf->dev, "%s", json_get_str(v, "dev", "?"));
+	for (size_t i = 0; i < cl->n && pf->n < PROFILE_MAX_CLASSES; i++) {
 		const struct json_value *c = cl->items[i];
 		const char *shape = json_get_str(c, "shape", NULL);
 		double th = json_get_num(c, "threads", -1);
@@ -221,7 +216,7 @@ bool profile_load(const struct profile_key *k, struct profile_entry *out)
 		return false;
 	struct profile_file pf;
 	bool found = false;
-	if (read_file(path, k, &pf))
+	if (profile_read(path, k, &pf))
 		for (int i = 0; i < pf.n; i++)
 			if (!strcmp(pf.shape[i], k->shape)) {
 				*out = pf.e[i];
@@ -237,7 +232,7 @@ bool profile_load(const struct profile_key *k, struct profile_entry *out)
  * "$XDG_CACHE_HOME/adaptrm" and $XDG_CACHE_HOME itself. */
 static int make_profile_dir(const char *dir)
 {
-	const char *x = getenv("XDG_CACHE_HOME");
+	const char *x = env_str(ENV_XDG_CACHE_HOME);
 	bool xdg = x && x[0] == '/';
 	char *d = xstrdup(dir);
 	char *cut = strrchr(d, '/');	/* .../adaptrm */
@@ -303,13 +298,13 @@ bool profile_store(const struct profile_key *k, const struct profile_entry *e)
 	if (!dir || !path || make_profile_dir(dir) < 0)
 		goto out;
 	struct profile_file pf;
-	if (!read_file(path, k, &pf))
+	if (!profile_read(path, k, &pf))
 		pf.n = 0;	/* replace a corrupt or foreign file */
 	int i;
 	for (i = 0; i < pf.n && strcmp(pf.shape[i], k->shape); i++)
 		;
 	if (i == pf.n) {
-		if (pf.n == MAX_CLASSES)
+		if (pf.n == PROFILE_MAX_CLASSES)
 			i = 0;
 		else
 			pf.n++;
@@ -347,9 +342,9 @@ bool profile_store(const struct profile_key *k, const struct profile_entry *e)
 		jw_uint(&w, "runs", pf.e[j].runs);
 		jw_int(&w, "updated", pf.e[j].updated);
 		if (pf.e[j].share >= 0)
-			jw_string(&w, "share", on_off_name(pf.e[j].share));
+			jw_string(&w, "share", profile_switch_name(pf.e[j].share));
 		if (pf.e[j].sort >= 0)
-			jw_string(&w, "sort", on_off_name(pf.e[j].sort));
+			jw_string(&w, "sort", profile_switch_name(pf.e[j].sort));
 		jw_end(&w);
 	}
 	jw_end(&w);
@@ -366,75 +361,4 @@ out:
 	free(path);
 	free(tmp);
 	return ok;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-int profiles_main(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	char *dir = profile_dir();
-	if (!dir) {
-		warn_errno(0, "no profile directory: neither XDG_CACHE_HOME nor HOME is set");
-		return 1;
-	}
-	DIR *d = opendir(dir);
-	if (!d) {
-		if (errno == ENOENT) {
-			printf("no profiles stored in %s\n", dir);
-			free(dir);
-			return 0;
-		}
-		warn_errno(errno, "cannot read %s", dir);
-		free(dir);
-		return 1;
-	}
-	char *names[1024];
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) && n < 1024) {
-		size_t l = strlen(de->d_name);
-		if (de->d_name[0] != '.' && l > 5 && !strcmp(de->d_name + l - 5, ".json"))
-			names[n++] = xstrdup(de->d_name);
-	}
-	closedir(d);
-	qsort(names, n, sizeof *names, cmp_str);
-	if (n == 0)
-		printf("no profiles stored in %s\n", dir);
-	else
-		printf("profiles in %s\n%-8s %-16s %-9s %-11s %7s %5s %4s %12s %5s  %s\n", dir, "fs",
-		       "fsid", "dev", "shape", "threads", "share", "sort", "entries/s", "runs", "updated");
-	for (int i = 0; i < n; i++) {
-		char *path = NULL;
-		if (asprintf(&path, "%s/%s", dir, names[i]) >= 0) {
-			char err[200];
-			struct json_value *v = json_parse_file(path, err, sizeof err);
-			struct profile_file pf;
-			if (v && read_file(path, NULL, &pf)) {
-				for (int j = 0; j < pf.n; j++) {
-					char when[32] = "?";
-					time_t t = (time_t)pf.e[j].updated;
-					struct tm tm;
-					if (t && localtime_r(&t, &tm))
-						strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-					printf("%-8s %-16s %-9s %-11s %7d %5s %4s %12.0f %5u  %s\n",
-					       json_get_str(v, "fs", "?"), json_get_str(v, "fsid", "?"),
-					       json_get_str(v, "dev", "?"), pf.shape[j], pf.e[j].threads,
-					       on_off_name(pf.e[j].share), on_off_name(pf.e[j].sort),
-					       pf.e[j].rate, pf.e[j].runs, when);
-				}
-			} else if (!v) {
-				warn_once(path, err);
-			}
-			json_free(v);
-			free(path);
-		}
-		free(names[i]);
-	}
-	free(dir);
-	return 0;
 }

@@ -46,7 +46,19 @@ bool profile_dir_inside(dev_t dev, ino_t ino);
 /* Path of the file holding K (malloc'ed), or NULL. */
 char *profile_path(const struct profile_key *k);
 
-/* `adaptrm --profiles`: list what is stored. */
-int profiles_main(int argc, char **argv);
+/* One profile file: its filesystem and an entry per shape class. */
+#define PROFILE_MAX_CLASSES 16
+struct profile_file {
+	char fs[24], fsid[20], dev[24];
+	int n;
+	char shape[PROFILE_MAX_CLASSES][16];
+	struct profile_entry e[PROFILE_MAX_CLASSES];
+};
+/* Parse PATH; false (with a warning once) if it is corrupt or, when K is
+ * given, belongs to another filesystem. A missing file is not an error:
+ * empty result. */
+bool profile_read(const char *path, const struct profile_key *k, struct profile_file *pf);
+/* A learned switch as stored: "on", "off", "-" (not tried). */
+const char *profile_switch_name(int v);
 
 #endif

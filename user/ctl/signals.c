@@ -15,6 +15,7 @@
 #include "probes/hist.h"
 #include "probes/probes.h"
 #include "lib/xalloc.h"
+#include "lib/clock.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -40,13 +41,6 @@ struct ctl_source {
 	bool bpf_tried;
 	char missing[400];
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* First two fields of schedstat: ns on CPU, ns waiting on a run queue. */
 static bool read_schedstat(pid_t tid, uint64_t *run, uint64_t *wait)

@@ -6,6 +6,8 @@
 #include "engine/rawsys.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "lib/clock.h"
+#include "lib/env.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -131,13 +133,6 @@ struct engine {
 	engine_tick_fn tick;
 	void *tick_arg;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
 {
@@ -1055,13 +1050,12 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	atomic_init(&e->knobs.sort_batch, 100000);
 	atomic_init(&e->knobs.getdents_size, 64 * 1024);
 	/* Developer override for experiments; the controller owns it otherwise. */
-	const char *share = getenv("ADAPTRM_DIR_SHARE");
-	atomic_init(&e->knobs.dir_share, share ? (unsigned)atoi(share) : DIR_SHARE_AUTO);
+	atomic_init(&e->knobs.dir_share, (unsigned)env_int(ENV_DIR_SHARE, DIR_SHARE_AUTO));
 	atomic_init(&e->knobs.share_unknown, false);
 	atomic_init(&e->knobs.sort_unknown, false);
 	atomic_init(&e->knobs.sort_base, false);
-	const char *rev = getenv("ADAPTRM_REVERSE");
-	atomic_init(&e->knobs.reverse_policy, !rev ? SORT_AUTO : rev[0] == '1' ? SORT_ALWAYS : SORT_NEVER);
+	int rev = env_flag(ENV_REVERSE, -1);
+	atomic_init(&e->knobs.reverse_policy, rev < 0 ? SORT_AUTO : rev ? SORT_ALWAYS : SORT_NEVER);
 	e->seen_active = initial_threads;
 
 	pthread_mutex_init(&e->qlock, NULL);

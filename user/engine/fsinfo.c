@@ -1,4 +1,5 @@
 #include "engine/fsinfo.h"
+#include "lib/env.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -50,13 +51,12 @@ const char *fsinfo_name(uint64_t t, char buf[24])
 /* ADAPTRM_SHARE_TRIAL=1, ADAPTRM_SORT_TRIAL=1: pretend no type was
  * measured, so that the controller's trial runs everywhere (tests,
  * experiments). */
-static bool trial_forced(_Atomic int *cached, const char *var)
+static bool trial_forced(_Atomic int *cached, enum env_var var)
 {
 	/* workers ask concurrently: atomic, and every one computes the same */
 	int f = atomic_load_explicit(cached, memory_order_relaxed);
 	if (f < 0) {
-		const char *v = getenv(var);
-		f = v && v[0] == '1';
+		f = env_flag(var, 0);
 		atomic_store_explicit(cached, f, memory_order_relaxed);
 	}
 	return f;
@@ -65,13 +65,13 @@ static bool trial_forced(_Atomic int *cached, const char *var)
 static bool share_trial_forced(void)
 {
 	static _Atomic int forced = -1;
-	return trial_forced(&forced, "ADAPTRM_SHARE_TRIAL");
+	return trial_forced(&forced, ENV_SHARE_TRIAL);
 }
 
 static bool sort_trial_forced(void)
 {
 	static _Atomic int forced = -1;
-	return trial_forced(&forced, "ADAPTRM_SORT_TRIAL");
+	return trial_forced(&forced, ENV_SORT_TRIAL);
 }
 
 bool fsinfo_type_sort_pays(uint64_t t)

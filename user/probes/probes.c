@@ -5,6 +5,7 @@
 #include "probes/ksym_bpf.h"
 #include "probes/ksyms.h"
 #include "probes.skel.h"
+#include "lib/env.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -89,7 +90,7 @@ static void note(struct probes *p, const char *fmt, ...)
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (getenv("ADAPTRM_BPF_DEBUG"))
+	if (env_str(ENV_BPF_DEBUG))
 		return vfprintf(stderr, fmt, ap);
 	return 0;
 }
@@ -249,7 +250,7 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 	 * to every --trace. Only if that fails: leave out the groups whose
 	 * tracepoints this kernel lacks, then fall back to raw_tp
 	 * (ADAPTRM_BPF_RAW_TP=1 forces the fallback, for its tests). */
-	bool force_raw = getenv("ADAPTRM_BPF_RAW_TP") && getenv("ADAPTRM_BPF_RAW_TP")[0] == '1';
+	bool force_raw = env_flag(ENV_BPF_RAW_TP, 0);
 	p->skel = force_raw ? NULL : open_flavour(p, true, flags, NULL, group_ok);
 	e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
 	if (e) {
@@ -576,8 +577,7 @@ static struct ksyms *name_stack_frames(struct probes *p)
 		free(addrs);
 		return NULL;	/* no stack kept: nothing to name */
 	}
-	const char *env = getenv("ADAPTRM_KALLSYMS");	/* 1: the file, for tests */
-	struct ksyms *ks = env && env[0] == '1' ? NULL : ksym_bpf_resolve(addrs, u);
+	struct ksyms *ks = env_flag(ENV_KALLSYMS, 0) ? NULL : ksym_bpf_resolve(addrs, u);
 	free(addrs);
 	return ks ? ks : ksyms_load(NULL);
 }

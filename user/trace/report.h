@@ -2,7 +2,7 @@
  * text (strace -c table, DTrace quantize histograms, verdict) or JSON. */
 #ifndef ADAPTRM_TRACE_REPORT_H
 #define ADAPTRM_TRACE_REPORT_H
-#include "ctl/controller.h"
+#include "ctl/decision.h"
 #include "probes/probes.h"
 #include <stdio.h>
 

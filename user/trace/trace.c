@@ -8,6 +8,7 @@
 #include "probes/probes.h"
 #include "cli/rm.h"
 #include "trace/report.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,13 +51,6 @@ static void usage(int status)
 		"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n",
 		program_invoked, program_invoked, program_invoked, program_invoked);
 	exit(0);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 struct sampler {

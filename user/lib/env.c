@@ -1,0 +1,54 @@
+/* The environment variables adaptrm reads (see env.h). The only getenv() in
+ * user/: `make lint` checks it. */
+#include "lib/env.h"
+
+#include <stdlib.h>
+
+const struct env_desc env_table[ENV_COUNT] = {
+	[ENV_CTL_BPF] = { "ADAPTRM_CTL_BPF",
+			  "1: the controller loads its eBPF probes at once; 0: never (user-space signals only)",
+			  false },
+	[ENV_CTL_START] = { "ADAPTRM_CTL_START",
+			    "the controller's first worker count instead of the profile or prior", true },
+	[ENV_DIR_SHARE] = { "ADAPTRM_DIR_SHARE",
+			    "workers that may unlink in one directory at once (1: one per directory); 0: by filesystem type",
+			    true },
+	[ENV_REVERSE] = { "ADAPTRM_REVERSE",
+			  "1: unlink each getdents64 batch last-first everywhere; 0: never", true },
+	[ENV_SHARE_TRIAL] = { "ADAPTRM_SHARE_TRIAL",
+			      "1: the controller tries directory sharing on every filesystem type", true },
+	[ENV_SORT_TRIAL] = { "ADAPTRM_SORT_TRIAL",
+			     "1: the controller tries inode order on every filesystem type", true },
+	[ENV_BPF_DEBUG] = { "ADAPTRM_BPF_DEBUG", "set: print libbpf's messages on stderr", false },
+	[ENV_BPF_RAW_TP] = { "ADAPTRM_BPF_RAW_TP", "1: attach raw_tp programs instead of tp_btf",
+			     true },
+	[ENV_KALLSYMS] = { "ADAPTRM_KALLSYMS",
+			   "1: name kernel callers from /proc/kallsyms, not from BPF's ksym iterator",
+			   true },
+	[ENV_XDG_CACHE_HOME] = { "XDG_CACHE_HOME",
+				 "profiles are kept in $XDG_CACHE_HOME/adaptrm (absolute paths only)",
+				 false },
+	[ENV_HOME] = { "HOME", "without XDG_CACHE_HOME, profiles are kept in $HOME/.cache/adaptrm",
+		       false },
+};
+
+const char *env_str(enum env_var v)
+{
+	return getenv(env_table[v].name);
+}
+
+int env_flag(enum env_var v, int unset)
+{
+	const char *s = env_str(v);
+	return !s ? unset : s[0] == '1';
+}
+
+int env_int(enum env_var v, int unset)
+{
+	const char *s = env_str(v);
+	char *end;
+	if (!s || !*s)
+		return unset;
+	long n = strtol(s, &end, 10);
+	return *end ? unset : (int)n;
+}
