@@ -16,8 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The BPF side cannot include <sys/syscall.h>: its numbers are checked here. */
+_Static_assert(PROBE_NR_UNLINKAT == SYS_unlinkat, "PROBE_NR_UNLINKAT");
+_Static_assert(PROBE_NR_GETDENTS64 == SYS_getdents64, "PROBE_NR_GETDENTS64");
 
 struct tp_group {
 	const char *tp;
