@@ -147,8 +147,11 @@ adaptrm options:\n\
 Other modes:\n\
   adaptrm --trace [--json FILE] -- COMMAND [ARG]...   trace a command's deletion\n\
   adaptrm --trace -p PID                              trace a running process\n\
+  adaptrm --trace -rf DIR...                          trace adaptrm's own delete\n\
   adaptrm --trace --compare A.json B.json             compare two saved traces\n\
   adaptrm --profiles                                  list stored tuning profiles\n\
+--trace also takes --interval SEC (a per-interval table) and --no-callers\n\
+(no kernel stacks of contended locks); see adaptrm --trace --help.\n\
 \n\
 By default, rm does not remove directories.  Use the --recursive (-r or -R)\n\
 option to remove each listed directory, too, along with all of its contents.\n\

@@ -1,0 +1,120 @@
+# The reference documentation against the code: every option that the code
+# parses appears in --help, in the man page and in the bash completion, and
+# every ADAPTRM_* variable that user/ reads is in the man page's ENVIRONMENT
+# section. The names come from the sources, not from a list kept here:
+#   - long options: the `struct option` tables (user/cli/options.c), and the
+#     strings that hand parsers compare argv against with strcmp/strncmp
+#     (user/main.c's faces, user/trace/trace.c, --profiles);
+#   - short options: getopt_long's option string, and "-x" strings compared
+#     by the hand parsers (--trace's -p);
+#   - variables: every "ADAPTRM_..." string literal in user/**/*.c (getenv
+#     calls and user/lib/env.c's table alike).
+# DOCS_MAN, DOCS_COMPLETION and DOCS_SRC override the files checked (the
+# last test uses them to check that an omission is caught).
+
+docs_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# GNU rm's hidden testing option: not in GNU's --help or completion either;
+# the man page still lists it.
+docs_hidden_from_help="---presume-input-tty"
+
+docs_src() { echo "${DOCS_SRC:-$docs_repo/user}"; }
+docs_man() { echo "${DOCS_MAN:-$docs_repo/docs/adaptrm.1}"; }
+docs_completion() { echo "${DOCS_COMPLETION:-$docs_repo/docs/adaptrm.bash-completion}"; }
+
+# Every option the code parses, one per line ("--name", "-x").
+docs_code_options() {
+	local src
+	src=$(docs_src)
+	[ -d "$src" ] || fail "no source directory $src"
+	{
+		# struct option initializers: { "name", no_argument, ... }
+		grep -rhoE --include='*.c' '\{ *"[^"]+", *(no|required|optional)_argument' "$src" |
+			sed -E 's/^\{ *"([^"]+)".*/--\1/'
+		# hand parsers: strcmp(a, "--name") / strncmp(a, "--name=", 7)
+		grep -rhoE --include='*.c' 'str(n)?cmp\([^;]*' "$src" |
+			grep -oE '"--?[a-zA-Z][a-zA-Z0-9-]*' | tr -d '"' |
+			grep -vxE -- '-[a-zA-Z][a-zA-Z0-9-]+'
+		# getopt_long's short options
+		grep -rhoE --include='*.c' 'getopt_long\([^,]+,[^,]+, *"[^"]*"' "$src" |
+			sed -E 's/.*"([^"]*)"$/\1/' | tr -d ':+' | grep -oE '[a-zA-Z]' | sed 's/^/-/'
+	} | LC_ALL=C sort -u
+}
+
+# has_opt OPT < TEXT: OPT appears as a whole option name.
+has_opt() { grep -qE -- "(^|[^a-zA-Z0-9-])$1([^a-zA-Z0-9-]|$)"; }
+
+# The man page as plain text: \- is a dash, font escapes go.
+docs_man_text() { sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' -e 's/\\f(..//g' "$(docs_man)"; }
+
+# Prints "WHERE: OPTION" for every option missing from a document.
+docs_missing_options() {
+	local opts help man comp o
+	opts=$(docs_code_options)
+	[ -n "$opts" ] || fail "no options found in $(docs_src): the extraction is broken"
+	help=$("$ADAPTRM" --help; "$ADAPTRM" --trace --help)
+	man=$(docs_man_text)
+	comp=$(cat "$(docs_completion)")
+	for o in $opts; do
+		if [[ " $docs_hidden_from_help " != *" $o "* ]]; then
+			has_opt "$o" <<<"$help" || echo "adaptrm --help / adaptrm --trace --help: $o"
+			has_opt "$o" <<<"$comp" || echo "$(docs_completion): $o"
+		fi
+		has_opt "$o" <<<"$man" || echo "$(docs_man): $o"
+	done
+}
+
+# Every ADAPTRM_* variable user/ reads.
+docs_code_env() {
+	grep -rhoE --include='*.c' '"ADAPTRM_[A-Z0-9_]+"' "$(docs_src)" | tr -d '"' | LC_ALL=C sort -u
+}
+
+docs_missing_env() {
+	local vars env v
+	vars=$(docs_code_env)
+	[ -n "$vars" ] || fail "no ADAPTRM_* variables found in $(docs_src): the extraction is broken"
+	env=$(awk '/^\.SH /{f = ($2 == "ENVIRONMENT")} f' "$(docs_man)")
+	[ -n "$env" ] || { echo "$(docs_man): no ENVIRONMENT section"; return; }
+	for v in $vars; do
+		grep -qE "(^|[^A-Z0-9_])$v([^A-Z0-9_]|$)" <<<"$env" || echo "$(docs_man) ENVIRONMENT: $v"
+	done
+}
+
+test_docs_options() {
+	local missing n
+	n=$(docs_code_options | wc -l)
+	# options.c alone has 22 long options: far fewer means the parse broke
+	[ "$n" -ge 30 ] || fail "only $n options extracted from $(docs_src): $(docs_code_options | tr '\n' ' ')"
+	missing=$(docs_missing_options)
+	[ -z "$missing" ] || fail "options the code parses but the documentation lacks:
+$missing"
+}
+
+test_docs_env() {
+	local missing
+	missing=$(docs_missing_env)
+	[ -z "$missing" ] || fail "variables user/ reads but the man page's ENVIRONMENT lacks:
+$missing"
+}
+
+# The two checks fail, naming the culprit, when a document loses an entry
+# (copies of the repository's own documents, whatever DOCS_* say).
+test_docs_checks_catch_omissions() {
+	local out
+	unset DOCS_MAN DOCS_COMPLETION DOCS_SRC
+	grep -v -- 'no\\-callers' "$(docs_man)" | grep -v -- 'ADAPTRM_KALLSYMS' >man.1
+	sed 's/--no-callers//g' "$(docs_completion)" >comp
+	out=$(DOCS_MAN=$PWD/man.1 DOCS_COMPLETION=$PWD/comp docs_missing_options)
+	grep -q "man.1: --no-callers" <<<"$out" || fail "a man page without --no-callers passed: $out"
+	grep -q "comp: --no-callers" <<<"$out" || fail "a completion without --no-callers passed: $out"
+	out=$(DOCS_MAN=$PWD/man.1 docs_missing_env)
+	grep -q "ENVIRONMENT: ADAPTRM_KALLSYMS" <<<"$out" || fail "a man page without ADAPTRM_KALLSYMS passed: $out"
+	# and a new option and variable in the code, documented nowhere
+	cp -r "$(docs_src)" src
+	printf 'int x(const char *a) { return !strcmp(a, "--brand-new"); }\n' >src/new.c
+	printf 'const char *y = "ADAPTRM_BRAND_NEW";\n' >>src/new.c
+	out=$(DOCS_SRC=$PWD/src docs_missing_options)
+	[ "$(grep -c -- '--brand-new' <<<"$out")" = 3 ] || fail "--brand-new not reported 3 times: $out"
+	out=$(DOCS_SRC=$PWD/src docs_missing_env)
+	grep -q "ADAPTRM_BRAND_NEW" <<<"$out" || fail "ADAPTRM_BRAND_NEW not reported: $out"
+}
