@@ -4,7 +4,7 @@
 #   2. ASan+UBSan build: unit tests, then the end-to-end tests again;
 #   3. TSan build: the threaded-engine unit tests and the parallel e2e tests.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc)
 status=0
 step() { echo; echo "=== $*"; }

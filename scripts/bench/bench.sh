@@ -37,8 +37,13 @@
 # $BENCH_OUT/latest.tsv, medians and ratios in $BENCH_OUT/latest.json, a plot
 # in $BENCH_OUT/latest.png (and timestamped copies).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
+
+# The filesystem helpers shared with the end-to-end tests.
+FS_PROG=bench
+# shellcheck source=../lib/fs.sh
+source "$repo/scripts/lib/fs.sh"
 
 [ "$(id -u)" = 0 ] || { echo "bench: needs root (mounts tmpfs, loop devices and FUSE)" >&2; exit 1; }
 
@@ -95,7 +100,7 @@ for stale in "${BENCH_WORK:-/var/tmp}"/adaptrm-bench.*/; do
 	for m in "$stale/mnt" "$stale/backing" "$stale/layers"; do
 		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
 	done
-	[ -e "$stale/fs.img" ] && losetup -j "$stale/fs.img" | cut -d: -f1 | xargs -r -n1 losetup -d
+	[ -e "$stale/fs.img" ] && fs_detach_image "$stale/fs.img"
 	rm -rf --one-file-system "$stale"
 done
 
@@ -111,17 +116,17 @@ cp "$ADAPTRM" "$WORK/adaptrm" && ADAPTRM=$WORK/adaptrm || exit 1
 # first run on each new filesystem starts from the filesystem-type prior.
 export XDG_CACHE_HOME=$WORK/cache
 
-LOOP= SLOWFS_PID= BACKING_MNT=
+LOOP='' SLOWFS_PID='' BACKING_MNT=''
 teardown_fs() {
 	if [ -n "$SLOWFS_PID" ]; then
-		fusermount3 -u "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null
+		fs_umount_fuse "$MNT" 2>/dev/null
 		kill "$SLOWFS_PID" 2>/dev/null; wait "$SLOWFS_PID" 2>/dev/null
 		SLOWFS_PID=
 	elif mountpoint -q "$MNT"; then
-		umount "$MNT" 2>/dev/null || umount -l "$MNT"
+		fs_umount "$MNT"
 	fi
 	if [ -n "$BACKING_MNT" ]; then umount -l "$BACKING_MNT" 2>/dev/null; BACKING_MNT=; fi
-	if [ -n "$LOOP" ]; then losetup -d "$LOOP" 2>/dev/null; LOOP=; fi
+	if [ -n "$LOOP" ]; then fs_detach "$LOOP" 2>/dev/null; LOOP=; fi
 	rm -f "$WORK/fs.img"
 }
 cleanup() {
@@ -139,50 +144,43 @@ trap 'exit 143' TERM
 setup_fs() {
 	BACKING=$MNT
 	case $1 in
-	tmpfs) mount -t tmpfs -o size=16G tmpfs "$MNT" ;;
+	tmpfs) fs_tmpfs "$MNT" 16G ;;
 	ext4 | xfs | btrfs)
-		truncate -s "${BENCH_IMG_SIZE:-8G}" "$WORK/fs.img" || return 1
-		case $1 in
+		local mkfs_opts=()
 		# No lazy inode-table init: its background zeroing would disturb the first runs.
-		ext4) mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/fs.img" ;;
-		xfs) mkfs.xfs -q -f "$WORK/fs.img" ;;
-		btrfs) mkfs.btrfs -q -f "$WORK/fs.img" ;;
-		esac >/dev/null 2>&1 || { echo "bench: mkfs.$1 failed" >&2; return 1; }
-		LOOP=$(losetup -f --show "$WORK/fs.img") || return 1
-		mount "$LOOP" "$MNT" || return 1
+		[ "$1" = ext4 ] && mkfs_opts=(-E "lazy_itable_init=0,lazy_journal_init=0")
+		fs_make_image "$1" "$WORK/fs.img" "${BENCH_IMG_SIZE:-8G}" "${mkfs_opts[@]}" || return 1
+		fs_loop_mount "$WORK/fs.img" "$MNT"
+		local rc=$?
+		LOOP=$FS_LOOP
+		return $rc
 		;;
 	overlay)
 		# A container layer: overlayfs with an empty lower layer and the
 		# upper one on tmpfs; trees are built and deleted through it.
 		BACKING_MNT=$WORK/layers
 		mkdir -p "$BACKING_MNT"
-		mount -t tmpfs -o size=16G tmpfs "$BACKING_MNT" || return 1
-		mkdir -p "$BACKING_MNT"/{lower,upper,work}
-		mount -t overlay overlay -o "lowerdir=$BACKING_MNT/lower,upperdir=$BACKING_MNT/upper,workdir=$BACKING_MNT/work" \
-			"$MNT" || { echo "bench: cannot mount overlayfs" >&2; return 1; }
+		fs_tmpfs "$BACKING_MNT" 16G || return 1
+		fs_overlay "$MNT" "$BACKING_MNT" || { echo "bench: cannot mount overlayfs" >&2; return 1; }
 		;;
 	slowfs)
 		[ -x "$TOOLS/slowfs" ] || { echo "bench: $TOOLS/slowfs is not built (make tools)" >&2; return 1; }
 		BACKING_MNT=$WORK/backing
 		mkdir -p "$BACKING_MNT"
-		mount -t tmpfs -o size=16G tmpfs "$BACKING_MNT" || return 1
+		fs_tmpfs "$BACKING_MNT" 16G || return 1
 		chmod 755 "$BACKING_MNT"
-		"$TOOLS/slowfs" --delay-us="$SLOW_DELAY" "$BACKING_MNT" "$MNT" -f </dev/null >/dev/null 2>&1 &
-		SLOWFS_PID=$!
-		local i
-		for ((i = 0; i < 100; i++)); do
-			grep -q " $MNT fuse.slowfs " /proc/self/mounts && break
-			sleep 0.05
-		done
-		grep -q " $MNT fuse.slowfs " /proc/self/mounts || { echo "bench: slowfs did not mount" >&2; return 1; }
+		fs_slowfs_start "$TOOLS/slowfs" "$SLOW_DELAY" "$BACKING_MNT" "$MNT"
+		SLOWFS_PID=$FS_SLOWFS_PID
+		fs_slowfs_wait "$MNT" || { echo "bench: slowfs did not mount" >&2; return 1; }
 		BACKING=$BACKING_MNT
 		;;
 	esac
 }
 
 # ---------------------------------------------------------------------------
-# Trees. Built fd-relative in one python process (no fork per file, no path
-# length limit for the chain); files are empty, made with one mknod each.
+# Trees. Built fd-relative in one python process (tests/tools/mktree.py: no
+# fork per file, no path length limit for the chain); files are empty, made
+# with one mknod each.
 # On slowfs every operation costs a millisecond, so its trees are smaller
 # (same shapes): 64 x 100 as in shared/notes/machine.md, flat 5,000, a chain
 # of 1,000, 1,000 x 10. Even so, one single-threaded run takes 7-10 s.
@@ -213,31 +211,7 @@ shape_label() { # SHAPE FS
 	esac
 }
 build_tree() { # DIR KIND N [M]
-	python3 - "$@" <<'PY'
-import os, stat, sys
-top, kind, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-m = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-os.mkdir(top)
-fd = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
-def files(dfd, count):
-    for j in range(count):
-        os.mknod("f%d" % j, 0o644 | stat.S_IFREG, dir_fd=dfd)
-if kind == "tree":
-    for i in range(n):
-        os.mkdir("d%d" % i, dir_fd=fd)
-        dfd = os.open("d%d" % i, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-        files(dfd, m)
-        os.close(dfd)
-elif kind == "flat":
-    files(fd, n)
-elif kind == "chain":
-    for i in range(n):
-        os.mkdir("d", dir_fd=fd)
-        nfd = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
-        os.close(fd)
-        fd = nfd
-os.close(fd)
-PY
+	python3 "$repo/tests/tools/mktree.py" --first 0 "$@"
 }
 
 # ---------------------------------------------------------------------------
@@ -297,6 +271,7 @@ run_one() {
 	note=$(grep -v '^$' "$WORK/out" | head -1 | tr '\t' ' ' | cut -c1-120)
 	[ $rc != 0 ] && note="exit $rc: $note"
 	rm -rf "$BACKING/t"
+	# shellcheck disable=SC2086 # ${t:-0 0 0} is split on purpose: wall, user, sys
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$fs" "$shape" "$(shape_label "$shape" "$fs")" \
 		"$tool" "$rep" "$status" ${t:-0 0 0} "$note" "$RUN_ID" >>"$RESULTS"
 	LAST_STATUS=$status LAST_WALL=${t%% *}

@@ -30,6 +30,7 @@ for f in "$here"/test_*.sh; do
 			cd "$scratch" || exit 1
 			source "$here/lib.sh"
 			trap run_cleanup EXIT
+			# shellcheck source=/dev/null # each test file is checked on its own
 			source "$f"
 			set -e
 			"$t"

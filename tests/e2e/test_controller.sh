@@ -172,6 +172,7 @@ test_controller_never_recreates_a_deleted_cache() {
 	mount_slowfs mnt 1000
 	mkdir -p "$SLOWFS_BACKING/home/.cache/adaptrm"
 	make_tree "$SLOWFS_BACKING/home/work" 40 100
+	# shellcheck disable=SC2030 # HOME is changed for this run only
 	(
 		unset XDG_CACHE_HOME
 		export HOME=$PWD/mnt/home
@@ -185,6 +186,7 @@ test_controller_never_recreates_a_deleted_cache() {
 	# rm -rf ~/.cache: HOME survives, but .cache must not come back
 	mkdir -p "$SLOWFS_BACKING/home2/.cache/adaptrm"
 	make_tree "$SLOWFS_BACKING/home2/.cache/work" 40 100
+	# shellcheck disable=SC2031 # HOME is changed for this run only
 	(
 		unset XDG_CACHE_HOME
 		export HOME=$PWD/mnt/home2

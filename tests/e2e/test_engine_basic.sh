@@ -28,6 +28,7 @@ test_reverse_order_policy() {
 	for mode in "--threads=1" "--threads=2"; do
 		for env in "" 0 1; do
 			mkdir d; for i in $(seq 1 100); do : >"d/f$i"; done
+			# shellcheck disable=SC2010 # ls -f: directory order; names are f1..f100
 			order=$(ls -f d | grep -v '^\.\.\?$' | sed "s|^|removed 'd/|; s|\$|'|")
 			rev=$(printf '%s\n' "$order" | tac)
 			if [ -z "$env" ]; then out=$(ADAPTRM_DIR_SHARE=2 "$ADAPTRM" -rv "$mode" d)

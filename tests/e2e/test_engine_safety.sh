@@ -33,6 +33,7 @@ test_root_refused() {
 	make_sentinel keep; local before; before=$(sentinel_sum keep)
 	ln -s / rootlink
 	local out
+	# shellcheck disable=SC2016 # the script expands its variables itself
 	out=$(unshare -m --propagation private bash -c '
 		set -u
 		mount -o remount,bind,ro / 2>/dev/null || mount -o remount,ro / || { echo NORO; exit 0; }
@@ -96,6 +97,7 @@ PY
 		wait $pid || true
 		# a swap can be cut between its two halves by our rmdir: put it back
 		[ -d out/victim ] || fail "outside directory vanished (round $round)"
+		# shellcheck disable=SC2012 # counting f1..f200, plain names
 		[ "$(ls out/victim | wc -l)" = 200 ] || [ "$(sentinel_sum out)" = "$obefore" ] ||
 			fail "outside directory changed (round $round): $(ls out/victim | head -3)"
 		expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"

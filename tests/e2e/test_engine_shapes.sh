@@ -39,7 +39,7 @@ mixed_on() { # FSTYPE
 	local fs=$1
 	if [ "$fs" = tmpfs ]; then mount_fs tmpfs m 256M || skip "no tmpfs"
 	else mount_fs "$fs" m 1G || skip "cannot mount $fs"; fi
-	cd m
+	cd m || fail "cannot enter m"
 	make_sentinel keep; local before; before=$(sentinel_sum keep)
 	mkdir out; make_mixed t out
 	local obefore; obefore=$(sentinel_sum out)
@@ -49,7 +49,7 @@ mixed_on() { # FSTYPE
 	expect_eq "$(sentinel_sum out)" "$obefore" "symlink/hardlink targets changed on $fs"
 	expect_eq "$(cat out/hardfile)" hard
 	expect_eq "$(stat -c %h out/hardfile)" 1 "hard link count"
-	cd ..
+	cd .. || fail "cannot leave m"
 }
 test_mixed_tmpfs_parallel() { mixed_on tmpfs; }
 test_mixed_ext4() { need_root; mixed_on ext4; }
@@ -76,6 +76,7 @@ test_ext4_inode_order_and_small_dirs_interleaved() {
 	local before; before=$(sentinel_sum keep)
 	make_flat big 12000
 	make_flat small 500
+	# shellcheck disable=SC2012 # inode and name of f1..f12000, plain names
 	ls -i big | awk '{print $2, $1}' | LC_ALL=C sort >ino.txt
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 strace -f -e trace=getdents64,unlinkat \
 		-o big.st "$ADAPTRM" -rf --threads=1 --no-profile big || fail "adaptrm failed on big"
@@ -91,7 +92,7 @@ test_ext4_inode_order_and_small_dirs_interleaved() {
 	local first_unlink eof
 	first_unlink=$(grep -n 'unlinkat(.*"f' small.st | head -1 | cut -d: -f1)
 	eof=$(grep -n 'getdents64(.*) *= 0$' small.st | tail -1 | cut -d: -f1)
-	[ -n "$first_unlink" ] && [ -n "$eof" ] || fail "no unlinks or no end of directory in the trace"
+	{ [ -n "$first_unlink" ] && [ -n "$eof" ]; } || fail "no unlinks or no end of directory in the trace"
 	[ "$first_unlink" -lt "$eof" ] || fail "small directory read whole before its first unlink"
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
 	cd ..

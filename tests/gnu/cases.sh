@@ -27,6 +27,7 @@ c int-noarg     "$T" '--interactive f1 f2' in='y\nn\n'
 c last-wins-fi  "$T" '-f -i f1' in='n\n'
 c last-wins-if  "$T" '-i -f f1 nosuch'
 c help          "$T" '--help | head -1'
+# shellcheck disable=SC2016 # the awk program is expanded by the case's shell
 c version-1     "$T" '--version | head -1 | awk "{print (\\\$NF ~ /^[0-9.]+\\\$/)}"'
 c help-full     "$T" '--help >/dev/full'
 c ver-full      "$T" '--version >/dev/full'

@@ -50,7 +50,7 @@ run_side() {
 	local runner=()
 	[ "$AS" = nobody ] && runner=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 	(
-		cd "$w/$CWD" 2>/dev/null || cd "$w"
+		cd "$w/$CWD" 2>/dev/null || cd "$w" || exit 1
 		export PATH="$bindir:/usr/sbin:/usr/bin:/sbin:/bin" LC_ALL=${LANG_CASE:-C}
 		unset POSIXLY_CORRECT
 		[ -n "$POSIX" ] && export POSIXLY_CORRECT=1

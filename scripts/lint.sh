@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# The lint gates (`make lint`, or directly from anywhere in the repository):
+#
+#  * format: clang-format --dry-run --Werror (.clang-format) over user/,
+#    bpf/, tests/unit/ and tests/tools/*.c
+#  * shellcheck: every shell script, scripts/**/*.sh, tests/e2e/*.sh,
+#    tests/gnu/*.sh and .ci/run, as bash, following their `source`s
+#  * headers: each user/**/*.h compiles on its own
+#  * layers: includes follow the layer matrix (below); getenv() only in
+#    user/lib/env.c; no hand-written x86-64 syscall numbers
+#  * analyze: clang --analyze over every user/**/*.c: any report fails
+#
+# Usage: scripts/lint.sh [CHECK]...   (default: all of them, in that order)
+# Every finding is printed GNU-style, "file:line: message"; the exit status is
+# 1 if there was any. A check whose tool is not installed is skipped with a
+# warning, except with CI_REQUIRE_LINT=1, where a missing tool is a failure.
+#
+# Environment: OUTPUT (the build's output directory with the generated BPF
+# skeletons, default .output; `make lint` generates them), CC (cc), CLANG
+# (clang), CLANG_FORMAT (clang-format-14 if installed, else clang-format), SHELLCHECK (shellcheck), LINT_JOBS (parallel analyzer jobs,
+# default the number of CPUs).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+
+OUTPUT=${OUTPUT:-.output}
+CC=${CC:-cc}
+CLANG=${CLANG:-clang}
+SHELLCHECK=${SHELLCHECK:-shellcheck}
+LINT_JOBS=${LINT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+# The build's flags (Makefile: CFLAGS), for the header and analyzer checks.
+BUILD_FLAGS=(-std=gnu11 -D_GNU_SOURCE -pthread -Iuser "-I$OUTPUT")
+BUILD_WARNINGS=(-Wall -Wextra -Werror -Wno-unused-parameter)
+
+findings=0
+failed_checks=()
+
+# finding FILE:LINE MESSAGE
+finding() {
+	printf '%s: %s\n' "$1" "$2"
+	findings=$((findings + 1))
+}
+
+# missing_tool TOOL CHECK: skip CHECK, or fail it under CI_REQUIRE_LINT=1.
+missing_tool() {
+	if [ "${CI_REQUIRE_LINT:-0}" = 1 ]; then
+		echo "lint: $2: $1 is not installed (CI_REQUIRE_LINT=1)" >&2
+		findings=$((findings + 1))
+	else
+		echo "lint: warning: $2: $1 is not installed, check skipped (scripts/install-deps.sh)" >&2
+	fi
+}
+
+# The C sources of each tree, sorted; generated files never live in these
+# directories (the skeletons go to $OUTPUT, vmlinux.h to vmlinux/).
+user_c() { find user -name '*.c' | LC_ALL=C sort; }
+user_h() { find user -name '*.h' | LC_ALL=C sort; }
+format_files() {
+	{
+		find user bpf tests/unit -name '*.[ch]' -not -name 'vmlinux*.h' -not -name '*.skel.h'
+		find tests/tools -maxdepth 1 -name '*.c'
+	} | LC_ALL=C sort
+}
+
+# ---------------------------------------------------------------------------
+# format: the code as .clang-format writes it (`clang-format -i FILE` fixes it).
+pick_clang_format() {
+	if [ -n "${CLANG_FORMAT:-}" ]; then
+		command -v "$CLANG_FORMAT"
+		return
+	fi
+	# Versions format differently: the one .clang-format was tuned with
+	# (Debian 12's), else the default one.
+	command -v clang-format-14 || command -v clang-format
+}
+check_format() {
+	local cf out
+	cf=$(pick_clang_format) || { missing_tool clang-format format; return; }
+	# --dry-run prints "file:line:col: error: code should be clang-formatted"
+	# and then the line and a caret; keep the first.
+	out=$(format_files | xargs -r "$cf" --dry-run --Werror 2>&1)
+	local rc=$?
+	if [ -n "$out" ]; then
+		local line
+		while IFS= read -r line; do
+			case $line in
+			*:[0-9]*:[0-9]*:\ error:* | *:[0-9]*:[0-9]*:\ warning:*) finding "${line%%: *}" "${line#*: }" ;;
+			esac
+		done <<<"$out"
+	fi
+	if [ "$rc" != 0 ] && ! grep -q ': error: \|: warning: ' <<<"$out"; then
+		finding .clang-format "$cf failed: $(head -3 <<<"$out")"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# The shellcheck check: every script as bash, following sourced files (their
+# `# shellcheck source=` directives are relative to the script's directory).
+shell_files() {
+	{
+		find scripts tests/e2e tests/gnu -name '*.sh'
+		echo .ci/run
+	} | LC_ALL=C sort -u
+}
+check_shellcheck() {
+	command -v "$SHELLCHECK" >/dev/null || { missing_tool shellcheck shellcheck; return; }
+	local out line
+	out=$(shell_files | xargs -r "$SHELLCHECK" -x -P SCRIPTDIR -s bash -f gcc 2>&1)
+	[ -n "$out" ] || return 0
+	while IFS= read -r line; do
+		finding "${line%%: *}" "${line#*: }"
+	done <<<"$out"
+}
+
+# ---------------------------------------------------------------------------
+# headers: a file that includes only the header must compile, with the
+# build's flags and warnings.
+check_headers() {
+	command -v "$CC" >/dev/null || { missing_tool "$CC" headers; return; }
+	local h rel out line
+	for h in $(user_h); do
+		rel=${h#user/}
+		out=$(printf '#include "%s"\n' "$rel" |
+			"$CC" -fsyntax-only "${BUILD_FLAGS[@]}" "${BUILD_WARNINGS[@]}" -x c - 2>&1) && continue
+		# The compiler's own "file:line:col: error: ..." lines, else a summary.
+		if grep -q ': error: ' <<<"$out"; then
+			while IFS= read -r line; do
+				case $line in
+				*:[0-9]*:[0-9]*:\ error:*) finding "${line%%: *}" "${line#*: } (compiling $h on its own)" ;;
+				esac
+			done <<<"$out"
+		else
+			finding "$h:1" "does not compile on its own: $(head -1 <<<"$out")"
+		fi
+	done
+}
+
+# ---------------------------------------------------------------------------
+# layers: user/Y/* may include "X/..." only for these X (user/main.c: any).
+# A folderless include (a generated skeleton) only in probes/.
+# tests/unit may include anything, and is not checked.
+declare -A LAYER_ALLOWS=(
+	[lib]="lib"
+	[engine]="lib engine"
+	[probes]="lib probes"
+	[ctl]="lib engine probes ctl"
+	[cli]="lib engine probes ctl cli"
+	[trace]="lib engine probes ctl cli trace"
+)
+check_layers() {
+	local f layer hit lineno inc target
+	for f in $(find user -mindepth 2 -name '*.[ch]' | LC_ALL=C sort); do
+		layer=${f#user/}
+		layer=${layer%%/*}
+		if [ -z "${LAYER_ALLOWS[$layer]+set}" ]; then
+			finding "$f:1" "user/$layer/ is not a layer (lib engine probes ctl cli trace)"
+			continue
+		fi
+		while IFS= read -r hit; do
+			[ -n "$hit" ] || continue
+			lineno=${hit%%:*}
+			inc=${hit#*:}
+			target=$(sed -E 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/' <<<"$inc")
+			if [[ $target != */* ]]; then
+				[ "$layer" = probes ] && continue
+				finding "$f:$lineno" "include without a layer folder (only probes/ includes generated headers): $inc"
+			elif [[ " ${LAYER_ALLOWS[$layer]} " != *" ${target%%/*} "* ]]; then
+				finding "$f:$lineno" "$layer/ may not include ${target%%/*}/ (allowed: ${LAYER_ALLOWS[$layer]}): $inc"
+			fi
+		done < <(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f")
+	done
+
+	# The environment is read in one place: user/lib/env.c.
+	while IFS= read -r hit; do
+		[ -n "$hit" ] || continue
+		finding "${hit%%:*}:$(cut -d: -f2 <<<"$hit")" "getenv() outside user/lib/env.c (use lib/env.h): $(cut -d: -f3- <<<"$hit" | sed 's/^[[:space:]]*//')"
+	done < <(grep -rnE '\bgetenv[[:space:]]*\(' --include='*.[ch]' user | grep -v '^user/lib/env\.c:')
+
+	# Syscall numbers come from <sys/syscall.h> (SYS_*), never written out
+	# for one architecture: trace_detail_nrs initialised with bare
+	# integers, or an NR_X = 123 constant of our own.
+	while IFS= read -r hit; do
+		[ -n "$hit" ] || continue
+		finding "${hit%%:*}:$(cut -d: -f2 <<<"$hit")" "syscall numbers written out (use SYS_* from <sys/syscall.h>): $(cut -d: -f3- <<<"$hit" | sed 's/^[[:space:]]*//')"
+	done < <(grep -rnE '\btrace_detail_nrs[[:space:]]*\[[^]]*\][[:space:]]*=[[:space:]]*\{[^}]*\b[0-9]+\b|\bNR_[A-Za-z0-9_]+[[:space:]]*=[[:space:]]*[0-9]+' \
+		--include='*.[ch]' user)
+}
+
+# ---------------------------------------------------------------------------
+# analyze: the clang static analyzer, one file per job, the build's flags.
+analyze_one() { # FILE: prints the analyzer's output
+	"$CLANG" --analyze "${BUILD_FLAGS[@]}" -Xanalyzer -analyzer-output=text \
+		-o /dev/null "$1" 2>&1
+}
+check_analyze() {
+	command -v "$CLANG" >/dev/null || { missing_tool "$CLANG" analyze; return; }
+	local tmp f line i=0 pids=()
+	tmp=$(mktemp -d) || return
+	# At most LINT_JOBS files at a time; each file's output to its own log.
+	for f in $(user_c); do
+		i=$((i + 1))
+		analyze_one "$f" >"$tmp/$i.log" &
+		pids+=($!)
+		if [ ${#pids[@]} -ge "$LINT_JOBS" ]; then
+			wait "${pids[0]}"
+			pids=("${pids[@]:1}")
+		fi
+	done
+	wait
+	# The reports ("warning: ... [checker]"), each followed by its path
+	# of notes; a compile error counts too. Reports inside the generated
+	# skeletons ($OUTPUT/*.skel.h: bpftool's code, whose error paths free
+	# through libbpf, out of the analyzer's sight) are not ours to fix.
+	local generated=0 skip=0
+	for ((f = 1; f <= i; f++)); do
+		while IFS= read -r line; do
+			case $line in
+			"$OUTPUT"/*:[0-9]*:\ warning:* | *.skel.h:[0-9]*:\ warning:*)
+				generated=$((generated + 1)) skip=1 ;;
+			*:[0-9]*:[0-9]*:\ warning:* | *:[0-9]*:[0-9]*:\ error:*)
+				skip=0
+				finding "${line%%: *}" "${line#*: }" ;;
+			*:[0-9]*:[0-9]*:\ note:*)
+				[ $skip = 1 ] || [ -n "${LINT_QUIET_NOTES:-}" ] || echo "$line" ;;
+			esac
+		done <"$tmp/$f.log"
+	done
+	rm -rf "$tmp"
+	[ $generated = 0 ] || echo "lint: analyze: $generated report(s) in generated $OUTPUT/ files ignored" >&2
+}
+
+# ---------------------------------------------------------------------------
+all_checks=(format shellcheck headers layers analyze)
+checks=("$@")
+[ ${#checks[@]} -gt 0 ] || checks=("${all_checks[@]}")
+for c in "${checks[@]}"; do
+	case " ${all_checks[*]} " in *" $c "*) ;; *) echo "lint: unknown check '$c' (${all_checks[*]})" >&2; exit 2 ;; esac
+	before=$findings
+	start=$SECONDS
+	"check_$c"
+	if [ $findings -gt "$before" ]; then
+		failed_checks+=("$c")
+		echo "lint: $c: $((findings - before)) finding(s) ($((SECONDS - start))s)" >&2
+	else
+		echo "lint: $c: ok ($((SECONDS - start))s)" >&2
+	fi
+done
+if [ $findings -gt 0 ]; then
+	echo "lint: $findings finding(s) in: ${failed_checks[*]}" >&2
+	exit 1
+fi
