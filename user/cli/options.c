@@ -5,6 +5,7 @@
 #include "lib/strbuf.h"
 #include "lib/version.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -350,6 +351,7 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 			o->progress = 0;
 			break;
 		case OPT_SORT:
+			assert(optarg);	/* required_argument */
 			if (!strcmp(optarg, "auto"))
 				o->sort_policy = SORT_AUTO;
 			else if (!strcmp(optarg, "never"))

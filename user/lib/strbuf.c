@@ -8,7 +8,7 @@
 static void sb_grow(struct strbuf *sb, size_t extra)
 {
 	size_t need = sb->len + extra + 1;
-	if (need <= sb->cap)
+	if (sb->buf && need <= sb->cap)
 		return;
 	size_t cap = sb->cap ? sb->cap : 64;
 	while (cap < need)

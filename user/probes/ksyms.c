@@ -40,7 +40,7 @@ void ksyms_free(struct ksyms *k)
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
 {
-	if (need <= *cap)
+	if (*p && need <= *cap)
 		return true;
 	size_t c = *cap ? *cap : first;
 	while (c < need)
@@ -108,7 +108,7 @@ struct ksyms *ksyms_load(const char *path)
 		ok = add(k, addr, 0, name, len);
 	}
 	fclose(f);
-	if (k && (!ok || !nonzero || k->n == 0)) {
+	if (!ok || !nonzero || k->n == 0) {	/* !ok also when calloc failed */
 		ksyms_free(k);
 		return NULL;
 	}
@@ -134,7 +134,7 @@ struct ksyms *ksyms_from_pS(const uint64_t *addrs, const char *const *pS, size_t
 		ok = add(k, addrs[i] - off, size > UINT32_MAX ? 0 : (uint32_t)size, s,
 			 (size_t)(plus - s));
 	}
-	if (k && (!ok || k->n == 0)) {
+	if (!ok || k->n == 0) {	/* !ok also when calloc failed */
 		ksyms_free(k);
 		return NULL;
 	}
