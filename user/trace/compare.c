@@ -112,11 +112,78 @@ static void command_line(const char *label, const struct json_value *v)
 	       (unsigned long long)json_get_uint(v, "max_threads", 0));
 }
 
+/* The rows of two arrays of objects keyed by member KEY: A's in A's order,
+ * then those only B has; FN gets the key and each side's row (NULL where
+ * that side has none). */
+typedef void row_fn(const char *name, const struct json_value *xa, const struct json_value *xb);
+static void each_row(const struct json_value *a, const struct json_value *b, const char *key, row_fn *fn)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		const struct json_value *arr = pass ? b : a;
+		for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->n; i++) {
+			const char *name = json_get_str(arr->items[i], key, "?");
+			if (pass && find_by(a, key, name))
+				continue;
+			fn(name, find_by(a, key, name), find_by(b, key, name));
+		}
+	}
+}
+
+/* The last element of array ARR whose member "nr" is NR. */
+static const struct json_value *find_nr(const struct json_value *arr, int nr)
+{
+	const struct json_value *x = NULL;
+	for (size_t j = 0; arr && arr->type == JSON_ARRAY && j < arr->n; j++)
+		if (json_get_uint(arr->items[j], "nr", 9999) == (uint64_t)nr)
+			x = arr->items[j];
+	return x;
+}
+
+static void syscall_row(const char *name, const struct json_value *xa, const struct json_value *xb)
+{
+	const struct json_value *la = json_get(xa, "latency_ns"), *lb = json_get(xb, "latency_ns");
+	double ca = json_get_num(xa, "calls", 0), cb = json_get_num(xb, "calls", 0);
+	double ta = json_get_num(xa, "total_ns", 0), tb = json_get_num(xb, "total_ns", 0);
+	double p9a = json_get_num(la, "p99", 0), p9b = json_get_num(lb, "p99", 0);
+	char r1[16], r2[16], r3[16];
+
+	ratio(r1, sizeof r1, ca, cb);
+	ratio(r2, sizeof r2, ta, tb);
+	ratio(r3, sizeof r3, p9a, p9b);
+	printf("%-16s %10.0f %10.0f %7s %11.6f %11.6f %7s %9.1f %9.1f %9.1f %9.1f %7s\n", name, ca,
+	       cb, r1, ta / 1e9, tb / 1e9, r2, json_get_num(la, "p50", 0) / 1e3,
+	       json_get_num(lb, "p50", 0) / 1e3, p9a / 1e3, p9b / 1e3, r3);
+}
+
+static void lock_row(const char *type, const struct json_value *xa, const struct json_value *xb)
+{
+	const struct json_value *wa = json_get(xa, "wait_ns"), *wb = json_get(xb, "wait_ns");
+	double ca = json_get_num(wa, "count", 0), cb = json_get_num(wb, "count", 0);
+	double ta = json_get_num(wa, "total", 0), tb = json_get_num(wb, "total", 0);
+	char r1[16], r2[16];
+
+	ratio(r1, sizeof r1, ca, cb);
+	ratio(r2, sizeof r2, ta, tb);
+	printf("%-16s %10.0f %10.0f %7s %11.6f %11.6f %7s\n", type, ca, cb, r1, ta / 1e9, tb / 1e9,
+	       r2);
+}
+
+static void lock_hist_row(const char *type, const struct json_value *xa, const struct json_value *xb)
+{
+	struct probe_hist ha, hb;
+	char title[64];
+
+	to_hist(json_get(xa, "wait_ns"), &ha);
+	to_hist(json_get(xb, "wait_ns"), &hb);
+	snprintf(title, sizeof title, "lock %s wait", type);
+	print_pair(title, &ha, &hb);
+}
+
 int trace_compare(const char *pa, const char *pb)
 {
 	struct json_value *ka = NULL, *kb = NULL;
 	const struct json_value *a = load(pa, &ka), *b = a ? load(pb, &kb) : NULL;
-	char r1[16], r2[16], r3[16], r4[16];
+	char r1[16];
 
 	if (!a || !b) {
 		json_free(ka);
@@ -127,51 +194,16 @@ int trace_compare(const char *pa, const char *pb)
 	printf("\n%-16s %10s %10s %7s %11s %11s %7s %9s %9s %9s %9s %7s\n", "syscall", "calls A",
 	       "calls B", "B/A", "seconds A", "seconds B", "B/A", "p50us A", "p50us B", "p99us A",
 	       "p99us B", "p99 B/A");
-	/* rows: A's syscalls in A's order, then those only B has */
 	const struct json_value *sa = json_get(a, "syscalls"), *sb = json_get(b, "syscalls");
-	for (int pass = 0; pass < 2; pass++) {
-		const struct json_value *arr = pass ? sb : sa;
-		for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->n; i++) {
-			const char *name = json_get_str(arr->items[i], "name", "?");
-			if (pass && find_by(sa, "name", name))
-				continue;
-			const struct json_value *xa = find_by(sa, "name", name), *xb = find_by(sb, "name", name);
-			const struct json_value *la = json_get(xa, "latency_ns"), *lb = json_get(xb, "latency_ns");
-			double ca = json_get_num(xa, "calls", 0), cb = json_get_num(xb, "calls", 0);
-			double ta = json_get_num(xa, "total_ns", 0), tb = json_get_num(xb, "total_ns", 0);
-			double p9a = json_get_num(la, "p99", 0), p9b = json_get_num(lb, "p99", 0);
-			ratio(r1, sizeof r1, ca, cb);
-			ratio(r2, sizeof r2, ta, tb);
-			ratio(r3, sizeof r3, p9a, p9b);
-			printf("%-16s %10.0f %10.0f %7s %11.6f %11.6f %7s %9.1f %9.1f %9.1f %9.1f %7s\n",
-			       name, ca, cb, r1, ta / 1e9, tb / 1e9, r2,
-			       json_get_num(la, "p50", 0) / 1e3, json_get_num(lb, "p50", 0) / 1e3,
-			       p9a / 1e3, p9b / 1e3, r3);
-		}
-	}
+	each_row(sa, sb, "name", syscall_row);
 	double wa = json_get_num(a, "wall_ns", 0), wb = json_get_num(b, "wall_ns", 0);
-	ratio(r4, sizeof r4, wa, wb);
-	printf("%-16s %10s %10s %7s %11.6f %11.6f %7s\n", "wall", "", "", "", wa / 1e9, wb / 1e9, r4);
+	ratio(r1, sizeof r1, wa, wb);
+	printf("%-16s %10s %10s %7s %11.6f %11.6f %7s\n", "wall", "", "", "", wa / 1e9, wb / 1e9, r1);
 
 	printf("\nLock waits\n%-16s %10s %10s %7s %11s %11s %7s\n", "type", "waits A", "waits B",
 	       "B/A", "seconds A", "seconds B", "B/A");
 	const struct json_value *la = json_get(a, "locks"), *lb = json_get(b, "locks");
-	for (int pass = 0; pass < 2; pass++) {
-		const struct json_value *arr = pass ? lb : la;
-		for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->n; i++) {
-			const char *type = json_get_str(arr->items[i], "type", "?");
-			if (pass && find_by(la, "type", type))
-				continue;
-			const struct json_value *wa_ = json_get(find_by(la, "type", type), "wait_ns");
-			const struct json_value *wb_ = json_get(find_by(lb, "type", type), "wait_ns");
-			double ca = json_get_num(wa_, "count", 0), cb = json_get_num(wb_, "count", 0);
-			double ta = json_get_num(wa_, "total", 0), tb = json_get_num(wb_, "total", 0);
-			ratio(r1, sizeof r1, ca, cb);
-			ratio(r2, sizeof r2, ta, tb);
-			printf("%-16s %10.0f %10.0f %7s %11.6f %11.6f %7s\n", type, ca, cb, r1,
-			       ta / 1e9, tb / 1e9, r2);
-		}
-	}
+	each_row(la, lb, "type", lock_row);
 	printf("\nOff-CPU\n");
 	static const char *const kinds[] = { "blocked_ns", "sleeping_ns", "preempted_ns" };
 	for (int k = 0; k < 3; k++) {
@@ -183,13 +215,8 @@ int trace_compare(const char *pa, const char *pb)
 
 	printf("\nLatency histograms (ns), A left, B right\n");
 	for (int i = 0; i < trace_detail_count; i++) {
-		const struct json_value *xa = NULL, *xb = NULL;
-		for (int pass = 0; pass < 2; pass++) {
-			const struct json_value *arr = pass ? sb : sa;
-			for (size_t j = 0; arr && arr->type == JSON_ARRAY && j < arr->n; j++)
-				if (json_get_uint(arr->items[j], "nr", 9999) == (uint64_t)trace_detail_nrs[i])
-					*(pass ? &xb : &xa) = arr->items[j];
-		}
+		const struct json_value *xa = find_nr(sa, trace_detail_nrs[i]);
+		const struct json_value *xb = find_nr(sb, trace_detail_nrs[i]);
 		if (!xa && !xb)
 			continue;
 		struct probe_hist ha, hb;
@@ -197,20 +224,7 @@ int trace_compare(const char *pa, const char *pb)
 		to_hist(json_get(xb, "latency_ns"), &hb);
 		print_pair(json_get_str(xa ? xa : xb, "name", "?"), &ha, &hb);
 	}
-	for (int pass = 0; pass < 2; pass++) {
-		const struct json_value *arr = pass ? lb : la;
-		for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->n; i++) {
-			const char *type = json_get_str(arr->items[i], "type", "?");
-			if (pass && find_by(la, "type", type))
-				continue;
-			struct probe_hist ha, hb;
-			char title[64];
-			to_hist(json_get(find_by(la, "type", type), "wait_ns"), &ha);
-			to_hist(json_get(find_by(lb, "type", type), "wait_ns"), &hb);
-			snprintf(title, sizeof title, "lock %s wait", type);
-			print_pair(title, &ha, &hb);
-		}
-	}
+	each_row(la, lb, "type", lock_hist_row);
 	json_free(ka);
 	json_free(kb);
 	return 0;

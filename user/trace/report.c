@@ -5,29 +5,28 @@
 #include "probes/hist.h"
 #include "lib/json.h"
 #include "probes/syscall_names.h"
+#include "trace/findings.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
-/* unlinkat unlink rmdir getdents64 openat close newfstatat statx brk mmap munmap fcntl */
-const int trace_detail_nrs[] = { 263, 87, 84, 217, 257, 3, 262, 332, 12, 9, 11, 72 };
+const int trace_detail_nrs[] = {
+	SYS_unlinkat, SYS_unlink, SYS_rmdir, SYS_getdents64, SYS_openat, SYS_close,
+	SYS_newfstatat, SYS_statx, SYS_brk, SYS_mmap, SYS_munmap, SYS_fcntl,
+};
 const int trace_detail_count = sizeof trace_detail_nrs / sizeof *trace_detail_nrs;
 
-enum { NR_BRK = 12, NR_MMAP = 9, NR_MUNMAP = 11, NR_UNLINK = 87, NR_RMDIR = 84, NR_OPENAT = 257 };
-
-/* Syscalls that wait for something else (children, events, time, other
- * threads): their time is not the deleter's work. */
-static bool is_wait_syscall(int nr)
+bool trace_is_wait_syscall(int nr)
 {
 	switch (nr) {
-	case 7: case 23: case 34: case 35: case 61: case 130: case 202: case 230:
-	case 232: case 247: case 270: case 271: case 281: case 441:
-		return true;	/* poll select pause nanosleep wait4 rt_sigsuspend futex
-				 * clock_nanosleep epoll_wait waitid pselect6 ppoll
-				 * epoll_pwait epoll_pwait2 */
+	case SYS_poll: case SYS_select: case SYS_pause: case SYS_nanosleep: case SYS_wait4:
+	case SYS_rt_sigsuspend: case SYS_futex: case SYS_clock_nanosleep: case SYS_epoll_wait:
+	case SYS_waitid: case SYS_pselect6: case SYS_ppoll: case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		return true;
 	}
 	return false;
 }
@@ -37,7 +36,7 @@ uint64_t trace_busy_ns(const struct probe_snapshot *s)
 	uint64_t t = 0;
 
 	for (int k = 0; k < PROBE_NR_SYSCALLS; k++)
-		if (!is_wait_syscall(k))
+		if (!trace_is_wait_syscall(k))
 			t += s->sc[k].lat.total;
 	return t;
 }
@@ -55,7 +54,7 @@ const char *trace_fmt_ns(double ns, char *buf, size_t len)
 	return buf;
 }
 
-static const char *scname(int nr, char *buf, size_t len)
+const char *trace_syscall_name(int nr, char *buf, size_t len)
 {
 	const char *n = syscall_name((unsigned)nr);
 	if (n)
@@ -87,206 +86,12 @@ static int kernel_hz(void)
 	return hz;
 }
 
-static double jiffies_ms(unsigned long long j, unsigned long long n)
+double trace_jiffies_ms(unsigned long long j, unsigned long long n)
 {
 	return n ? (double)j * 1000.0 / kernel_hz() / (double)n : 0;
 }
 
-/* ---- findings ---- */
-
-static void add(struct trace_finding *out, int *n, int max, const char *id, double share,
-		const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static void add(struct trace_finding *out, int *n, int max, const char *id, double share,
-		const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*n >= max)
-		return;
-	out[*n].id = id;
-	out[*n].share = share;
-	va_start(ap, fmt);
-	vsnprintf(out[*n].text, sizeof out[*n].text, fmt, ap);
-	va_end(ap);
-	(*n)++;
-}
-
-static int cmp_share(const void *a, const void *b)
-{
-	const struct trace_finding *x = a, *y = b;
-	return x->share < y->share ? 1 : x->share > y->share ? -1 : 0;
-}
-
-/* Share of the unlinked-inode jumps below TRACE_INO_NEAR (64: a few 4 KiB
- * inode-table blocks of 256-byte inodes), from the log2 histogram: the
- * buckets below TRACE_INO_NEAR's own (a power of two starts a bucket). */
-double trace_ino_near_share(const struct probe_hist *h)
-{
-	uint64_t near = 0;
-	for (int b = 0; b < PROBE_HIST_BUCKETS && b < hist_bucket(TRACE_INO_NEAR); b++)
-		near += h->b[b];
-	return h->count ? (double)near / (double)h->count : 1;
-}
-
-int trace_findings(const struct trace_result *r, struct trace_finding *out, int max)
-{
-	const struct probe_snapshot *s = r->total;
-	const struct probe_misc *m = &s->misc;
-	double base = (double)trace_busy_ns(s);
-	char b1[32], b2[32], b3[32];
-	int n = 0;
-
-	if (base <= 0)
-		base = 1;
-	uint64_t files = s->sc[PROBE_NR_UNLINKAT].lat.count - m->unlinkat_dir.count +
-			 s->sc[NR_UNLINK].lat.count;
-	uint64_t dirs = m->unlinkat_dir.count + s->sc[NR_RMDIR].lat.count;
-
-	/* the parent directory's i_rwsem, taken for write by every unlink */
-	const struct probe_hist *w = &s->lock[PROBE_LCB_F_WRITE].wait;
-	if (w->count >= 10 && w->total / base >= 0.02)
-		add(out, &n, max, "directory_lock_contention", w->total / base,
-		    "Directory-lock contention: %llu waits for an rwsem held for write "
-		    "(%s in total, p99 %s), the parent directory's i_rwsem that every "
-		    "unlink takes, with up to %u threads unlinking; fewer unlinkers per "
-		    "directory (one directory per thread) removes this wait.",
-		    (unsigned long long)w->count, trace_fmt_ns((double)w->total, b1, sizeof b1),
-		    trace_fmt_ns(hist_quantile(w, 0.99), b2, sizeof b2), r->max_threads);
-
-	/* other lock types */
-	for (int k = 0; k < PROBE_LOCK_TYPES; k++) {
-		const struct probe_hist *h = &s->lock[k].wait;
-		if (k == PROBE_LCB_F_WRITE || h->count < 10 || h->total / base < 0.05)
-			continue;
-		add(out, &n, max, "lock_contention", h->total / base,
-		    "Lock contention on %s: %llu waits, %s in total (p99 %s).",
-		    probe_lock_type_name(k), (unsigned long long)h->count,
-		    trace_fmt_ns((double)h->total, b1, sizeof b1),
-		    trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2));
-	}
-
-	/* small getdents64 batches: more than two non-empty reads per
-	 * directory, each well under a 64 KiB buffer */
-	const struct probe_hist *gb = &m->getdents_bytes;
-	uint64_t eofs = gb->b[0], full = gb->count - gb->b[0];
-	double per_call = full ? (double)gb->total / (double)full : 0;
-	if (full >= 50 && eofs > 0 && (double)full / (double)eofs > 2 && per_call < 16384)
-		add(out, &n, max, "small_getdents_batches",
-		    (double)s->sc[PROBE_NR_GETDENTS64].lat.total / base,
-		    "Small getdents64 batches: %llu reads returned %.1f KiB each on average "
-		    "(%.1f reads per directory, %s in getdents64); a 64 KiB or larger "
-		    "buffer needs several times fewer calls.",
-		    (unsigned long long)full, per_call / 1024, (double)full / (double)eofs,
-		    trace_fmt_ns((double)s->sc[PROBE_NR_GETDENTS64].lat.total, b1, sizeof b1));
-
-	/* allocator churn */
-	uint64_t alloc = s->sc[NR_BRK].lat.count + s->sc[NR_MMAP].lat.count + s->sc[NR_MUNMAP].lat.count;
-	uint64_t alloc_ns = s->sc[NR_BRK].lat.total + s->sc[NR_MMAP].lat.total + s->sc[NR_MUNMAP].lat.total;
-	if (files + dirs >= 100 && alloc >= 100 && (double)alloc / (double)(files + dirs) >= 0.05)
-		add(out, &n, max, "allocator_churn", alloc_ns / base,
-		    "Allocator churn: %.3f brk/mmap/munmap calls per entry removed "
-		    "(%llu calls, %s): the deleter allocates and frees memory per entry; "
-		    "reusing buffers removes these calls.",
-		    (double)alloc / (double)(files + dirs), (unsigned long long)alloc,
-		    trace_fmt_ns((double)alloc_ns, b1, sizeof b1));
-
-	/* D time includes sleeping-lock waits (rwsem, mutex sleep in D):
-	 * what remains is I/O and journal waits */
-	const struct probe_hist *dh = &m->offcpu[PROBE_OFFCPU_BLOCKED];
-	uint64_t sleeping_locks = 0;
-	for (int k = 0; k < PROBE_LOCK_TYPES; k++)
-		if (!(k & PROBE_LCB_F_SPIN) || (k & PROBE_LCB_F_MUTEX))
-			sleeping_locks += s->lock[k].wait.total;
-	double dio = dh->total > sleeping_locks ? (double)(dh->total - sleeping_locks) : 0;
-	double dshare = dio / base;
-	bool journal = false;
-	if (m->jbd2_commits && dshare >= 0.02) {
-		journal = true;
-		add(out, &n, max, "journal_commit_waits", dshare,
-		    "Journal commit waits: %llu jbd2 commits ran during the delete "
-		    "(average %.1f ms locked, %.1f ms flushing, %.1f ms logging, %llu "
-		    "handles) while the threads spent %s blocked (D) outside lock "
-		    "waits; batching or fewer metadata updates per file shortens them.",
-		    m->jbd2_commits, jiffies_ms(m->jbd2_locked, m->jbd2_commits),
-		    jiffies_ms(m->jbd2_flushing, m->jbd2_commits),
-		    jiffies_ms(m->jbd2_logging, m->jbd2_commits), m->jbd2_handles,
-		    trace_fmt_ns(dio, b1, sizeof b1));
-	}
-	/* ext4 unlink order: far jumps between consecutive inodes dirty a new
-	 * inode-table block and bitmap per unlink (journal, writeback) */
-	const struct probe_hist *jh = &m->ext4_ino_jump;
-	double near = trace_ino_near_share(jh);
-	if (jh->count >= 1000 && near < 0.5)
-		add(out, &n, max, "scattered_inode_order", dshare > 0.01 ? dshare : 0.01,
-		    "Unlinks in scattered inode order: only %.0f%% of %llu consecutive ext4 "
-		    "unlinks stay within %d inodes of the previous one (p50 jump %.0f inodes), "
-		    "so nearly every unlink dirties another inode-table block and bitmap for "
-		    "the journal to write; unlinking a big directory in inode order (GNU rm "
-		    "sorts past 10,000 entries) touches each block once.",
-		    100.0 * near, (unsigned long long)jh->count, TRACE_INO_NEAR,
-		    hist_quantile(jh, 0.5));
-	if (m->xfs_log_grant.count || m->xfs_inodegc_throttles)
-		add(out, &n, max, "xfs_log_waits", m->xfs_log_grant.total / base,
-		    "XFS log pressure: %llu waits for log space (%s in total) and %llu "
-		    "inode-GC throttles: the log or background inactivation cannot keep "
-		    "up with the unlink rate.",
-		    (unsigned long long)m->xfs_log_grant.count,
-		    trace_fmt_ns((double)m->xfs_log_grant.total, b1, sizeof b1),
-		    m->xfs_inodegc_throttles);
-	if (m->btrfs_tree_lock.total / base >= 0.02 || m->btrfs_reserve.count)
-		add(out, &n, max, "btrfs_waits",
-		    (m->btrfs_tree_lock.total + m->btrfs_reserve.total) / base,
-		    "Btrfs waits: %s on extent-buffer tree locks (%llu waits) and %s on "
-		    "%llu space-reservation tickets: threads serialize on the same "
-		    "b-tree leaves.",
-		    trace_fmt_ns((double)m->btrfs_tree_lock.total, b1, sizeof b1),
-		    (unsigned long long)m->btrfs_tree_lock.count,
-		    trace_fmt_ns((double)m->btrfs_reserve.total, b2, sizeof b2),
-		    (unsigned long long)m->btrfs_reserve.count);
-	if (m->bio_discards || m->ext4_discards)
-		add(out, &n, max, "discard_io", dshare,
-		    "Online discard: %llu discard requests (%.1f MiB) were issued while "
-		    "deleting; mount without -o discard and run fstrim periodically.",
-		    m->bio_discards + m->ext4_discards, (double)m->bio_discard_bytes / 1048576.0);
-	if (!journal && dshare >= 0.05 && m->bio_lat.count)
-		add(out, &n, max, "blocked_on_io", dshare,
-		    "Blocked on I/O: the threads spent %s in D state outside lock waits "
-		    "(%llu waits, p99 %s) while %llu block I/Os completed (p50 %s): "
-		    "metadata read from a cold cache or writeback.",
-		    trace_fmt_ns(dio, b1, sizeof b1), (unsigned long long)dh->count,
-		    trace_fmt_ns(hist_quantile(dh, 0.99), b2, sizeof b2),
-		    (unsigned long long)m->bio_lat.count,
-		    trace_fmt_ns(hist_quantile(&m->bio_lat, 0.5), b3, sizeof b3));
-	const struct probe_hist *ph = &m->offcpu[PROBE_OFFCPU_PREEMPTED];
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (ph->total / base >= 0.10 && r->max_threads > (uint32_t)cpus)
-		add(out, &n, max, "cpu_oversubscription", ph->total / base,
-		    "CPU oversubscription: runnable threads waited %s for a CPU; %u "
-		    "threads ran on %ld CPUs.",
-		    trace_fmt_ns((double)ph->total, b1, sizeof b1), r->max_threads, cpus);
-
-	/* the baseline: which syscall does the work */
-	int top = -1;
-	for (int k = 0; k < PROBE_NR_SYSCALLS; k++)
-		if (!is_wait_syscall(k) && s->sc[k].lat.count &&
-		    (top < 0 || s->sc[k].lat.total > s->sc[top].lat.total))
-			top = k;
-	uint64_t all_locks = probe_lock_wait_ns(s, 0);
-	double own = s->sc[top < 0 ? 0 : top].lat.total > all_locks ?
-		(double)(s->sc[top < 0 ? 0 : top].lat.total - all_locks) : 0;
-	if (top >= 0)
-		add(out, &n, max, "syscall_cost", own / base,
-		    "Baseline: %s itself, lock waits aside, takes %.0f%% of the syscall "
-		    "time (%llu calls, mean %s, p99 %s): the filesystem's own cost per call.",
-		    scname(top, b3, sizeof b3), 100.0 * own / base,
-		    (unsigned long long)s->sc[top].lat.count,
-		    trace_fmt_ns(hist_mean(&s->sc[top].lat), b1, sizeof b1),
-		    trace_fmt_ns(hist_quantile(&s->sc[top].lat, 0.99), b2, sizeof b2));
-	qsort(out, n, sizeof *out, cmp_share);
-	return n;
-}
-
-/* ---- text ---- */
+/* ---- helpers of the sections ---- */
 
 static int cmp_total(const void *a, const void *b, void *arg)
 {
@@ -328,7 +133,7 @@ static void print_syscall_table(FILE *f, const struct probe_snapshot *s)
 		else
 			fprintf(f, "%9s ", "");
 		fprintf(f, "%10.1f %10.1f %s\n", hist_quantile(&st->lat, 0.5) / 1e3,
-			hist_quantile(&st->lat, 0.99) / 1e3, scname(order[i], nb, sizeof nb));
+			hist_quantile(&st->lat, 0.99) / 1e3, trace_syscall_name(order[i], nb, sizeof nb));
 	}
 	fprintf(f, "------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
 	fprintf(f, "%6.2f %11.6f %11.0f %9llu ", 100.0, total / 1e9,
@@ -340,7 +145,262 @@ static void print_syscall_table(FILE *f, const struct probe_snapshot *s)
 	fprintf(f, "%10s %10s total\n", "", "");
 }
 
-static void print_fs(FILE *f, const struct trace_result *r)
+/* -rf: what the adaptive controller did while the probes watched, so that
+ * a change of the worker count can be read against the histograms. */
+static void print_controller(FILE *f, const struct trace_result *r)
+{
+	if (!r->controller)
+		return;
+	fprintf(f, "\nAdaptive controller: %s\n", r->controller);
+	if (!r->ndecisions)
+		return;
+	fprintf(f, "  %8s %9s   %s\n", "t s", "workers", "decision and evidence");
+	for (size_t i = 0; i < r->ndecisions; i++) {
+		const struct controller_decision *d = &r->decisions[i];
+		char w[24];
+		if (d->from)
+			snprintf(w, sizeof w, "%d -> %d", d->from, d->to);
+		else
+			snprintf(w, sizeof w, "%d", d->to);
+		fprintf(f, "  %8.2f %9s   %s\n", d->t, w, d->why);
+	}
+}
+
+static void json_hist(struct json_writer *w, const char *key, const struct probe_hist *h)
+{
+	jw_object(w, key);
+	jw_uint(w, "count", h->count);
+	jw_uint(w, "total", h->total);
+	jw_double(w, "mean", hist_mean(h));
+	jw_double(w, "p50", hist_quantile(h, 0.5));
+	jw_double(w, "p99", hist_quantile(h, 0.99));
+	jw_array_compact(w, "buckets");
+	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
+		if (h->b[i]) {
+			jw_array_compact(w, NULL);
+			jw_uint(w, NULL, hist_bucket_value(i));
+			jw_uint(w, NULL, h->b[i]);
+			jw_end(w);
+		}
+	jw_end(w);
+	jw_end(w);
+}
+
+/* ---- the sections, each as text and as JSON ---- */
+
+static void text_header(FILE *f, const struct trace_result *r)
+{
+	fprintf(f, "adaptrm --trace:");
+	for (char **a = r->argv; a && *a; a++)
+		fprintf(f, " %s", *a);
+	fprintf(f, "\n  pid %d, ", r->pid);
+	if (r->exit_status >= 0)
+		fprintf(f, "exit status %d, ", r->exit_status);
+	fprintf(f, "%.3f s, up to %u threads at once, %u threads in all\n", r->wall_ns / 1e9,
+		r->max_threads, r->threads_seen);
+	fprintf(f, "  probes:");
+	for (int g = 0; g < PROBE_G_COUNT; g++)
+		if (r->attached[g])
+			fprintf(f, " %s", probe_group_name(g));
+	fprintf(f, "\n");
+	for (const char *p = r->notes; p && *p;) {
+		const char *e = strchr(p, '\n');
+		int len = e ? (int)(e - p) : (int)strlen(p);
+		fprintf(f, "  note: %.*s\n", len, p);
+		p += len + (e != NULL);
+	}
+	if (r->total->misc.lost)
+		fprintf(f, "  note: %llu events lost (per-thread state full)\n", r->total->misc.lost);
+}
+
+static void json_header(struct json_writer *w, const struct trace_result *r)
+{
+	jw_string(w, "schema", TRACE_SCHEMA);
+	jw_string(w, "mode", r->mode);
+	jw_array_compact(w, "command");
+	for (char **a = r->argv; a && *a; a++)
+		jw_string(w, NULL, *a);
+	jw_end(w);
+	jw_int(w, "pid", r->pid);
+	if (r->exit_status >= 0)
+		jw_int(w, "exit_status", r->exit_status);
+	else
+		jw_null(w, "exit_status");
+	jw_uint(w, "wall_ns", r->wall_ns);
+	jw_uint(w, "max_threads", r->max_threads);
+	jw_uint(w, "threads_seen", r->threads_seen);
+	jw_uint(w, "busy_ns", trace_busy_ns(r->total));
+	jw_array_compact(w, "probes");
+	for (int g = 0; g < PROBE_G_COUNT; g++)
+		if (r->attached[g])
+			jw_string(w, NULL, probe_group_name(g));
+	jw_end(w);
+	jw_array(w, "notes");
+	for (const char *p = r->notes; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char line[256];
+		snprintf(line, sizeof line, "%.*s", (int)len, p);
+		jw_string(w, NULL, line);
+		p += len + (e != NULL);
+	}
+	jw_end(w);
+	jw_uint(w, "lost_events", r->total->misc.lost);
+}
+
+/* the strace -c table, then the deletion syscalls' histograms */
+static void text_syscalls(FILE *f, const struct trace_result *r)
+{
+	const struct probe_snapshot *s = r->total;
+	const struct probe_misc *m = &s->misc;
+	char b1[32], nb[32], title[128];
+
+	fprintf(f, "\n");
+	print_syscall_table(f, s);
+	fprintf(f, "\nLatency of the deletion syscalls (ns)\n");
+	for (int i = 0; i < trace_detail_count; i++) {
+		int nr = trace_detail_nrs[i];
+		const struct probe_sc_stat *st = &s->sc[nr];
+		if (!st->lat.count)
+			continue;
+		snprintf(title, sizeof title, "%s: %llu calls, %llu errors, mean %s",
+			 trace_syscall_name(nr, nb, sizeof nb), (unsigned long long)st->lat.count,
+			 (unsigned long long)st->errors,
+			 trace_fmt_ns(hist_mean(&st->lat), b1, sizeof b1));
+		print_hist_block(f, title, &st->lat);
+		if (nr == PROBE_NR_UNLINKAT && m->unlinkat_dir.count) {
+			snprintf(title, sizeof title, "unlinkat(AT_REMOVEDIR): %llu calls, mean %s",
+				 (unsigned long long)m->unlinkat_dir.count,
+				 trace_fmt_ns(hist_mean(&m->unlinkat_dir), b1, sizeof b1));
+			print_hist_block(f, title, &m->unlinkat_dir);
+		}
+	}
+	if (m->getdents_bytes.count) {
+		snprintf(title, sizeof title, "getdents64 bytes returned per call: mean %.0f",
+			 hist_mean(&m->getdents_bytes));
+		print_hist_block(f, title, &m->getdents_bytes);
+	}
+}
+
+static void json_syscalls(struct json_writer *w, const struct trace_result *r)
+{
+	const struct probe_snapshot *s = r->total;
+	char nb[32];
+
+	jw_array(w, "syscalls");
+	for (int k = 0; k < PROBE_NR_SYSCALLS; k++) {
+		const struct probe_sc_stat *st = &s->sc[k];
+		if (!st->lat.count)
+			continue;
+		jw_object(w, NULL);
+		jw_string(w, "name", trace_syscall_name(k, nb, sizeof nb));
+		jw_int(w, "nr", k);
+		jw_uint(w, "calls", st->lat.count);
+		jw_uint(w, "errors", st->errors);
+		jw_uint(w, "total_ns", st->lat.total);
+		json_hist(w, "latency_ns", &st->lat);
+		jw_end(w);
+	}
+	jw_end(w);
+	json_hist(w, "unlinkat_removedir_ns", &s->misc.unlinkat_dir);
+	json_hist(w, "getdents64_bytes", &s->misc.getdents_bytes);
+}
+
+/* wait histograms by lock type, then the top contended callers */
+static void text_locks(FILE *f, const struct trace_result *r)
+{
+	const struct probe_snapshot *s = r->total;
+	char b1[32], b2[32], title[128];
+	bool any = false;
+
+	fprintf(f, "\nLock contention (wait ns by lock type)\n");
+	if (!r->attached[PROBE_G_LOCKS])
+		fprintf(f, "  not traced\n");
+	for (int k = 0; k < PROBE_LOCK_TYPES; k++) {
+		const struct probe_hist *h = &s->lock[k].wait;
+		if (!h->count)
+			continue;
+		any = true;
+		snprintf(title, sizeof title, "%s (flags 0x%x): %llu waits, %s total, p99 %s",
+			 probe_lock_type_name(k), k, (unsigned long long)h->count,
+			 trace_fmt_ns((double)h->total, b1, sizeof b1),
+			 trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2));
+		print_hist_block(f, title, h);
+	}
+	if (r->attached[PROBE_G_LOCKS] && !any)
+		fprintf(f, "  no contended locks\n");
+	if (!r->ncallers)
+		return;
+	fprintf(f, "\n  %10s %12s %12s %12s   %s\n", "contended", "total wait", "avg wait", "type",
+		"caller");
+	for (int i = 0; i < r->ncallers; i++) {
+		const struct probe_caller *c = &r->callers[i];
+		fprintf(f, "  %10llu %12s %12s %12s   %s\n", (unsigned long long)c->count,
+			trace_fmt_ns((double)c->total_ns, b1, sizeof b1),
+			trace_fmt_ns(c->count ? (double)c->total_ns / c->count : 0, b2, sizeof b2),
+			probe_lock_type_name(c->flags), r->caller_names[i]);
+	}
+}
+
+static void json_locks(struct json_writer *w, const struct trace_result *r)
+{
+	const struct probe_snapshot *s = r->total;
+
+	jw_array(w, "locks");
+	for (int k = 0; k < PROBE_LOCK_TYPES; k++) {
+		if (!s->lock[k].wait.count)
+			continue;
+		jw_object(w, NULL);
+		jw_string(w, "type", probe_lock_type_name(k));
+		jw_uint(w, "flags", k);
+		json_hist(w, "wait_ns", &s->lock[k].wait);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_array(w, "lock_callers");
+	for (int i = 0; i < r->ncallers; i++) {
+		jw_object(w, NULL);
+		jw_string(w, "caller", r->caller_names[i]);
+		jw_string(w, "type", probe_lock_type_name(r->callers[i].flags));
+		jw_uint(w, "count", r->callers[i].count);
+		jw_uint(w, "total_ns", r->callers[i].total_ns);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
+static void text_offcpu(FILE *f, const struct trace_result *r)
+{
+	static const char *const kinds[] = { "blocked (D)", "sleeping (S)", "preempted (runnable)" };
+	const struct probe_misc *m = &r->total->misc;
+	char b1[32], b2[32], b3[32];
+
+	fprintf(f, "\nOff-CPU time of the traced threads\n");
+	if (!r->attached[PROBE_G_OFFCPU])
+		fprintf(f, "  not traced\n");
+	for (int k = 0; r->attached[PROBE_G_OFFCPU] && k < PROBE_OFFCPU_KINDS; k++) {
+		const struct probe_hist *h = &m->offcpu[k];
+		fprintf(f, "  %-21s %9llu times, %12s total, p50 %s, p99 %s\n", kinds[k],
+			(unsigned long long)h->count, trace_fmt_ns((double)h->total, b1, sizeof b1),
+			trace_fmt_ns(hist_quantile(h, 0.5), b3, sizeof b3),
+			trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2));
+	}
+	if (m->offcpu[PROBE_OFFCPU_BLOCKED].count)
+		print_hist_block(f, "blocked (D) time per switch (ns)", &m->offcpu[PROBE_OFFCPU_BLOCKED]);
+}
+
+static void json_offcpu(struct json_writer *w, const struct trace_result *r)
+{
+	const struct probe_misc *m = &r->total->misc;
+
+	jw_object(w, "offcpu");
+	json_hist(w, "blocked_ns", &m->offcpu[PROBE_OFFCPU_BLOCKED]);
+	json_hist(w, "sleeping_ns", &m->offcpu[PROBE_OFFCPU_SLEEPING]);
+	json_hist(w, "preempted_ns", &m->offcpu[PROBE_OFFCPU_PREEMPTED]);
+	jw_end(w);
+}
+
+static void text_fs(FILE *f, const struct trace_result *r)
 {
 	const struct probe_misc *m = &r->total->misc;
 	char b1[32], b2[32];
@@ -369,11 +429,11 @@ static void print_fs(FILE *f, const struct trace_result *r)
 	if (r->attached[PROBE_G_JBD2]) {
 		if (m->jbd2_commits)
 			fprintf(f, "  jbd2: %llu commits (all filesystems), average %.1f ms waiting, %.1f ms running, %.1f ms locked, %.1f ms flushing, %.1f ms logging; %llu handles, %llu blocks\n",
-				m->jbd2_commits, jiffies_ms(m->jbd2_wait, m->jbd2_commits),
-				jiffies_ms(m->jbd2_running, m->jbd2_commits),
-				jiffies_ms(m->jbd2_locked, m->jbd2_commits),
-				jiffies_ms(m->jbd2_flushing, m->jbd2_commits),
-				jiffies_ms(m->jbd2_logging, m->jbd2_commits), m->jbd2_handles,
+				m->jbd2_commits, trace_jiffies_ms(m->jbd2_wait, m->jbd2_commits),
+				trace_jiffies_ms(m->jbd2_running, m->jbd2_commits),
+				trace_jiffies_ms(m->jbd2_locked, m->jbd2_commits),
+				trace_jiffies_ms(m->jbd2_flushing, m->jbd2_commits),
+				trace_jiffies_ms(m->jbd2_logging, m->jbd2_commits), m->jbd2_handles,
 				m->jbd2_blocks);
 		else
 			fprintf(f, "  jbd2: no commits\n");
@@ -415,351 +475,165 @@ static void print_fs(FILE *f, const struct trace_result *r)
 	}
 }
 
-/* -rf: what the adaptive controller did while the probes watched, so that
- * a change of the worker count can be read against the histograms. */
-static void print_controller(FILE *f, const struct trace_result *r)
+static void json_fs(struct json_writer *w, const struct trace_result *r)
 {
-	if (!r->controller)
+	const struct probe_misc *m = &r->total->misc;
+
+	jw_object(w, "fs");
+	jw_object(w, "ext4");
+	json_hist(w, "unlink_ns", &m->ext4_unlink);
+	json_hist(w, "inode_jump", &m->ext4_ino_jump);
+	jw_uint(w, "free_calls", m->ext4_free_calls);
+	jw_uint(w, "freed_blocks", m->ext4_freed_blocks);
+	jw_uint(w, "discards", m->ext4_discards);
+	jw_uint(w, "discard_blocks", m->ext4_discard_blocks);
+	jw_end(w);
+	jw_object(w, "jbd2");
+	jw_uint(w, "commits", m->jbd2_commits);
+	jw_uint(w, "hz", (uint64_t)kernel_hz());
+	jw_uint(w, "wait_jiffies", m->jbd2_wait);
+	jw_uint(w, "request_delay_jiffies", m->jbd2_request_delay);
+	jw_uint(w, "running_jiffies", m->jbd2_running);
+	jw_uint(w, "locked_jiffies", m->jbd2_locked);
+	jw_uint(w, "flushing_jiffies", m->jbd2_flushing);
+	jw_uint(w, "logging_jiffies", m->jbd2_logging);
+	jw_uint(w, "handles", m->jbd2_handles);
+	jw_uint(w, "blocks", m->jbd2_blocks);
+	jw_end(w);
+	jw_object(w, "xfs");
+	json_hist(w, "log_grant_wait_ns", &m->xfs_log_grant);
+	jw_uint(w, "inodegc_throttles", m->xfs_inodegc_throttles);
+	jw_end(w);
+	jw_object(w, "btrfs");
+	json_hist(w, "tree_lock_wait_ns", &m->btrfs_tree_lock);
+	json_hist(w, "reserve_ticket_wait_ns", &m->btrfs_reserve);
+	jw_end(w);
+	jw_object(w, "block");
+	json_hist(w, "latency_ns", &m->bio_lat);
+	jw_uint(w, "bytes", m->bio_bytes);
+	jw_uint(w, "discards", m->bio_discards);
+	jw_uint(w, "discard_bytes", m->bio_discard_bytes);
+	jw_end(w);
+	jw_end(w);
+}
+
+static void text_intervals(FILE *f, const struct trace_result *r)
+{
+	if (!r->niv)
 		return;
-	fprintf(f, "\nAdaptive controller: %s\n", r->controller);
-	if (!r->ndecisions)
-		return;
-	fprintf(f, "  %8s %9s   %s\n", "t s", "workers", "decision and evidence");
-	for (size_t i = 0; i < r->ndecisions; i++) {
-		const struct controller_decision *d = &r->decisions[i];
-		char w[24];
-		if (d->from)
-			snprintf(w, sizeof w, "%d -> %d", d->from, d->to);
-		else
-			snprintf(w, sizeof w, "%d", d->to);
-		fprintf(f, "  %8.2f %9s   %s\n", d->t, w, d->why);
+	fprintf(f, "\nIntervals\n  %8s %7s %10s %10s %10s %10s %10s %10s\n", "t s", "threads",
+		"unlinkat", "p99 us", "getdents", "lock ms", "D ms", "S ms");
+	for (int i = 0; i < r->niv; i++) {
+		const struct trace_interval *v = &r->iv[i];
+		fprintf(f, "  %8.2f %7u %10llu %10.1f %10llu %10.2f %10.2f %10.2f\n", v->t_ns / 1e9,
+			v->nthreads, (unsigned long long)v->unlinkat_calls, v->unlinkat_p99_ns / 1e3,
+			(unsigned long long)v->getdents_calls, v->lock_wait_ns / 1e6,
+			v->blocked_ns / 1e6, v->sleeping_ns / 1e6);
 	}
 }
 
-void trace_report_text(FILE *f, const struct trace_result *r)
+static void json_intervals(struct json_writer *w, const struct trace_result *r)
 {
-	const struct probe_snapshot *s = r->total;
-	const struct probe_misc *m = &s->misc;
-	char b1[32], b2[32], nb[32];
-
-	fprintf(f, "adaptrm --trace:");
-	for (char **a = r->argv; a && *a; a++)
-		fprintf(f, " %s", *a);
-	fprintf(f, "\n  pid %d, ", r->pid);
-	if (r->exit_status >= 0)
-		fprintf(f, "exit status %d, ", r->exit_status);
-	fprintf(f, "%.3f s, up to %u threads at once, %u threads in all\n", r->wall_ns / 1e9,
-		r->max_threads, r->threads_seen);
-	fprintf(f, "  probes:");
-	for (int g = 0; g < PROBE_G_COUNT; g++)
-		if (r->attached[g])
-			fprintf(f, " %s", probe_group_name(g));
-	fprintf(f, "\n");
-	if (r->notes && *r->notes) {
-		const char *p = r->notes;
-		while (*p) {
-			const char *e = strchr(p, '\n');
-			int len = e ? (int)(e - p) : (int)strlen(p);
-			fprintf(f, "  note: %.*s\n", len, p);
-			p += len + (e != NULL);
-		}
+	jw_array(w, "intervals");
+	for (int i = 0; i < r->niv; i++) {
+		const struct trace_interval *v = &r->iv[i];
+		jw_object(w, NULL);
+		jw_uint(w, "t_ns", v->t_ns);
+		jw_uint(w, "len_ns", v->len_ns);
+		jw_uint(w, "threads", v->nthreads);
+		jw_uint(w, "unlinkat_calls", v->unlinkat_calls);
+		jw_uint(w, "unlinkat_ns", v->unlinkat_ns);
+		jw_double(w, "unlinkat_p50_ns", v->unlinkat_p50_ns);
+		jw_double(w, "unlinkat_p99_ns", v->unlinkat_p99_ns);
+		jw_uint(w, "getdents64_calls", v->getdents_calls);
+		jw_uint(w, "getdents64_ns", v->getdents_ns);
+		jw_uint(w, "openat_calls", v->openat_calls);
+		jw_uint(w, "lock_wait_ns", v->lock_wait_ns);
+		jw_uint(w, "rwsem_write_wait_ns", v->rwsem_write_wait_ns);
+		jw_uint(w, "blocked_ns", v->blocked_ns);
+		jw_uint(w, "sleeping_ns", v->sleeping_ns);
+		jw_end(w);
 	}
-	if (m->lost)
-		fprintf(f, "  note: %llu events lost (per-thread state full)\n", m->lost);
+	jw_end(w);
+}
 
-	fprintf(f, "\n");
-	print_syscall_table(f, s);
-
-	fprintf(f, "\nLatency of the deletion syscalls (ns)\n");
-	for (int i = 0; i < trace_detail_count; i++) {
-		int nr = trace_detail_nrs[i];
-		const struct probe_sc_stat *st = &s->sc[nr];
-		char title[128];
-		if (!st->lat.count)
-			continue;
-		snprintf(title, sizeof title, "%s: %llu calls, %llu errors, mean %s",
-			 scname(nr, nb, sizeof nb), (unsigned long long)st->lat.count,
-			 (unsigned long long)st->errors,
-			 trace_fmt_ns(hist_mean(&st->lat), b1, sizeof b1));
-		print_hist_block(f, title, &st->lat);
-		if (nr == PROBE_NR_UNLINKAT && m->unlinkat_dir.count) {
-			snprintf(title, sizeof title, "unlinkat(AT_REMOVEDIR): %llu calls, mean %s",
-				 (unsigned long long)m->unlinkat_dir.count,
-				 trace_fmt_ns(hist_mean(&m->unlinkat_dir), b1, sizeof b1));
-			print_hist_block(f, title, &m->unlinkat_dir);
-		}
-	}
-	if (m->getdents_bytes.count) {
-		char title[128];
-		snprintf(title, sizeof title, "getdents64 bytes returned per call: mean %.0f",
-			 hist_mean(&m->getdents_bytes));
-		print_hist_block(f, title, &m->getdents_bytes);
-	}
-
-	fprintf(f, "\nLock contention (wait ns by lock type)\n");
-	if (!r->attached[PROBE_G_LOCKS])
-		fprintf(f, "  not traced\n");
-	bool any = false;
-	for (int k = 0; k < PROBE_LOCK_TYPES; k++) {
-		const struct probe_hist *h = &s->lock[k].wait;
-		char title[128];
-		if (!h->count)
-			continue;
-		any = true;
-		snprintf(title, sizeof title, "%s (flags 0x%x): %llu waits, %s total, p99 %s",
-			 probe_lock_type_name(k), k, (unsigned long long)h->count,
-			 trace_fmt_ns((double)h->total, b1, sizeof b1),
-			 trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2));
-		print_hist_block(f, title, h);
-	}
-	if (r->attached[PROBE_G_LOCKS] && !any)
-		fprintf(f, "  no contended locks\n");
-	if (r->ncallers) {
-		fprintf(f, "\n  %10s %12s %12s %12s   %s\n", "contended", "total wait", "avg wait",
-			"type", "caller");
-		for (int i = 0; i < r->ncallers; i++) {
-			const struct probe_caller *c = &r->callers[i];
-			fprintf(f, "  %10llu %12s %12s %12s   %s\n", (unsigned long long)c->count,
-				trace_fmt_ns((double)c->total_ns, b1, sizeof b1),
-				trace_fmt_ns(c->count ? (double)c->total_ns / c->count : 0, b2, sizeof b2),
-				probe_lock_type_name(c->flags), r->caller_names[i]);
-		}
-	}
-
-	fprintf(f, "\nOff-CPU time of the traced threads\n");
-	if (!r->attached[PROBE_G_OFFCPU])
-		fprintf(f, "  not traced\n");
-	static const char *const kinds[] = { "blocked (D)", "sleeping (S)", "preempted (runnable)" };
-	for (int k = 0; r->attached[PROBE_G_OFFCPU] && k < PROBE_OFFCPU_KINDS; k++) {
-		const struct probe_hist *h = &m->offcpu[k];
-		fprintf(f, "  %-21s %9llu times, %12s total, p50 %s, p99 %s\n", kinds[k],
-			(unsigned long long)h->count, trace_fmt_ns((double)h->total, b1, sizeof b1),
-			trace_fmt_ns(hist_quantile(h, 0.5), nb, sizeof nb),
-			trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2));
-	}
-	if (m->offcpu[PROBE_OFFCPU_BLOCKED].count)
-		print_hist_block(f, "blocked (D) time per switch (ns)", &m->offcpu[PROBE_OFFCPU_BLOCKED]);
-
-	print_fs(f, r);
-
-	if (r->niv) {
-		fprintf(f, "\nIntervals\n  %8s %7s %10s %10s %10s %10s %10s %10s\n", "t s", "threads",
-			"unlinkat", "p99 us", "getdents", "lock ms", "D ms", "S ms");
-		for (int i = 0; i < r->niv; i++) {
-			const struct trace_interval *v = &r->iv[i];
-			fprintf(f, "  %8.2f %7u %10llu %10.1f %10llu %10.2f %10.2f %10.2f\n",
-				v->t_ns / 1e9, v->nthreads, (unsigned long long)v->unlinkat_calls,
-				v->unlinkat_p99_ns / 1e3, (unsigned long long)v->getdents_calls,
-				v->lock_wait_ns / 1e6, v->blocked_ns / 1e6, v->sleeping_ns / 1e6);
-		}
-	}
-
-	print_controller(f, r);
-
+/* The controller's decisions and the findings are one section: the text
+ * has always shown the decisions first, the JSON the findings. */
+static void text_verdict(FILE *f, const struct trace_result *r)
+{
 	struct trace_finding fs[TRACE_MAX_FINDINGS];
 	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS);
+	char b1[32];
+
+	print_controller(f, r);
 	fprintf(f, "\nVerdict (ranked by share of the busy syscall time, %s)\n",
-		trace_fmt_ns((double)trace_busy_ns(s), b1, sizeof b1));
+		trace_fmt_ns((double)trace_busy_ns(r->total), b1, sizeof b1));
 	for (int i = 0; i < nf; i++)
 		fprintf(f, "  %d. [%3.0f%%] %s\n", i + 1, 100 * fs[i].share, fs[i].text);
 	if (!nf)
 		fprintf(f, "  nothing traced\n");
 }
 
-/* ---- JSON ---- */
-
-static void json_hist(struct json_writer *w, const char *key, const struct probe_hist *h)
+static void json_verdict(struct json_writer *w, const struct trace_result *r)
 {
-	jw_object(w, key);
-	jw_uint(w, "count", h->count);
-	jw_uint(w, "total", h->total);
-	jw_double(w, "mean", hist_mean(h));
-	jw_double(w, "p50", hist_quantile(h, 0.5));
-	jw_double(w, "p99", hist_quantile(h, 0.99));
-	jw_array_compact(w, "buckets");
-	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
-		if (h->b[i]) {
-			jw_array_compact(w, NULL);
-			jw_uint(w, NULL, hist_bucket_value(i));
-			jw_uint(w, NULL, h->b[i]);
-			jw_end(w);
-		}
+	struct trace_finding fs[TRACE_MAX_FINDINGS];
+	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS);
+
+	jw_array(w, "findings");
+	for (int i = 0; i < nf; i++) {
+		jw_object(w, NULL);
+		jw_string(w, "id", fs[i].id);
+		jw_double(w, "share", fs[i].share);
+		jw_string(w, "text", fs[i].text);
+		jw_end(w);
+	}
+	jw_end(w);
+	if (!r->controller)
+		return;
+	jw_object(w, "controller");
+	jw_string(w, "summary", r->controller);
+	jw_array(w, "decisions");
+	for (size_t i = 0; i < r->ndecisions; i++) {
+		jw_object(w, NULL);
+		jw_double(w, "t", r->decisions[i].t);
+		jw_int(w, "from", r->decisions[i].from);
+		jw_int(w, "to", r->decisions[i].to);
+		jw_string(w, "why", r->decisions[i].why);
+		jw_end(w);
+	}
 	jw_end(w);
 	jw_end(w);
 }
 
+/* Both reports walk this list: a section is in both or in neither. */
+static const struct report_section {
+	const char *name;
+	void (*text)(FILE *, const struct trace_result *);
+	void (*json)(struct json_writer *, const struct trace_result *);
+} sections[] = {
+	{ "header", text_header, json_header },
+	{ "syscalls", text_syscalls, json_syscalls },
+	{ "locks", text_locks, json_locks },
+	{ "offcpu", text_offcpu, json_offcpu },
+	{ "fs", text_fs, json_fs },
+	{ "intervals", text_intervals, json_intervals },
+	{ "verdict", text_verdict, json_verdict },
+};
+#define NSECTIONS (sizeof sections / sizeof *sections)
+
+void trace_report_text(FILE *f, const struct trace_result *r)
+{
+	for (size_t i = 0; i < NSECTIONS; i++)
+		sections[i].text(f, r);
+}
+
 void trace_report_json(FILE *f, const struct trace_result *r)
 {
-	const struct probe_snapshot *s = r->total;
-	const struct probe_misc *m = &s->misc;
 	struct json_writer w;
-	char nb[32];
 
 	jw_init(&w, f);
 	jw_object(&w, NULL);
-	jw_string(&w, "schema", TRACE_SCHEMA);
-	jw_string(&w, "mode", r->mode);
-	jw_array_compact(&w, "command");
-	for (char **a = r->argv; a && *a; a++)
-		jw_string(&w, NULL, *a);
-	jw_end(&w);
-	jw_int(&w, "pid", r->pid);
-	if (r->exit_status >= 0)
-		jw_int(&w, "exit_status", r->exit_status);
-	else
-		jw_null(&w, "exit_status");
-	jw_uint(&w, "wall_ns", r->wall_ns);
-	jw_uint(&w, "max_threads", r->max_threads);
-	jw_uint(&w, "threads_seen", r->threads_seen);
-	jw_uint(&w, "busy_ns", trace_busy_ns(s));
-	jw_array_compact(&w, "probes");
-	for (int g = 0; g < PROBE_G_COUNT; g++)
-		if (r->attached[g])
-			jw_string(&w, NULL, probe_group_name(g));
-	jw_end(&w);
-	jw_array(&w, "notes");
-	for (const char *p = r->notes; p && *p;) {
-		const char *e = strchr(p, '\n');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		char line[256];
-		snprintf(line, sizeof line, "%.*s", (int)len, p);
-		jw_string(&w, NULL, line);
-		p += len + (e != NULL);
-	}
-	jw_end(&w);
-	jw_uint(&w, "lost_events", m->lost);
-
-	jw_array(&w, "syscalls");
-	for (int k = 0; k < PROBE_NR_SYSCALLS; k++) {
-		const struct probe_sc_stat *st = &s->sc[k];
-		if (!st->lat.count)
-			continue;
-		jw_object(&w, NULL);
-		jw_string(&w, "name", scname(k, nb, sizeof nb));
-		jw_int(&w, "nr", k);
-		jw_uint(&w, "calls", st->lat.count);
-		jw_uint(&w, "errors", st->errors);
-		jw_uint(&w, "total_ns", st->lat.total);
-		json_hist(&w, "latency_ns", &st->lat);
-		jw_end(&w);
-	}
-	jw_end(&w);
-	json_hist(&w, "unlinkat_removedir_ns", &m->unlinkat_dir);
-	json_hist(&w, "getdents64_bytes", &m->getdents_bytes);
-
-	jw_array(&w, "locks");
-	for (int k = 0; k < PROBE_LOCK_TYPES; k++) {
-		if (!s->lock[k].wait.count)
-			continue;
-		jw_object(&w, NULL);
-		jw_string(&w, "type", probe_lock_type_name(k));
-		jw_uint(&w, "flags", k);
-		json_hist(&w, "wait_ns", &s->lock[k].wait);
-		jw_end(&w);
-	}
-	jw_end(&w);
-	jw_array(&w, "lock_callers");
-	for (int i = 0; i < r->ncallers; i++) {
-		jw_object(&w, NULL);
-		jw_string(&w, "caller", r->caller_names[i]);
-		jw_string(&w, "type", probe_lock_type_name(r->callers[i].flags));
-		jw_uint(&w, "count", r->callers[i].count);
-		jw_uint(&w, "total_ns", r->callers[i].total_ns);
-		jw_end(&w);
-	}
-	jw_end(&w);
-
-	jw_object(&w, "offcpu");
-	json_hist(&w, "blocked_ns", &m->offcpu[PROBE_OFFCPU_BLOCKED]);
-	json_hist(&w, "sleeping_ns", &m->offcpu[PROBE_OFFCPU_SLEEPING]);
-	json_hist(&w, "preempted_ns", &m->offcpu[PROBE_OFFCPU_PREEMPTED]);
-	jw_end(&w);
-
-	jw_object(&w, "fs");
-	jw_object(&w, "ext4");
-	json_hist(&w, "unlink_ns", &m->ext4_unlink);
-	json_hist(&w, "inode_jump", &m->ext4_ino_jump);
-	jw_uint(&w, "free_calls", m->ext4_free_calls);
-	jw_uint(&w, "freed_blocks", m->ext4_freed_blocks);
-	jw_uint(&w, "discards", m->ext4_discards);
-	jw_uint(&w, "discard_blocks", m->ext4_discard_blocks);
-	jw_end(&w);
-	jw_object(&w, "jbd2");
-	jw_uint(&w, "commits", m->jbd2_commits);
-	jw_uint(&w, "hz", (uint64_t)kernel_hz());
-	jw_uint(&w, "wait_jiffies", m->jbd2_wait);
-	jw_uint(&w, "request_delay_jiffies", m->jbd2_request_delay);
-	jw_uint(&w, "running_jiffies", m->jbd2_running);
-	jw_uint(&w, "locked_jiffies", m->jbd2_locked);
-	jw_uint(&w, "flushing_jiffies", m->jbd2_flushing);
-	jw_uint(&w, "logging_jiffies", m->jbd2_logging);
-	jw_uint(&w, "handles", m->jbd2_handles);
-	jw_uint(&w, "blocks", m->jbd2_blocks);
-	jw_end(&w);
-	jw_object(&w, "xfs");
-	json_hist(&w, "log_grant_wait_ns", &m->xfs_log_grant);
-	jw_uint(&w, "inodegc_throttles", m->xfs_inodegc_throttles);
-	jw_end(&w);
-	jw_object(&w, "btrfs");
-	json_hist(&w, "tree_lock_wait_ns", &m->btrfs_tree_lock);
-	json_hist(&w, "reserve_ticket_wait_ns", &m->btrfs_reserve);
-	jw_end(&w);
-	jw_object(&w, "block");
-	json_hist(&w, "latency_ns", &m->bio_lat);
-	jw_uint(&w, "bytes", m->bio_bytes);
-	jw_uint(&w, "discards", m->bio_discards);
-	jw_uint(&w, "discard_bytes", m->bio_discard_bytes);
-	jw_end(&w);
-	jw_end(&w);
-
-	jw_array(&w, "intervals");
-	for (int i = 0; i < r->niv; i++) {
-		const struct trace_interval *v = &r->iv[i];
-		jw_object(&w, NULL);
-		jw_uint(&w, "t_ns", v->t_ns);
-		jw_uint(&w, "len_ns", v->len_ns);
-		jw_uint(&w, "threads", v->nthreads);
-		jw_uint(&w, "unlinkat_calls", v->unlinkat_calls);
-		jw_uint(&w, "unlinkat_ns", v->unlinkat_ns);
-		jw_double(&w, "unlinkat_p50_ns", v->unlinkat_p50_ns);
-		jw_double(&w, "unlinkat_p99_ns", v->unlinkat_p99_ns);
-		jw_uint(&w, "getdents64_calls", v->getdents_calls);
-		jw_uint(&w, "getdents64_ns", v->getdents_ns);
-		jw_uint(&w, "openat_calls", v->openat_calls);
-		jw_uint(&w, "lock_wait_ns", v->lock_wait_ns);
-		jw_uint(&w, "rwsem_write_wait_ns", v->rwsem_write_wait_ns);
-		jw_uint(&w, "blocked_ns", v->blocked_ns);
-		jw_uint(&w, "sleeping_ns", v->sleeping_ns);
-		jw_end(&w);
-	}
-	jw_end(&w);
-
-	struct trace_finding fs[TRACE_MAX_FINDINGS];
-	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS);
-	jw_array(&w, "findings");
-	for (int i = 0; i < nf; i++) {
-		jw_object(&w, NULL);
-		jw_string(&w, "id", fs[i].id);
-		jw_double(&w, "share", fs[i].share);
-		jw_string(&w, "text", fs[i].text);
-		jw_end(&w);
-	}
-	jw_end(&w);
-
-	if (r->controller) {
-		jw_object(&w, "controller");
-		jw_string(&w, "summary", r->controller);
-		jw_array(&w, "decisions");
-		for (size_t i = 0; i < r->ndecisions; i++) {
-			jw_object(&w, NULL);
-			jw_double(&w, "t", r->decisions[i].t);
-			jw_int(&w, "from", r->decisions[i].from);
-			jw_int(&w, "to", r->decisions[i].to);
-			jw_string(&w, "why", r->decisions[i].why);
-			jw_end(&w);
-		}
-		jw_end(&w);
-		jw_end(&w);
-	}
+	for (size_t i = 0; i < NSECTIONS; i++)
+		sections[i].json(&w, r);
 	jw_finish(&w);
 }

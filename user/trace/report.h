@@ -4,6 +4,7 @@
 #define ADAPTRM_TRACE_REPORT_H
 #include "ctl/decision.h"
 #include "probes/probes.h"
+#include "trace/findings.h"
 #include <stdio.h>
 
 #define TRACE_MAX_CALLERS 10
@@ -41,20 +42,6 @@ struct trace_result {
 	size_t ndecisions;
 };
 
-struct trace_finding {
-	const char *id;			/* stable identifier (JSON) */
-	double share;			/* of the busy syscall time */
-	char text[640];
-};
-
-#define TRACE_MAX_FINDINGS 12
-/* Findings ranked by time share (largest first). Returns how many. */
-int trace_findings(const struct trace_result *r, struct trace_finding *out, int max);
-
-/* Consecutive ext4 unlinks of a thread whose inodes are fewer than this
- * apart count as in order (the report's "unlink order" line). */
-#define TRACE_INO_NEAR 64
-double trace_ino_near_share(const struct probe_hist *h);
 /* Syscall time excluding waits for children, poll, futex and sleeps: the
  * base of every share. */
 uint64_t trace_busy_ns(const struct probe_snapshot *s);
@@ -64,8 +51,15 @@ void trace_report_json(FILE *f, const struct trace_result *r);
 
 /* "1.23 s", "45.6 ms", "12.3 us", "800 ns" */
 const char *trace_fmt_ns(double ns, char *buf, size_t len);
+/* The syscall's name, else "syscall_NR" in BUF. */
+const char *trace_syscall_name(int nr, char *buf, size_t len);
+/* Syscalls that wait for something else (children, events, time, other
+ * threads): their time is not the deleter's work. */
+bool trace_is_wait_syscall(int nr);
+/* Milliseconds per event of J jiffies over N events (jbd2 statistics). */
+double trace_jiffies_ms(unsigned long long j, unsigned long long n);
 
-/* The deletion-relevant syscalls shown in detail (x86-64 numbers). */
+/* The deletion-relevant syscalls shown in detail (SYS_* numbers). */
 extern const int trace_detail_nrs[];
 extern const int trace_detail_count;
 

@@ -12,10 +12,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,7 +98,7 @@ static void sample(struct sampler *s, bool force)
 		.unlinkat_p99_ns = hist_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.99),
 		.getdents_calls = d->sc[PROBE_NR_GETDENTS64].lat.count,
 		.getdents_ns = d->sc[PROBE_NR_GETDENTS64].lat.total,
-		.openat_calls = d->sc[257].lat.count,
+		.openat_calls = d->sc[SYS_openat].lat.count,
 		.lock_wait_ns = probe_lock_wait_ns(d, 0),
 		.rwsem_write_wait_ns = d->lock[PROBE_LCB_F_WRITE].wait.total,
 		.blocked_ns = d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total,
@@ -337,58 +339,102 @@ static double parse_interval(const char *s)
 	return v;
 }
 
+static pid_t parse_pid(const char *v)
+{
+	char *end;
+	errno = 0;
+	long pid = strtol(v, &end, 10);
+	if (errno || end == v || *end || pid <= 0 || pid > 0x3fffffff) {
+		warn_errno(0, "--trace: invalid pid %s", v);
+		usage(1);
+	}
+	return (pid_t)pid;
+}
+
+enum { OPT_HELP = 256, OPT_JSON, OPT_INTERVAL, OPT_NO_CALLERS, OPT_COMPARE };
+
+static const struct option trace_options[] = {
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "no-callers", no_argument, NULL, OPT_NO_CALLERS },
+	{ "compare", no_argument, NULL, OPT_COMPARE },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* ARG spelled out as "--NAME" or "--NAME=...": getopt_long also takes
+ * abbreviations, which here belong to rm's options (--i is --interactive);
+ * likewise -pPID, which has always been one of rm's (invalid) options. */
+static bool spelled_out(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(arg, "--", 2) && !strncmp(arg + 2, name, n) && (!arg[n + 2] || arg[n + 2] == '=');
+}
+
 int trace_main(int argc, char **argv)
 {
 	const char *json = NULL;
 	double interval = 0;
 	unsigned flags = 0;
-	long pid = 0;
-	int i = 2;
+	pid_t pid = 0;
+	int ac = argc - 1, at, c, li;
+	char **av = argv + 1;	/* "--trace" plays getopt's program name */
 
-	for (; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help"))
+	/* "+": the first non-option starts the command or rm's operands; ":":
+	 * missing arguments reported here; an option we do not know starts
+	 * rm's options (-rf, --threads=4) */
+	opterr = 0;
+	optind = 0;
+	for (;;) {
+		at = optind ? optind : 1;
+		c = getopt_long(ac, av, "+:p:", trace_options, &li);
+		if (c == ':' && optopt >= OPT_HELP)	/* trace_options[] is in enum order */
+			li = optopt - OPT_HELP;
+		if (c == -1 || c == '?' || (c == 'p' && strcmp(av[at], "-p")) ||
+		    ((c >= OPT_HELP || (c == ':' && optopt >= OPT_HELP)) &&
+		     !spelled_out(av[at], trace_options[li].name)))
+			break;
+		if (c == ':') {
+			if (optopt == 'p')
+				warn_errno(0, "option requires an argument -- 'p'");
+			else
+				warn_errno(0, "option '%s' requires an argument", av[at]);
+			usage(1);
+		}
+		switch (c) {
+		case OPT_HELP:
 			usage(0);
-		else if (!strcmp(a, "--json") || !strcmp(a, "--interval") || !strcmp(a, "-p")) {
-			if (i + 1 >= argc) {
-				warn_errno(0, "option '%s' requires an argument", a);
-				usage(1);
-			}
-			const char *v = argv[++i];
-			if (a[2] == 'j')
-				json = v;
-			else if (a[2] == 'i')
-				interval = parse_interval(v);
-			else {
-				char *end;
-				errno = 0;
-				pid = strtol(v, &end, 10);
-				if (errno || *end || pid <= 0 || pid > 0x3fffffff) {
-					warn_errno(0, "--trace: invalid pid %s", v);
-					usage(1);
-				}
-			}
-		} else if (!strncmp(a, "--json=", 7))
-			json = a + 7;
-		else if (!strncmp(a, "--interval=", 11))
-			interval = parse_interval(a + 11);
-		else if (!strcmp(a, "--no-callers"))
+			break;
+		case OPT_JSON:
+			json = optarg;
+			break;
+		case OPT_INTERVAL:
+			interval = parse_interval(optarg);
+			break;
+		case OPT_NO_CALLERS:
 			flags |= PROBE_NO_CALLERS;
-		else if (!strcmp(a, "--compare")) {
-			if (argc - i != 3) {
+			break;
+		case OPT_COMPARE:
+			if (ac - optind != 2) {
 				warn_errno(0, "--compare needs exactly two JSON files");
 				usage(1);
 			}
-			return trace_compare(argv[i + 1], argv[i + 2]);
-		} else
+			return trace_compare(av[optind], av[optind + 1]);
+		case 'p':
+			pid = parse_pid(optarg);
 			break;
+		}
 	}
+	/* the rest starts at AT: a "--" that getopt took is kept, as the command's mark */
+	int i = (c == -1 && at < ac && strcmp(av[at], "--") ? optind : at) + 1;
+	optind = 0;	/* rm's options_parse starts getopt afresh */
+	opterr = 1;
 	if (pid) {
 		if (i < argc) {
 			warn_errno(0, "--trace -p takes no command");
 			usage(1);
 		}
-		return trace_pid((pid_t)pid, json, interval, flags);
+		return trace_pid(pid, json, interval, flags);
 	}
 	if (i < argc && !strcmp(argv[i], "--")) {
 		if (i + 1 >= argc) {
