@@ -51,8 +51,27 @@ static double best_of(const struct model *m, int cap, int tick)
 
 struct run {
 	int n[2000];
+	const char *rule[2000];	/* the rule of tick t's decision (CTL_RULE_*) */
 	int changes;
 };
+
+/* Ticks of R whose decision was RULE's and changed the count. */
+static int moves_by(const struct run *r, int ticks, const char *rule)
+{
+	int k = 0;
+	for (int t = 0; t + 1 < ticks; t++)
+		k += r->n[t + 1] != r->n[t] && !strcmp(r->rule[t], rule);
+	return k;
+}
+
+/* Ticks of R decided by RULE, whether or not the count changed. */
+static int decided_by(const struct run *r, int ticks, const char *rule)
+{
+	int k = 0;
+	for (int t = 0; t < ticks; t++)
+		k += !strcmp(r->rule[t], rule);
+	return k;
+}
 
 static void simulate(const struct model *m, int cap, int start, bool known, int ticks, struct run *r)
 {
@@ -79,10 +98,14 @@ static void simulate(const struct model *m, int cap, int start, bool known, int 
 			.spare = m->spare_on ? m->spare : -1,
 		};
 		struct ctl_decision d;
-		if (ctl_policy_tick(&p, &s, &d)) {
+		bool changed = ctl_policy_tick(&p, &s, &d);
+		cr_assert(d.rule, "every decision names its rule");
+		r->rule[t] = d.rule;
+		if (changed) {
 			cr_assert(d.to >= 1 && d.to <= cap);
 			cr_assert_eq(d.to, p.n);
 			cr_assert(d.why[0], "a change has a reason");
+			cr_assert_str_neq(d.rule, CTL_RULE_MEASURING, "a change closes a window");
 			r->changes++;
 		}
 	}
@@ -170,6 +193,7 @@ Test(controller_policy, follows_a_moving_peak)
 	expect_near_best(&m, 64, &r, 200 + CONVERGE, 600);
 	cr_expect_gt(r.n[199], 8);
 	cr_expect_leq(r.n[599], 2);
+	cr_expect_geq(moves_by(&r, 600, CTL_RULE_DRIFT), 1, "the moved rate started a new climb");
 }
 
 Test(controller_policy, flat_noisy_curve_does_not_oscillate)
@@ -232,6 +256,7 @@ Test(controller_policy, contention_rising_backs_off_at_once)
 			else {
 				back = t;
 				cr_expect(strstr(d.why, "contention"), "why: %s", d.why);
+				cr_expect_str_eq(d.rule, CTL_RULE_CONTENTION);
 			}
 		}
 	}
@@ -248,10 +273,12 @@ Test(controller_policy, contended_start_looks_below_first)
 	struct run r;
 	simulate(&m, 64, 2, false, 100, &r);
 	int first = 0;
+	const char *rule = "";
 	for (int t = 1; t < 100 && !first; t++)
 		if (r.n[t] != r.n[t - 1])
-			first = r.n[t];
+			first = r.n[t], rule = r.rule[t - 1];
 	cr_expect_eq(first, 1, "first move from 2 went to %d", first);
+	cr_expect_str_eq(rule, CTL_RULE_FIRST_CONTENDED);
 	for (int t = 0; t < 100; t++)
 		cr_expect_leq(r.n[t], 2, "tick %d ran %d workers", t, r.n[t]);
 	expect_near_best(&m, 64, &r, CONVERGE, 100);
@@ -290,6 +317,9 @@ Test(controller_policy, idle_workers_are_trimmed)
 	struct run r;
 	simulate(&m, 64, 8, false, 100, &r);
 	cr_expect_eq(r.n[99], 1);
+	cr_expect_eq(moves_by(&r, 100, CTL_RULE_FIRST_IDLE), 1, "cut in the first window");
+	cr_expect_eq(moves_by(&r, 100, CTL_RULE_REJECT_IDLE), moves_by(&r, 100, CTL_RULE_PROBE),
+		     "every probe up lost to idle workers");
 	/* At one busy worker it still probes 2 now and then (nothing says
 	 * whether more work is queued), each time for one window. */
 	cr_expect_leq(r.changes, 12, "%d changes", r.changes);
@@ -316,6 +346,8 @@ Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
 		struct ctl_sample s = { .dt = 0.1, .ops = 20000, .lat_mean_us = 5, .lat_p99_us = -1,
 					.contention = -1, .blocked = 0.05, .busy = 1, .cpu = 0.9, .spare = -1 };
 		cr_expect_not(ctl_policy_tick(&p, &s, &d), "changed at tick %d: %s", t, d.why);
+		if (t == 1)	/* the first window */
+			cr_expect_str_eq(d.rule, CTL_RULE_FIRST_SATURATED);
 	}
 	cr_expect_eq(p.n, 2);
 	cr_expect_eq(p.phase, CTL_HOLD);
@@ -325,7 +357,10 @@ Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
 	for (int t = 0; t < 4; t++) {
 		struct ctl_sample s = { .dt = 0.1, .ops = 200, .lat_mean_us = 1000, .lat_p99_us = -1,
 					.contention = -1, .blocked = 0.9, .busy = 1, .cpu = 0.05, .spare = -1 };
-		up |= ctl_policy_tick(&p, &s, &d) && d.to > d.from;
+		bool ch = ctl_policy_tick(&p, &s, &d) && d.to > d.from;
+		if (ch && !up)
+			cr_expect_str_eq(d.rule, CTL_RULE_FIRST_CLIMB);
+		up |= ch;
 	}
 	cr_expect(up, "blocked workers did not climb");
 }
@@ -344,6 +379,7 @@ Test(controller_policy, clear_loss_probes_rarely)
 		above += r.n[t] > 1;
 	/* one 2-tick probe per longest hold (25 windows of 2 ticks) at most */
 	cr_assert_leq(above, 2 * 600 / 50, "%d of 600 ticks above one worker", above);
+	cr_expect_eq(moves_by(&r, 600, CTL_RULE_ACCEPT), 0, "a step up was accepted");
 	expect_near_best(&m, 64, &r, CONVERGE, 600);
 }
 
@@ -366,6 +402,11 @@ Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
 		for (int t = 300; t < 600; t++)
 			above += r.n[t] > 4;
 		cr_expect_eq(above, 0, "from %d: %d of the last 300 ticks above 4", start, above);
+		cr_expect_gt(decided_by(&r, 600, CTL_RULE_VETO_SATURATED), 0,
+			     "from %d: no probe up vetoed", start);
+		if (start > 4)
+			cr_expect_gt(decided_by(&r, 600, CTL_RULE_KEEP_FEWER), 0,
+				     "from %d: fewer never kept", start);
 		expect_near_best(&m, 64, &r, 0, 600);
 	}
 	/* 8 CPUs: a gentle step down from 9-12 (-25%) lands below the CPU
@@ -443,6 +484,7 @@ Test(controller_policy, high_contention_halves_the_count)
 					.busy = 1, .cpu = -1, .spare = -1 };
 		if (ctl_policy_tick(&p, &s, &d) && strstr(d.why, "lock contention high")) {
 			cr_expect_eq(d.from, 8);
+			cr_expect_str_eq(d.rule, CTL_RULE_CONTENTION_HALVE);
 			to = d.to;
 		}
 	}
@@ -474,6 +516,7 @@ Test(controller_policy, no_probe_up_when_no_work_waits)
 	for (int t = 0; t < 600; t++)
 		cr_assert_eq(r.n[t], 1, "tick %d ran %d workers with nothing waiting for them", t, r.n[t]);
 	cr_expect_eq(r.changes, 0);
+	cr_expect_gt(decided_by(&r, 600, CTL_RULE_VETO_NO_WAITING), 0, "no probe up was vetoed");
 }
 
 /* The same curve with work waiting: the probes still run (and lose), and
@@ -485,6 +528,7 @@ Test(controller_policy, probes_up_when_work_waits_and_stalls_do_not_ratchet)
 	struct run r;
 	simulate(&m, 64, 1, true, 600, &r);
 	cr_expect_gt(r.changes, 0, "no probe in 60 s with work waiting");
+	cr_expect_gt(moves_by(&r, 600, CTL_RULE_PROBE), 0, "no gentle probe");
 	int at1 = 0;
 	for (int t = 0; t < 600; t++)
 		at1 += r.n[t] == 1;

@@ -361,8 +361,10 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 	jw_string(w, "phase", c->steer ? ctl_phase_name(c->pol.phase) : "pinned");
 	jw_string(w, "share", ctl_trial_state_name(c->share_during));
 	jw_string(w, "sort", ctl_trial_state_name(c->sort_during));
-	if (d && d->changed)
+	if (d && d->changed) {
 		jw_string(w, "decision", d->why);
+		jw_string(w, "rule", d->rule ? d->rule : "");
+	}
 	jw_end(w);
 }
 
@@ -396,6 +398,7 @@ static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *
 	d->from = n;
 	d->to = to;
 	snprintf(d->why, sizeof d->why, "%s: %s", name, why);
+	d->rule = t == &c->share ? "share-trial" : "sort-trial";
 	c->changes += to != n;
 	log_decision(c, n, to, d->why);
 	explain(c, "%s", d->why);
@@ -457,8 +460,10 @@ void controller_tick(struct controller *c)
 		if (ctl_policy_tick(&c->pol, &smp, &d) && d.changed) {
 			engine_set_active(c->e, d.to);
 			c->changes++;
-			log_decision(c, d.from, d.to, d.why);
-			explain(c, "threads %d->%d: %s", d.from, d.to, d.why);
+			char why[CTL_WHY_LEN + 40];	/* the evidence and the policy's rule */
+			snprintf(why, sizeof why, "%s [%s]", d.why, d.rule);
+			log_decision(c, d.from, d.to, why);
+			explain(c, "threads %d->%d: %s", d.from, d.to, why);
 		}
 	}
 	record(c, &s, &d);

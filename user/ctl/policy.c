@@ -1,4 +1,12 @@
-/* The adaptive controller's decision logic (see ctl_policy.h).
+/* The adaptive controller's decision logic (see policy.h).
+ *
+ * Shape: each tick adds its sample to a window (window_close); when the
+ * window closes, the phase's handler walks its table of named rules in order
+ * and the first that applies acts: start_rules for the first window at the
+ * start point, candidate_rules for a climb step or a gentle probe against its
+ * base, hold_rules at the settled point. The rule's name is the decision's
+ * (CTL_RULE_* in policy.h). Measurements behind the rules:
+ * docs/design.md#controller.
  *
  * Why these numbers:
  * - A window is 2 ticks of ~100 ms. One tick of a deletion holds a few
@@ -17,6 +25,7 @@
 #include "ctl/policy.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -164,7 +173,8 @@ static bool start_climb(struct ctl_policy *p, int dir, double rate, double lat, 
 
 /* The gain that counts as real: the band, or more when the windows measured
  * in hold show noisier rates (2.5 standard errors of the difference between
- * CW candidate windows and the reference, an EWMA worth about 2 windows: estimates from few windows run low). */
+ * CW candidate windows and the reference, an EWMA worth about 2 windows:
+ * estimates from few windows run low). */
 static double threshold(const struct ctl_policy *p, int cw)
 {
 	double t = p->cfg.band;
@@ -197,354 +207,651 @@ static int trimmed_count(double busy, int n)
 	return to < 1 ? 1 : to > n ? n : to;
 }
 
-static double avg(double sum, double n)
+static void mean_add(struct ctl_mean *m, double v)
 {
-	return n > 0 ? sum / n : -1;
+	if (v >= 0)	/* also leaves out NaN */
+		m->sum += v, m->n++;
 }
 
-bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ctl_decision *d)
+static double mean_get(const struct ctl_mean *m)
 {
-	memset(d, 0, sizeof(*d));
-	d->from = d->to = p->n;
-	if (!(s->dt > 0))
-		return false;
-	p->w_ops += s->ops;
-	p->w_dt += s->dt;
-	p->w_r += s->ops / s->dt;
-	p->w_r2 += (s->ops / s->dt) * (s->ops / s->dt);
-	p->w_ticks++;
-	if (s->lat_mean_us >= 0)
-		p->w_lat += s->lat_mean_us, p->w_lat_n++;
-	if (s->contention >= 0)
-		p->w_cont += s->contention, p->w_cont_n++;
-	if (s->blocked >= 0)
-		p->w_blk += s->blocked, p->w_blk_n++;
-	if (s->busy >= 0)
-		p->w_busy += s->busy, p->w_busy_n++;
-	if (s->cpu >= 0)
-		p->w_cpu += s->cpu, p->w_cpu_n++;
-	if (s->spare >= 0)
-		p->w_spare += s->spare, p->w_spare_n++;
+	return m->n > 0 ? m->sum / m->n : -1;
+}
+
+/* One closed decision window at n. Means are -1 where not measured. */
+struct window {
+	double ops, dt, rate;
+	double lat, cont, blk, busy, cpu, spare;
+	/* Filled by the phase's handler: */
+	double gain;	/* rate against the reference (hold) or the base (candidate) */
+	double thr;	/* the gain that counts as real (candidate) */
+	double crate;	/* the candidate's rate over all its windows */
+};
+
+/* Tick-to-tick spread of the window's rates: a noise estimate from the very
+ * first window, before any hold could measure one. */
+static void noise_from_ticks(struct ctl_policy *p)
+{
+	const struct ctl_window_acc *a = &p->w;
+	if (a->ticks < 2 || !(a->r > 0))
+		return;
+	double m = a->r / a->ticks;
+	double v = (a->r2 / a->ticks - m * m) / (m * m);
+	v = v * a->ticks / (a->ticks - 1) / a->ticks;	/* of the window mean */
+	if (v > 0) {
+		p->noise_var = p->noise_n ? 0.8 * p->noise_var + 0.2 * v : v;
+		p->noise_n++;
+	}
+}
+
+/* Add sample S to the window; when the window closes, fill W, reset the
+ * accumulators and remember the window's rate and latency. */
+static bool window_close(struct ctl_policy *p, const struct ctl_sample *s, struct window *w)
+{
+	struct ctl_window_acc *a = &p->w;
+	double r = s->ops / s->dt;
+	a->ops += s->ops;
+	a->dt += s->dt;
+	a->r += r;
+	a->r2 += r * r;
+	a->ticks++;
+	mean_add(&a->lat, s->lat_mean_us);
+	mean_add(&a->cont, s->contention);
+	mean_add(&a->blk, s->blocked);
+	mean_add(&a->busy, s->busy);
+	mean_add(&a->cpu, s->cpu);
+	mean_add(&a->spare, s->spare);
 	int need = p->fast_up ? 1 : p->cfg.window_ticks;
 	/* Workers clearly blocked from the first tick on (a latency-bound
 	 * filesystem): a one-tick first window, so that a short delete gets to
 	 * climb at all (slowfs 64 x 100 lasts three ticks). */
 	if (p->windows == 0 && p->phase == CTL_CLIMB && s->blocked >= 0.6 && s->busy >= 0.8)
 		need = 1;
-	if (p->w_ticks < need)
+	if (a->ticks < need)
 		return false;
-
-	double ops = p->w_ops, dt = p->w_dt;
-	double rate = ops / dt;
-	double lat = avg(p->w_lat, p->w_lat_n), cont = avg(p->w_cont, p->w_cont_n);
-	double blk = avg(p->w_blk, p->w_blk_n), busy = avg(p->w_busy, p->w_busy_n);
-	double cpu = avg(p->w_cpu, p->w_cpu_n);
-	double spare = avg(p->w_spare, p->w_spare_n);
-	p->w_cpu = p->w_cpu_n = 0;
-	p->w_spare = p->w_spare_n = 0;
-	p->w_ops = p->w_dt = p->w_lat = p->w_lat_n = p->w_cont = p->w_cont_n = 0;
-	p->w_blk = p->w_blk_n = p->w_busy = p->w_busy_n = 0;
-	if (p->w_ticks >= 2 && p->w_r > 0) {
-		/* Tick-to-tick spread: a noise estimate from the very first
-		 * window, before any hold could measure one. */
-		double m = p->w_r / p->w_ticks;
-		double v = (p->w_r2 / p->w_ticks - m * m) / (m * m);
-		v = v * p->w_ticks / (p->w_ticks - 1) / p->w_ticks;	/* of the window mean */
-		if (v > 0) {
-			p->noise_var = p->noise_n ? 0.8 * p->noise_var + 0.2 * v : v;
-			p->noise_n++;
-		}
-	}
-	p->w_r = p->w_r2 = 0;
-	p->w_ticks = 0;
+	*w = (struct window){
+		.ops = a->ops, .dt = a->dt, .rate = a->ops / a->dt,
+		.lat = mean_get(&a->lat), .cont = mean_get(&a->cont), .blk = mean_get(&a->blk),
+		.busy = mean_get(&a->busy), .cpu = mean_get(&a->cpu), .spare = mean_get(&a->spare),
+	};
+	noise_from_ticks(p);
+	*a = (struct ctl_window_acc){ 0 };
 	p->windows++;
 	if (p->seen_at[p->n]++ == 0)
-		p->rate_at[p->n] = rate;
+		p->rate_at[p->n] = w->rate;
 	else
-		p->rate_at[p->n] = 0.6 * p->rate_at[p->n] + 0.4 * rate;
-	if (lat > 0 && (p->lat_min < 0 || lat < p->lat_min))
-		p->lat_min = lat;
+		p->rate_at[p->n] = 0.6 * p->rate_at[p->n] + 0.4 * w->rate;
+	if (w->lat > 0 && (p->lat_min < 0 || w->lat < p->lat_min))
+		p->lat_min = w->lat;
+	return true;
+}
 
-	double band = p->cfg.band;
-	char note[96] = "";
+/* --explain's evidence for D with a printf-made note (at most 95 bytes). */
+__attribute__((format(printf, 4, 5)))
+static void explainf(struct ctl_decision *d, double gain, const struct window *w,
+		     const char *fmt, ...)
+{
+	char note[96];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof note, fmt, ap);
+	va_end(ap);
+	evidence(d->why, gain, w->cont, w->blk, note);
+}
 
-	if (p->phase == CTL_HOLD) {
-		double g = p->ref_rate > 0 ? rate / p->ref_rate - 1 : 0;
-		double dband = 2 * band;
-		if (p->noise_n >= 1 && 3 * sqrt(p->noise_var) > dband)
-			dband = 3 * sqrt(p->noise_var);
-		p->drift_down = g < -dband ? p->drift_down + 1 : 0;
-		p->drift_up = g > dband ? p->drift_up + 1 : 0;
-		if (p->ref_rate > 0 && !p->drift_down && !p->drift_up) {
-			p->noise_var = p->noise_n ? 0.8 * p->noise_var + 0.2 * g * g : g * g;
-			p->noise_n++;
-		}
-		/* A drop must last three windows: a journal commit or log
-		 * stall takes 0.3-0.5 s (btrfs chain: -78% for one window),
-		 * and a climb based on a stalled window takes any count
-		 * after it for a gain (a simulated 0.4 s stall every 5 s
-		 * walked the count from 1 to 64). */
-		if ((p->drift_down >= 3 || p->drift_up >= 2) && p->ref_rate > 0) {
-			/* The settled point's rate moved: the filesystem or the
-			 * tree changed under us. Climb again, towards more
-			 * threads first unless locks say otherwise. */
-			int dir = (cont >= 0.25 && p->n > 1) ? -1 : +1;
-			if (dir > 0 && spare >= 0 && spare < band && p->n == 1) {
-				/* Nothing waited for a second worker (a chain):
-				 * the move is the filesystem's, not ours to chase. */
-				p->drift_down = p->drift_up = 0;
-				p->ref_rate = rate;
-				p->hold_left = p->hold_len;
-				return false;
-			}
-			snprintf(note, sizeof note, "rate moved at %d threads, re-probing", p->n);
-			evidence(d->why, g, cont, blk, note);
-			p->ceiling = 0;
-			p->up_failed_at = p->down_failed_at = 0;
-			p->hold_len = p->cfg.hold_min;
-			return start_climb(p, dir, rate, lat, cont, d);
-		}
-		if (!p->drift_down)	/* a drop is not averaged in while it is judged */
-			p->ref_rate = p->ref_rate > 0 ? 0.7 * p->ref_rate + 0.3 * rate : rate;
-		p->starved = busy >= 0 && busy < 0.6 && p->n > 1 ? p->starved + 1 : 0;
-		if (p->starved >= 2) {
-			int to = trimmed_count(busy, p->n);
-			snprintf(note, sizeof note, "workers idle (busy %.0f%%): trimming", busy * 100);
-			evidence(d->why, 0, cont, blk, note);
-			p->starved = 0;
-			p->trimmed = true;
-			p->hold_len = p->cfg.hold_min;
-			return enter_hold(p, to, rate, false, d);
-		}
-		if (p->trimmed && busy >= 0.95 && p->hold_left > 1)
-			p->hold_left = 1;	/* work came back: probe up soon */
-		if (busy >= 0.95)
-			p->trimmed = false;
-		int dir = 0;
-		bool contended = cont >= 0.4 && p->n > 1;	/* most busy time waits on locks */
-		bool halve = false;
-		if (contended && p->down_failed_at != p->n) {
-			dir = -1;	/* clear signal */
-			halve = true;
-			snprintf(note, sizeof note, "lock contention high");
-		} else if (blk >= 0.6 && busy >= 0.8 && p->n < clampn(p, p->n + 1) &&
-			   p->up_failed_at != p->n) {
-			dir = +1;	/* clear signal: workers mostly blocked, all busy */
-			snprintf(note, sizeof note, "workers blocked, probing up");
-		} else if (--p->hold_left > 0) {
-			/* holding */
-		} else if (contended) {
-			/* A halving under contention lost once here: retry it
-			 * after a hold, not never (xfs windows are noisy: one
-			 * bad window kept 16 workers where one is 1.6x faster). */
-			dir = -1;
-			halve = true;
-			snprintf(note, sizeof note, "lock contention high, retrying fewer");
-		} else {
-			dir = p->probe_dir;
-			p->probe_dir = -p->probe_dir;
-			if (gentle_step(p, p->n, dir) == p->n)
-				dir = -dir;
-			if (dir > 0 && busy >= 0 && busy < 0.6) {
-				p->hold_left = p->hold_len;	/* idle workers: more cannot help */
-				return false;
-			}
-			if (dir > 0 && spare >= 0 && spare < p->cfg.band) {
-				/* Another worker could only take work that waited
-				 * for one: waiting less than the band, it cannot
-				 * show a gain, and its hand-offs cost (btrfs chain
-				 * at one worker: each probe to 2 lost 24-63% for
-				 * 0.2 s, auto 2.3 s against 1.9 at -t 1). */
-				p->hold_left = p->hold_len;
-				return false;
-			}
-			if (dir < 0 && p->n <= p->cfg.ncpu && blk >= 0 && blk < 0.4 &&
-			    (cont < 0 || cont < 0.1)) {
-				/* CPU-bound at most one worker per CPU: fewer
-				 * workers would only leave a CPU idle. */
-				p->hold_left = p->hold_len;
-				return false;
-			}
-			if (dir > 0 && cpu_saturated(p, blk, cont, busy)) {
-				/* Every CPU already has a worker that rarely
-				 * leaves it: another could only time-slice, and a
-				 * lucky window would ratchet the count up (tmpfs
-				 * trees settled at 4-5 workers on 2 CPUs). */
-				p->hold_left = p->hold_len;
-				return false;
-			}
-			snprintf(note, sizeof note, "gentle probe");
-		}
-		if (!dir || gentle_step(p, p->n, dir) == p->n) {
-			if (dir)
-				p->hold_left = p->hold_len;
-			return false;
-		}
-		p->phase = CTL_PROBE;
-		p->dir = dir;
-		set_base(p, p->ref_rate, lat, cont);
-		p->base_blk = blk;	/* for the CPU-bound keep rule */
-		evidence(d->why, 0, cont, blk, note);
-		/* Halve on high contention: a one-worker step is lost in the
-		 * noise (xfs 20,000 x 10 from 8: settled at 4 after 4->3 read
-		 * flat, 7.4 s where one worker takes 4.1), and the profile then
-		 * kept 4 for the next runs. */
-		int to = halve ? clampn(p, p->n / 2) : gentle_step(p, p->n, dir);
-		if (dir < 0 && to < p->cfg.ncpu && p->n > p->cfg.ncpu && cpu_bound(blk, cont))
-			to = p->cfg.ncpu;	/* CPU-bound above the CPUs: try one per CPU */
-		return move_to(p, to, d);
-	}
+/* A rule: the first in its table that applies acts. A row without a name is
+ * bookkeeping, done where it stands in the order (TRACK). */
+struct rule {
+	const char *name;
+	bool (*applies)(const struct ctl_policy *p, const struct window *w);
+	bool (*act)(struct ctl_policy *p, const struct window *w, struct ctl_decision *d);
+	void (*track)(struct ctl_policy *p, const struct window *w);
+};
+#define RULE(n, if_, then) { .name = n, .applies = if_, .act = then }
+#define TRACK(fn) { .track = fn }
 
-	if (p->phase == CTL_CLIMB && p->n == p->base_n) {
-		/* First window at the start point: measure, then step. */
-		if (busy >= 0 && busy < 0.6 && p->dir > 0) {
-			int to = trimmed_count(busy, p->n);
-			snprintf(note, sizeof note, "workers idle (busy %.0f%%): trimming", busy * 100);
-			evidence(d->why, 0, cont, blk, note);
-			set_base(p, rate, lat, cont);
-			p->trimmed = to < p->n;
-			return enter_hold(p, to, rate, false, d);
+static bool walk(const struct rule *r, struct ctl_policy *p, const struct window *w,
+		 struct ctl_decision *d)
+{
+	for (;; r++) {
+		if (!r->name) {
+			r->track(p, w);
+		} else if (r->applies(p, w)) {
+			d->rule = r->name;
+			return r->act(p, w, d);
 		}
-		if (p->dir > 0 && cpu_saturated(p, blk, cont, busy)) {
-			/* Every CPU has a worker that rarely leaves it: more
-			 * workers would only time-slice. Hold; gentle probes
-			 * look above only once that stops being true. */
-			set_base(p, rate, lat, cont);
-			return enter_hold(p, p->n, rate, false, d);
-		}
-		if (p->dir > 0 && clampn(p, p->n + 1) == p->n && blk >= 0.6 && busy >= 0.8) {
-			/* At the cap with workers mostly blocked: the clear signal
-			 * says more, so fewer can only lose. Hold; gentle probes
-			 * may still look below later. */
-			set_base(p, rate, lat, cont);
-			return enter_hold(p, p->n, rate, false, d);
-		}
-		snprintf(note, sizeof note, "first window %.0f ops/s", rate);
-		if (p->dir > 0 && cont >= 0.25 && p->n > 1) {
-			/* A quarter of the busy time already waits on locks: look
-			 * below first. Up would add waiters (xfs 20,000 x 10: 29%
-			 * at 2 workers, 2 -> 4 lost 23% and 50% waited). */
-			p->dir = -1;
-			snprintf(note, sizeof note, "first window %.0f ops/s, contended: trying fewer", rate);
-		}
-		bool ch = start_climb(p, p->dir, rate, lat, cont, d);
-		p->base_cpu = cpu;
-		p->base_blk = blk;
-		if (ch)
-			evidence(d->why, 0, cont, blk, note);
-		return ch;
 	}
+}
 
-	/* At a candidate (climb step or gentle probe): compare with the base. */
-	p->cand_ops += ops;
-	p->cand_dt += dt;
-	p->cand_windows++;
-	double crate = p->cand_ops / p->cand_dt;
-	double gain = p->base_rate > 0 ? crate / p->base_rate - 1 : 0;
-	bool up = p->n > p->base_n;
-	bool probe = p->phase == CTL_PROBE;
-	band = threshold(p, p->cand_windows);
+static bool always(const struct ctl_policy *p, const struct window *w)
+{
+	return true;
+}
 
-	/* Clear signals, decided at once. */
-	if (up && gain < band && busy >= 0 && busy < 0.6) {
-		snprintf(note, sizeof note, "workers idle (busy %.0f%%)", busy * 100);
-		evidence(d->why, gain, cont, blk, note);
-		goto reject;
-	}
-	if (up && gain < band && cont >= 0.25 && cont > (p->base_cont > 0 ? p->base_cont : 0) + 0.05) {
-		snprintf(note, sizeof note, "contention rose with threads");
-		evidence(d->why, gain, cont, blk, note);
-		p->ceiling = p->base_n;
-		goto reject;
-	}
-	if (up && gain < band && lat > 0 && p->base_lat > 0 && lat > 1.5 * p->base_lat) {
-		snprintf(note, sizeof note, "latency x%.1f, no gain (queueing)", lat / p->base_lat);
-		evidence(d->why, gain, cont, blk, note);
-		goto reject;
-	}
+/* Nothing changes this window. */
+static bool stay(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	return false;
+}
 
-	if (gain > band && (!probe || p->cand_windows >= 2 || gain > 3 * band)) {
-		/* Accept; keep going the same way with big steps. */
-		snprintf(note, sizeof note, "%s", up && blk >= 0.5 ? "blocked workers, adding" : "");
-		evidence(d->why, gain, cont, blk, note);
-		if (p->phase != CTL_CLIMB)
-			p->climb_accepts = 0, p->tried_down = !up;
-		p->phase = CTL_CLIMB;
-		p->climb_accepts++;
-		p->dir = up ? +1 : -1;
-		p->fast_up = up && blk >= 0.5;
-		set_base(p, crate, lat, cont);
-		p->base_n = p->n;
-		int to = big_step(p, p->n, p->dir);
-		if (to == p->n)
-			return enter_hold(p, p->n, crate, false, d);
-		/* Report the accepted move (base -> here) and step on. */
-		bool ch = move_to(p, to, d);
-		return ch;
-	}
-	/* A step down is judged on two windows: the first still pays for
-	 * the work the larger count left behind (xfs inode GC after 8
-	 * workers: 8 -> 4 read -51% in its first window, one worker is
-	 * 1.4x faster than 8). */
-	if (!up && p->cand_windows < 2 && gain < band)
-		return false;
-	/* Going back to the base needs less proof than leaving it: a loss
-	 * beyond the plain band ends the trial after one window, even when
-	 * the noise makes the threshold for a gain wider. */
-	if (gain >= -p->cfg.band && gain <= band && p->cand_windows < 2)
-		return false;	/* inside the band: one more window */
-	if (gain < -p->cfg.band && gain >= -band)
-		goto worse;
-	if (gain >= -band && !up &&
-	    ((!probe && !p->settled_once) || p->base_cont >= 0.4 ||
-	     (probe && p->n >= p->cfg.ncpu && cpu_bound(p->base_blk, p->base_cont)))) {
-		/* Flat going down on the first climb: the smaller count does as
-		 * well; keep it. Later, flat means "stay": a noisy flat curve
-		 * must not ratchet the count down, except down to one worker
-		 * per CPU from a CPU-bound start above it (the extra workers
-		 * only time-slice), or away from a count whose workers mostly
-		 * waited on locks (xfs 20,000 x 10: held 8 workers, 7.0 s,
-		 * after 8 -> 6 read "flat" at +28% in noisy windows; one
-		 * worker takes 4.1 s). */
-		evidence(d->why, gain, cont, blk, "flat, fewer threads");
-		return enter_hold(p, p->n, crate, false, d);
-	}
-	if (gain < -band) {
-worse:
-		evidence(d->why, gain, cont, blk, "worse");
-	} else {
-		evidence(d->why, gain, cont, blk, "flat");
-	}
-reject:
+static bool idle(const struct window *w)
+{
+	return w->busy >= 0 && w->busy < 0.6;
+}
+
+static bool blocked_busy(const struct window *w)
+{
+	return w->blk >= 0.6 && w->busy >= 0.8;
+}
+
+/* ---- The first window at the start point: measure, then step. ---- */
+
+static bool first_idle(const struct ctl_policy *p, const struct window *w)
+{
+	return idle(w) && p->dir > 0;
+}
+
+static bool first_saturated(const struct ctl_policy *p, const struct window *w)
+{
+	return p->dir > 0 && cpu_saturated(p, w->blk, w->cont, w->busy);
+}
+
+/* At the cap with workers mostly blocked: the clear signal says more, so
+ * fewer can only lose. */
+static bool first_at_cap(const struct ctl_policy *p, const struct window *w)
+{
+	return p->dir > 0 && clampn(p, p->n + 1) == p->n && blocked_busy(w);
+}
+
+/* A quarter of the busy time already waits on locks: look below first, up
+ * would add waiters (docs/design.md#controller). */
+static bool first_contended(const struct ctl_policy *p, const struct window *w)
+{
+	return p->dir > 0 && w->cont >= 0.25 && p->n > 1;
+}
+
+static bool first_cut(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	int to = trimmed_count(w->busy, p->n);
+	explainf(d, 0, w, "workers idle (busy %.0f%%): trimming", w->busy * 100);
+	set_base(p, w->rate, w->lat, w->cont);
+	p->trimmed = to < p->n;
+	return enter_hold(p, to, w->rate, false, d);
+}
+
+/* Hold here; gentle probes look elsewhere once the signal changes. */
+static bool first_hold(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	set_base(p, w->rate, w->lat, w->cont);
+	return enter_hold(p, p->n, w->rate, false, d);
+}
+
+static bool climb_from_start(struct ctl_policy *p, const struct window *w, struct ctl_decision *d,
+			     const char *note)
+{
+	bool ch = start_climb(p, p->dir, w->rate, w->lat, w->cont, d);
+	p->base_cpu = w->cpu;
+	p->base_blk = w->blk;
+	if (ch)
+		evidence(d->why, 0, w->cont, w->blk, note);
+	return ch;
+}
+
+static bool first_climb(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	char note[96];
+	snprintf(note, sizeof note, "first window %.0f ops/s", w->rate);
+	return climb_from_start(p, w, d, note);
+}
+
+static bool first_climb_down(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	char note[96];
+	snprintf(note, sizeof note, "first window %.0f ops/s, contended: trying fewer", w->rate);
+	p->dir = -1;
+	return climb_from_start(p, w, d, note);
+}
+
+static const struct rule start_rules[] = {
+	RULE(CTL_RULE_FIRST_IDLE, first_idle, first_cut),
+	RULE(CTL_RULE_FIRST_SATURATED, first_saturated, first_hold),
+	RULE(CTL_RULE_FIRST_AT_CAP, first_at_cap, first_hold),
+	RULE(CTL_RULE_FIRST_CONTENDED, first_contended, first_climb_down),
+	RULE(CTL_RULE_FIRST_CLIMB, always, first_climb),
+};
+
+/* ---- A candidate (climb step or gentle probe) against its base. ---- */
+
+static bool up(const struct ctl_policy *p)
+{
+	return p->n > p->base_n;
+}
+
+static bool probing(const struct ctl_policy *p)
+{
+	return p->phase == CTL_PROBE;
+}
+
+/* Clear signals, decided at once: more workers gained nothing, and they
+ * idled, or waited on locks more, or queued (latency x1.5). */
+static bool up_idle(const struct ctl_policy *p, const struct window *w)
+{
+	return up(p) && w->gain < w->thr && idle(w);
+}
+
+static bool up_contended(const struct ctl_policy *p, const struct window *w)
+{
+	return up(p) && w->gain < w->thr && w->cont >= 0.25 &&
+	       w->cont > (p->base_cont > 0 ? p->base_cont : 0) + 0.05;
+}
+
+static bool up_queueing(const struct ctl_policy *p, const struct window *w)
+{
+	return up(p) && w->gain < w->thr && w->lat > 0 && p->base_lat > 0 &&
+	       w->lat > 1.5 * p->base_lat;
+}
+
+/* A probe's gain needs a second window unless it is large. */
+static bool gained(const struct ctl_policy *p, const struct window *w)
+{
+	return w->gain > w->thr && (!probing(p) || p->cand_windows >= 2 || w->gain > 3 * w->thr);
+}
+
+/* A step down is judged on two windows: the first still pays for the work
+ * the larger count left behind (docs/design.md#controller). */
+static bool down_unconfirmed(const struct ctl_policy *p, const struct window *w)
+{
+	return !up(p) && p->cand_windows < 2 && w->gain < w->thr;
+}
+
+/* Going back to the base needs less proof than leaving it: a loss beyond the
+ * plain band ends the trial after one window, even where the noise makes
+ * the threshold for a gain wider. */
+static bool inside_band(const struct ctl_policy *p, const struct window *w)
+{
+	return w->gain >= -p->cfg.band && w->gain <= w->thr && p->cand_windows < 2;
+}
+
+/* A loss beyond the plain band (the threshold is never below the band, so
+ * this includes every loss beyond the threshold). */
+static bool worse(const struct ctl_policy *p, const struct window *w)
+{
+	return w->gain < -p->cfg.band;
+}
+
+/* Flat going down on the first climb: the smaller count does as well; keep
+ * it. Later, flat means "stay" (a noisy flat curve must not ratchet the count
+ * down), except down to one worker per CPU from a CPU-bound start above it,
+ * or away from a count whose workers mostly waited on locks
+ * (docs/design.md#controller). */
+static bool flat_down_keeps(const struct ctl_policy *p, const struct window *w)
+{
+	bool probe = probing(p);
+	return w->gain >= -w->thr && !up(p) &&
+	       ((!probe && !p->settled_once) || p->base_cont >= 0.4 ||
+		(probe && p->n >= p->cfg.ncpu && cpu_bound(p->base_blk, p->base_cont)));
+}
+
+static bool accept(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	bool is_up = up(p);
+	const char *note = is_up && w->blk >= 0.5 ? "blocked workers, adding" : "";
+	evidence(d->why, w->gain, w->cont, w->blk, note);
+	if (p->phase != CTL_CLIMB)
+		p->climb_accepts = 0, p->tried_down = !is_up;
+	p->phase = CTL_CLIMB;
+	p->climb_accepts++;
+	p->dir = is_up ? +1 : -1;
+	p->fast_up = is_up && w->blk >= 0.5;
+	set_base(p, w->crate, w->lat, w->cont);
+	int to = big_step(p, p->n, p->dir);
+	if (to == p->n)
+		return enter_hold(p, p->n, w->crate, false, d);
+	return move_to(p, to, d);	/* reports the accepted step and steps on */
+}
+
+static bool keep_fewer(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	evidence(d->why, w->gain, w->cont, w->blk, "flat, fewer threads");
+	return enter_hold(p, p->n, w->crate, false, d);
+}
+
+/* The candidate lost: back to the base (or, the first step up lost, below
+ * it), holding the longer the clearer the loss. */
+static bool reject(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	bool is_up = up(p), probe = probing(p);
 	p->fast_up = false;
-	if (up)
+	if (is_up)
 		p->up_failed_at = p->base_n;
 	else
 		p->down_failed_at = p->base_n;
-	/* Runnable (on a CPU or waiting for one) most of their busy time, and
-	 * not waiting on locks: the start was CPU-bound. On a loaded machine
-	 * the run-queue wait is large, so "on CPU" alone would not say it. */
-	bool cpu_bound = (p->base_blk >= 0 ? p->base_blk < 0.4 : p->base_cpu >= 0.6) &&
+	/* Runnable most of their busy time and not waiting on locks: the start
+	 * was CPU-bound ("on CPU" alone would miss a loaded machine's run queue). */
+	bool cpu_start = (p->base_blk >= 0 ? p->base_blk < 0.4 : p->base_cpu >= 0.6) &&
 			 (p->base_cont < 0 || p->base_cont < 0.1);
-	if (!probe && up && !p->tried_down && p->base_n > 1 && p->climb_accepts == 0 &&
-	    !(cpu_bound && p->base_n <= p->cfg.ncpu)) {
+	if (!probe && is_up && !p->tried_down && p->base_n > 1 && p->climb_accepts == 0 &&
+	    !(cpu_start && p->base_n <= p->cfg.ncpu)) {
 		/* The very first step up lost: the peak may be below the start
-		 * (not when the start was CPU-bound on at most one worker per
-		 * CPU: fewer workers would only leave CPUs idle). */
+		 * (not when CPU-bound at most one worker per CPU: fewer workers
+		 * would only leave CPUs idle). */
 		p->tried_down = true;
 		p->dir = -1;
 		int to = big_step(p, p->base_n, -1);
 		if (to != p->base_n)
 			return move_to(p, to, d);
 	}
-	if (gain < -2 * band) {
-		/* A clear loss (btrfs with a second worker: -30%) is not worth
-		 * re-checking soon: wait the longest hold before the next gentle
-		 * probe. A changed filesystem or tree still shows as drift. */
+	if (w->gain < -2 * w->thr) {
+		/* A clear loss is not worth re-checking soon: the longest hold.
+		 * A changed filesystem or tree still shows as drift. */
 		p->hold_len = p->cfg.hold_max;
 		return enter_hold(p, p->base_n, p->base_rate, true, d);
 	}
 	return enter_hold(p, p->base_n, p->base_rate, probe, d);
+}
+
+static bool reject_idle(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	explainf(d, w->gain, w, "workers idle (busy %.0f%%)", w->busy * 100);
+	return reject(p, w, d);
+}
+
+static bool reject_contention(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	explainf(d, w->gain, w, "contention rose with threads");
+	p->ceiling = p->base_n;
+	return reject(p, w, d);
+}
+
+static bool reject_queueing(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	explainf(d, w->gain, w, "latency x%.1f, no gain (queueing)", w->lat / p->base_lat);
+	return reject(p, w, d);
+}
+
+static bool reject_worse(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	evidence(d->why, w->gain, w->cont, w->blk, "worse");
+	return reject(p, w, d);
+}
+
+static bool reject_flat(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	evidence(d->why, w->gain, w->cont, w->blk, "flat");
+	return reject(p, w, d);
+}
+
+static const struct rule candidate_rules[] = {
+	RULE(CTL_RULE_REJECT_IDLE, up_idle, reject_idle),
+	RULE(CTL_RULE_CONTENTION, up_contended, reject_contention),
+	RULE(CTL_RULE_QUEUEING, up_queueing, reject_queueing),
+	RULE(CTL_RULE_ACCEPT, gained, accept),
+	RULE(CTL_RULE_CONFIRM_DOWN, down_unconfirmed, stay),
+	RULE(CTL_RULE_CONFIRM, inside_band, stay),
+	RULE(CTL_RULE_WORSE, worse, reject_worse),
+	RULE(CTL_RULE_KEEP_FEWER, flat_down_keeps, keep_fewer),
+	RULE(CTL_RULE_FLAT, always, reject_flat),
+};
+
+/* ---- Holding at the settled point. ---- */
+
+/* Count windows whose rate left the reference by more than twice the band
+ * (or three standard deviations of the noise); learn the noise from the
+ * others. */
+static void track_drift(struct ctl_policy *p, const struct window *w)
+{
+	double g = w->gain, dband = 2 * p->cfg.band;
+	if (p->noise_n >= 1 && 3 * sqrt(p->noise_var) > dband)
+		dband = 3 * sqrt(p->noise_var);
+	p->drift_down = g < -dband ? p->drift_down + 1 : 0;
+	p->drift_up = g > dband ? p->drift_up + 1 : 0;
+	if (p->ref_rate > 0 && !p->drift_down && !p->drift_up) {
+		p->noise_var = p->noise_n ? 0.8 * p->noise_var + 0.2 * g * g : g * g;
+		p->noise_n++;
+	}
+}
+
+/* The reference follows the rate (a drop is not averaged in while it is
+ * judged); idle windows are counted; work coming back ends a cut. */
+static void track_settled(struct ctl_policy *p, const struct window *w)
+{
+	if (!p->drift_down)
+		p->ref_rate = p->ref_rate > 0 ? 0.7 * p->ref_rate + 0.3 * w->rate : w->rate;
+	p->starved = idle(w) && p->n > 1 ? p->starved + 1 : 0;
+	if (p->trimmed && w->busy >= 0.95 && p->hold_left > 1)
+		p->hold_left = 1;	/* work came back: probe up soon */
+	if (w->busy >= 0.95)
+		p->trimmed = false;
+}
+
+/* One more window of the hold went by (not when a clear signal acted). */
+static void count_down(struct ctl_policy *p, const struct window *w)
+{
+	p->hold_left--;
+}
+
+/* A drop must last three windows: a journal commit or log stall is short,
+ * and a climb based on a stalled window takes any count after it for a gain
+ * (docs/design.md#controller). A rise needs two. */
+static bool drifted(const struct ctl_policy *p, const struct window *w)
+{
+	return (p->drift_down >= 3 || p->drift_up >= 2) && p->ref_rate > 0;
+}
+
+/* At one worker with nothing waiting for a second (a chain): the move is
+ * the filesystem's, not ours to chase. */
+static bool drifted_on_chain(const struct ctl_policy *p, const struct window *w)
+{
+	return drifted(p, w) && p->n == 1 && w->spare >= 0 && w->spare < p->cfg.band;
+}
+
+static bool contended(const struct ctl_policy *p, const struct window *w)
+{
+	return w->cont >= 0.4 && p->n > 1;	/* most busy time waits on locks */
+}
+
+static bool contended_clear(const struct ctl_policy *p, const struct window *w)
+{
+	return contended(p, w) && p->down_failed_at != p->n;
+}
+
+static bool blocked_clear(const struct ctl_policy *p, const struct window *w)
+{
+	return blocked_busy(w) && p->n < clampn(p, p->n + 1) && p->up_failed_at != p->n;
+}
+
+static bool starved(const struct ctl_policy *p, const struct window *w)
+{
+	return p->starved >= 2;
+}
+
+static bool holding(const struct ctl_policy *p, const struct window *w)
+{
+	return p->hold_left > 0;
+}
+
+static bool rebase(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	p->drift_down = p->drift_up = 0;
+	p->ref_rate = w->rate;
+	p->hold_left = p->hold_len;
+	return false;
+}
+
+/* The settled point's rate moved: the filesystem or the tree changed under
+ * us. Climb again, towards more threads first unless locks say otherwise. */
+static bool reclimb(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	int dir = (w->cont >= 0.25 && p->n > 1) ? -1 : +1;
+	explainf(d, w->gain, w, "rate moved at %d threads, re-probing", p->n);
+	p->ceiling = 0;
+	p->up_failed_at = p->down_failed_at = 0;
+	p->hold_len = p->cfg.hold_min;
+	return start_climb(p, dir, w->rate, w->lat, w->cont, d);
+}
+
+static bool cut(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	int to = trimmed_count(w->busy, p->n);
+	explainf(d, 0, w, "workers idle (busy %.0f%%): trimming", w->busy * 100);
+	p->starved = 0;
+	p->trimmed = true;
+	p->hold_len = p->cfg.hold_min;
+	return enter_hold(p, to, w->rate, false, d);
+}
+
+/* Leave the hold for a neighbour in DIR, halving under contention: a
+ * one-worker step is lost in the noise (docs/design.md#controller). */
+static bool start_probe(struct ctl_policy *p, const struct window *w, struct ctl_decision *d,
+			int dir, bool halve, const char *note)
+{
+	if (gentle_step(p, p->n, dir) == p->n) {
+		d->rule = CTL_RULE_HOLD;	/* no neighbour that way */
+		p->hold_left = p->hold_len;
+		return false;
+	}
+	p->phase = CTL_PROBE;
+	p->dir = dir;
+	set_base(p, p->ref_rate, w->lat, w->cont);
+	p->base_blk = w->blk;	/* for the CPU-bound keep rule */
+	evidence(d->why, 0, w->cont, w->blk, note);
+	int to = halve ? clampn(p, p->n / 2) : gentle_step(p, p->n, dir);
+	if (dir < 0 && to < p->cfg.ncpu && p->n > p->cfg.ncpu && cpu_bound(w->blk, w->cont))
+		to = p->cfg.ncpu;	/* CPU-bound above the CPUs: try one per CPU */
+	return move_to(p, to, d);
+}
+
+static bool halve(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	return start_probe(p, w, d, -1, true, "lock contention high");
+}
+
+/* A halving under contention lost once here: retry it after a hold, not
+ * never (noisy windows: docs/design.md#controller). */
+static bool halve_again(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	return start_probe(p, w, d, -1, true, "lock contention high, retrying fewer");
+}
+
+static bool probe_up(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	return start_probe(p, w, d, +1, false, "workers blocked, probing up");
+}
+
+/* Reasons not to probe in DIR after all (then the hold starts over). */
+static bool veto_idle(const struct ctl_policy *p, const struct window *w, int dir)
+{
+	return dir > 0 && idle(w);	/* more cannot help */
+}
+
+/* Another worker could only take work that waited for one: waiting less than
+ * the band, it cannot show a gain, and its hand-offs cost
+ * (docs/design.md#controller). */
+static bool veto_no_waiting(const struct ctl_policy *p, const struct window *w, int dir)
+{
+	return dir > 0 && w->spare >= 0 && w->spare < p->cfg.band;
+}
+
+/* CPU-bound at most one worker per CPU: fewer would leave a CPU idle. */
+static bool veto_cpu_bound(const struct ctl_policy *p, const struct window *w, int dir)
+{
+	return dir < 0 && p->n <= p->cfg.ncpu && w->blk >= 0 && w->blk < 0.4 &&
+	       (w->cont < 0 || w->cont < 0.1);
+}
+
+/* Every CPU has a worker that rarely leaves it: another could only
+ * time-slice, and a lucky window would ratchet the count up. */
+static bool veto_saturated(const struct ctl_policy *p, const struct window *w, int dir)
+{
+	return dir > 0 && cpu_saturated(p, w->blk, w->cont, w->busy);
+}
+
+static const struct veto {
+	const char *name;
+	bool (*applies)(const struct ctl_policy *p, const struct window *w, int dir);
+} vetoes[] = {
+	{ CTL_RULE_VETO_IDLE, veto_idle },
+	{ CTL_RULE_VETO_NO_WAITING, veto_no_waiting },
+	{ CTL_RULE_VETO_CPU_BOUND, veto_cpu_bound },
+	{ CTL_RULE_VETO_SATURATED, veto_saturated },
+};
+
+/* Probe the neighbours in turn, skipping a side without one. */
+static bool gentle_probe(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	int dir = p->probe_dir;
+	p->probe_dir = -p->probe_dir;
+	if (gentle_step(p, p->n, dir) == p->n)
+		dir = -dir;
+	for (size_t i = 0; i < sizeof vetoes / sizeof vetoes[0]; i++) {
+		if (vetoes[i].applies(p, w, dir)) {
+			d->rule = vetoes[i].name;
+			p->hold_left = p->hold_len;
+			return false;
+		}
+	}
+	return start_probe(p, w, d, dir, false, "gentle probe");
+}
+
+static const struct rule hold_rules[] = {
+	TRACK(track_drift),
+	RULE(CTL_RULE_DRIFT_CHAIN, drifted_on_chain, rebase),
+	RULE(CTL_RULE_DRIFT, drifted, reclimb),
+	TRACK(track_settled),
+	RULE(CTL_RULE_IDLE_CUT, starved, cut),
+	/* clear signals, at once */
+	RULE(CTL_RULE_CONTENTION_HALVE, contended_clear, halve),
+	RULE(CTL_RULE_BLOCKED_UP, blocked_clear, probe_up),
+	TRACK(count_down),
+	RULE(CTL_RULE_HOLD, holding, stay),
+	/* the hold is over */
+	RULE(CTL_RULE_CONTENTION_RETRY, contended, halve_again),
+	RULE(CTL_RULE_PROBE, always, gentle_probe),
+};
+
+/* ---- One tick. ---- */
+
+static bool on_hold(struct ctl_policy *p, struct window *w, struct ctl_decision *d)
+{
+	w->gain = p->ref_rate > 0 ? w->rate / p->ref_rate - 1 : 0;
+	return walk(hold_rules, p, w, d);
+}
+
+static bool on_start(struct ctl_policy *p, struct window *w, struct ctl_decision *d)
+{
+	return walk(start_rules, p, w, d);
+}
+
+static bool on_candidate(struct ctl_policy *p, struct window *w, struct ctl_decision *d)
+{
+	p->cand_ops += w->ops;
+	p->cand_dt += w->dt;
+	p->cand_windows++;
+	w->crate = p->cand_ops / p->cand_dt;
+	w->gain = p->base_rate > 0 ? w->crate / p->base_rate - 1 : 0;
+	w->thr = threshold(p, p->cand_windows);
+	return walk(candidate_rules, p, w, d);
+}
+
+bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ctl_decision *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->from = d->to = p->n;
+	d->rule = CTL_RULE_MEASURING;
+	struct window w;
+	if (!(s->dt > 0) || !window_close(p, s, &w))
+		return false;
+	switch (p->phase) {
+	case CTL_HOLD:
+		return on_hold(p, &w, d);
+	case CTL_CLIMB:
+		if (p->n == p->base_n)	/* the first window at the start point */
+			return on_start(p, &w, d);
+		break;
+	case CTL_PROBE:
+		break;
+	}
+	return on_candidate(p, &w, d);	/* a climb step or a gentle probe */
 }
 
 int ctl_policy_best(const struct ctl_policy *p, double *rate)

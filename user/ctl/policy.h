@@ -28,6 +28,11 @@ struct ctl_sample {
 				 * big enough to share was read) */
 };
 
+/* A mean of measured values: negative ones ("not measured") are left out. */
+struct ctl_mean {
+	double sum, n;
+};
+
 struct ctl_policy_cfg {
 	int cap;		/* largest worker count (--max-threads) */
 	int ncpu;		/* CPUs: CPU-bound work never gains below this */
@@ -40,9 +45,43 @@ enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 
 #define CTL_WHY_LEN 200
 
+/* The rule that decided a tick (ctl_decision.rule): one name each, in the
+ * order the policy tries them (policy.c has the tables). */
+#define CTL_RULE_MEASURING		"measuring"		/* window still open */
+/* The first window at the start point. */
+#define CTL_RULE_FIRST_IDLE		"first-idle-cut"	/* cut to the busy workers */
+#define CTL_RULE_FIRST_SATURATED	"first-cpu-saturated"	/* hold: more would time-slice */
+#define CTL_RULE_FIRST_AT_CAP		"first-blocked-at-cap"	/* hold: fewer can only lose */
+#define CTL_RULE_FIRST_CONTENDED	"first-contended-down"	/* climb down first */
+#define CTL_RULE_FIRST_CLIMB		"first-climb"		/* climb */
+/* A candidate (climb step or gentle probe) against its base. */
+#define CTL_RULE_REJECT_IDLE		"reject-idle"		/* more workers, idle ones */
+#define CTL_RULE_CONTENTION		"contention-backoff"	/* contention rose with threads */
+#define CTL_RULE_QUEUEING		"reject-queueing"	/* latency up, no gain */
+#define CTL_RULE_ACCEPT			"climb-accept"		/* a real gain: step on */
+#define CTL_RULE_CONFIRM_DOWN		"confirm-down"		/* a step down gets two windows */
+#define CTL_RULE_CONFIRM		"confirm-flat"		/* inside the band: one more window */
+#define CTL_RULE_WORSE			"reject-worse"		/* back to the base */
+#define CTL_RULE_KEEP_FEWER		"flat-keep-fewer"	/* flat going down: keep fewer */
+#define CTL_RULE_FLAT			"reject-flat"		/* back to the base */
+/* Holding at the settled point. */
+#define CTL_RULE_DRIFT_CHAIN		"drift-on-chain"	/* rate moved, nothing to chase */
+#define CTL_RULE_DRIFT			"drift-reclimb"		/* rate moved: climb again */
+#define CTL_RULE_IDLE_CUT		"idle-cut"		/* cut to the busy workers */
+#define CTL_RULE_CONTENTION_HALVE	"contention-halve"	/* most busy time waits on locks */
+#define CTL_RULE_BLOCKED_UP		"blocked-probe-up"	/* workers blocked, all busy */
+#define CTL_RULE_HOLD			"hold"			/* nothing to do this window */
+#define CTL_RULE_CONTENTION_RETRY	"contention-retry"	/* halve again after a hold */
+#define CTL_RULE_PROBE			"gentle-probe"		/* look at a neighbour */
+#define CTL_RULE_VETO_IDLE		"probe-veto-idle"	/* up: idle workers */
+#define CTL_RULE_VETO_NO_WAITING	"probe-veto-no-waiting-work"	/* up: nothing waits */
+#define CTL_RULE_VETO_CPU_BOUND		"probe-veto-cpu-bound"	/* down: a CPU would idle */
+#define CTL_RULE_VETO_SATURATED		"probe-veto-cpu-saturated"	/* up: would time-slice */
+
 struct ctl_decision {
 	bool changed;
 	int from, to;
+	const char *rule;	/* CTL_RULE_*: which rule decided (never NULL after a tick) */
 	char why[CTL_WHY_LEN];	/* "throughput +38%, contention 2%, blocked 61%" */
 };
 
@@ -60,11 +99,12 @@ struct ctl_policy {
 	bool fast_up;		/* blocked workers made an up-step pay: one tick windows */
 
 	/* Window being accumulated at n. */
-	double w_r, w_r2;	/* sum of tick rates and of their squares (noise) */
-	double w_cpu, w_cpu_n;
-	double w_spare, w_spare_n;
-	double w_ops, w_dt, w_lat, w_lat_n, w_cont, w_cont_n, w_blk, w_blk_n, w_busy, w_busy_n;
-	int w_ticks;
+	struct ctl_window_acc {
+		double ops, dt;
+		double r, r2;	/* sum of tick rates and of their squares (noise) */
+		struct ctl_mean lat, cont, blk, busy, cpu, spare;
+		int ticks;
+	} w;
 
 	/* The base a probe or climb step is compared with. */
 	int base_n;
