@@ -1,13 +1,13 @@
 /* The adaptive controller: engine plumbing around the pure decision logic of
- * ctl_policy.c. Each engine tick (~100 ms, from the waiting main thread) it
- * samples the signals (ctl_signals.c), feeds the policy, applies its decision
+ * policy.c. Each engine tick (~100 ms, from the waiting main thread) it
+ * samples the signals (signals.c), feeds the policy, applies its decision
  * with engine_set_active, and records the interval for --explain and --json.
  * Where to start comes from the stored profile of this filesystem and tree
- * shape (profile.c), else from a prior by filesystem type (machine.md's
- * thread-scaling table); what it settles on is stored back. Where the
- * filesystem type does not say whether big directories should be shared by
- * several workers, or unlinked in inode order, ctl_trial.c tries it and the
- * profile keeps the answer (tried again every TRIAL_RETRY_RUNS runs). */
+ * shape (profile.c), else from a prior by filesystem type; what it settles on
+ * is stored back. Where the filesystem type does not say whether big
+ * directories should be shared by several workers, or unlinked in inode
+ * order, trial.c tries it and the profile keeps the answer (tried again
+ * every TRIAL_RETRY_RUNS runs). How and why: docs/design.md#controller. */
 #include "ctl/controller.h"
 #include "ctl/policy.h"
 #include "ctl/trial.h"
@@ -33,11 +33,9 @@
 #define MAX_DECISIONS 4096
 #define TRIAL_RETRY_RUNS 8
 /* Unasked, the probes load only for a delete that lasts (1 s) on a
- * latency-bound filesystem (unlinkat ≥ 200 µs): there the contention and
- * blocked shares steer the climb and the tracing cost vanishes next to each
- * call. On local filesystems it would cost ~20% (measured: tmpfs flat 200k,
- * 1.08-1.15 s without, 1.31-1.35 s with) for signals the throughput
- * comparison already gives. */
+ * latency-bound filesystem (unlinkat >= 200 us): there the tracing cost
+ * vanishes next to each call; on local filesystems it costs ~20% for signals
+ * the throughput comparison already gives (docs/design.md#when-the-probes-load). */
 #define BPF_LAZY_S 1.0
 #define BPF_LAZY_LAT_US 200.0
 
@@ -81,8 +79,8 @@ static int ncpus(void)
 }
 
 /* Parked workers cost a stack and nothing else, and latency-bound
- * filesystems want dozens (machine.md: FUSE at 0.5 ms/op is fastest at 32+),
- * so the cap is well above the CPU count: 64, or 4 per CPU on big machines. */
+ * filesystems want dozens, so the cap is well above the CPU count: 64, or 4
+ * per CPU on big machines (docs/design.md#worker-cap). */
 int controller_default_max_threads(int requested)
 {
 	if (requested > 0)
@@ -91,34 +89,30 @@ int controller_default_max_threads(int requested)
 	return n < 64 ? 64 : n > CTL_TABLE - 1 ? CTL_TABLE - 1 : n;
 }
 
-/* Where to start when nothing was stored (machine.md and bench-results/,
- * warm cache, 2 vCPU): xfs and btrfs lose with a second unlinker in a
- * directory, ext4 gains with 2, tmpfs scales to the CPUs, FUSE and network
- * filesystems hide their latency behind many workers. */
+/* Where to start when nothing was stored: xfs and btrfs lose with a second
+ * unlinker in a directory, ext4 gains with 2, tmpfs scales to the CPUs, FUSE
+ * and network filesystems hide their latency behind many workers. The
+ * measurements behind each line: docs/design.md#start-point. */
 static int prior_threads(uint64_t f_type, const char *fs, const char *shape)
 {
 	int cpus = ncpus();
 	(void)f_type;
-	/* The notes' 0.5 ms/op filesystem peaks at 32 and more. FUSE holds a
-	 * directory's lock across each request, so only directories overlap:
-	 * a tree wants a worker per directory in flight, up to the cap (64
-	 * dirs x 100 files on slowfs: -t 64 0.24 s, -t 32 0.33 s, a delete too
-	 * short for the climb from 32 to pay); other shapes are flat above 8. */
+	/* FUSE holds a directory's lock across each request, so only
+	 * directories overlap: a tree wants a worker per directory in flight,
+	 * up to the cap; other shapes are flat above 8. */
 	if (!strcmp(fs, "fuse") || !strcmp(fs, "nfs") || !strcmp(fs, "cifs"))
 		return !strncmp(shape, "tree", 4) ? 64 : 32;
 	/* A chain has one directory in flight: a second worker only adds
-	 * hand-offs (bench: 1 thread best on tmpfs, ext4 and xfs chains). */
+	 * hand-offs. */
 	if (!strcmp(shape, "chain") || !strcmp(shape, "small") || !strcmp(shape, "empty"))
 		return 1;
 	if (!strcmp(fs, "tmpfs") || !strcmp(fs, "ramfs"))
 		return cpus;
-	/* btrfs: 2 workers burn 50% more CPU for the same time (tree locks). */
+	/* btrfs: a second worker burns CPU on tree locks for the same time. */
 	if (!strcmp(fs, "btrfs"))
 		return 1;
 	/* xfs: one unlinker per big directory; wide trees gain from 2. Many
-	 * small directories share their parent, whose rmdirs serialize:
-	 * 20,000 x 10, 5 interleaved runs: -t 1 3.16 s, -t 2 3.25 (sys 1.65
-	 * vs 2.09 s), and a start at 2 first climbed to 4 (-23%). */
+	 * small directories share their parent, whose rmdirs serialize. */
 	if (!strcmp(fs, "xfs"))
 		return !strcmp(shape, "tree-wide") ? 2 : 1;
 	return cpus < 2 ? cpus : 2;	/* ext4 and the rest */
@@ -245,9 +239,8 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		start = cap;
 	if (start < 1)
 		start = 1;
-	/* getdents64 buffer: left at the engine's 64 KiB. The notes suggest
-	 * 1 MiB for NFS/FUSE, but on slowfs (1 ms/op, 4 x 1000 files) it made
-	 * the delete 2.5-3x slower (1.21 s -> 3.09 s at 4 threads). */
+	/* getdents64 buffer: left at the engine's 64 KiB; a bigger one made
+	 * slowfs slower (docs/design.md#getdents64-buffer). */
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, cap, ncpus());
 	/* A chain has one directory in flight whatever the count: trust the
@@ -368,7 +361,7 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 	jw_end(w);
 }
 
-/* One tick of trial T (ctl_trial.c) of the engine switch KNOB, NAME in the
+/* One tick of trial T (trial.c) of the engine switch KNOB, NAME in the
  * log. Its windows pause the worker-count policy. */
 static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *knob, const char *name,
 		       double rate, double weight, double busy, bool asked, bool active,

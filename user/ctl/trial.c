@@ -1,15 +1,11 @@
-/* Trials of an engine switch (see ctl_trial.h).
+/* Trials of an engine switch (see trial.h).
  *
- * Why these numbers: windows of TRIAL_WINDOW ticks (~0.2 s) on each side, as
- * the worker-count policy's; one tick of hand-over, because a switch takes
- * effect at the engine's next getdents64 batch (and helpers have to be
- * woken). The answer of one trial is stored and used for the next 7 runs, so
- * the bar is twice the policy's band (16%) plus "every trial tick faster
- * than every base tick": with 5% noise per tick a tie then turns a switch on
- * in 2 trials of 500 (at the band alone: 27), and a 10% loss in none
- * (tests/unit/test_ctl_trial.c). Where sharing helps it is by far more:
- * tmpfs flat 200,000 at two workers, +29% to +90% in the trial; overlayfs
- * over tmpfs +30% to +79%. */
+ * Windows of TRIAL_WINDOW ticks (~0.2 s) on each side, as the worker-count
+ * policy's; one tick of hand-over, because a switch takes effect at the
+ * engine's next getdents64 batch. The answer is stored and used for the next
+ * 7 runs, so the bar is high: twice the policy's band plus "every trial tick
+ * faster than every base tick", so that noise alone almost never turns a
+ * switch on (docs/design.md#trial-bar, tests/unit/test_trial.c). */
 #include "ctl/trial.h"
 
 #include <stdio.h>
@@ -159,10 +155,7 @@ enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weigh
 			return TRIAL_ACT_NONE;
 		/* A switch that leaves the count alone is compared per call at
 		 * equal concurrency: one worker alone runs faster per call than
-		 * two side by side (forced onto tmpfs, three directories of
-		 * 120,000: a sorted batch measured while the other worker had
-		 * finished read +23% to +32%, where one directory of 300,000
-		 * said off 8 times of 8). */
+		 * two side by side (docs/design.md#inode-order-trial). */
 		double trial_busy = t->bw >= 0 ? t->bw / t->w : -1;
 		if (!ctl_trial_moves_workers(t) && t->base_busy > 0 && trial_busy > 0 &&
 		    (trial_busy > 1.25 * t->base_busy || t->base_busy > 1.25 * trial_busy)) {

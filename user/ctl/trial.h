@@ -1,5 +1,5 @@
 /* Trials of an engine switch the filesystem type says nothing about. Pure,
- * like ctl_policy: samples in, actions out; tests/unit/test_ctl_trial.c
+ * like ctl_policy: samples in, actions out; tests/unit/test_trial.c
  * drives it.
  *
  * Two switches are decided this way where they were never measured:

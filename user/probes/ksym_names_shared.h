@@ -1,4 +1,4 @@
-/* Layout shared by bpf/ksym_names.bpf.c and user/ksym_bpf.c. */
+/* Layout shared by bpf/ksym_names.bpf.c and user/probes/ksym_bpf.c. */
 #ifndef ADAPTRM_KSYM_NAMES_SHARED_H
 #define ADAPTRM_KSYM_NAMES_SHARED_H
 

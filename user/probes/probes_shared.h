@@ -1,4 +1,4 @@
-/* Layout shared by bpf/probes.bpf.c and user/probes.c: the counters the BPF
+/* Layout shared by bpf/probes.bpf.c and user/probes/probes.c: the counters the BPF
  * programs add to and user space reads. Plain fixed-width integers only, so
  * the same header compiles for -target bpf and for the host. Every map that
  * user space reads per interval is a per-CPU array: BPF adds without atomics,
