@@ -28,6 +28,9 @@
 #   BENCH_TIMEOUT seconds before a run is killed (default 600)
 #   BENCH_OUT     results directory (default bench-results)
 #   BENCH_TRACE=0 do not run scripts/bench/trace-overhead.sh at the end
+#   BENCH_BASE    another adaptrm binary (an earlier commit's), run as the
+#                 tool "base": the report adds auto / base, paired by
+#                 repetition, to check that a change is no slower
 #
 # The default (no variables) is issue 2's matrix: {tmpfs, ext4, xfs, btrfs} x
 # {tree, flat, chain} x {adaptrm auto, --threads=1, 2, rm, rmz, find, rsync},
@@ -82,7 +85,7 @@ for s in "${SHAPES[@]}"; do
 	case $s in tree | flat | chain | smalldirs) ;; *) echo "bench: unknown shape '$s'" >&2; exit 2 ;; esac
 done
 for t in "${TOOLS_SEL[@]}"; do
-	case $t in auto | t[0-9]* | rm | rmz | find | rsync) ;; *) echo "bench: unknown tool '$t'" >&2; exit 2 ;; esac
+	case $t in auto | t[0-9]* | base | rm | rmz | find | rsync) ;; *) echo "bench: unknown tool '$t'" >&2; exit 2 ;; esac
 done
 
 # ---------------------------------------------------------------------------
@@ -219,6 +222,7 @@ build_tree() { # DIR KIND N [M]
 tool_cmd() { # TOOL DIR -> sets CMD
 	case $1 in
 	auto) CMD=("$ADAPTRM" -rf "$2") ;;
+	base) CMD=("$BENCH_BASE" -rf "$2") ;;
 	t[0-9]*) CMD=("$ADAPTRM" -rf --threads="${1#t}" "$2") ;;
 	rm) CMD=(rm -rf "$2") ;;
 	rmz) CMD=("$RMZ" -f "$2") ;;
@@ -229,6 +233,7 @@ tool_cmd() { # TOOL DIR -> sets CMD
 tool_available() {
 	case $1 in
 	rmz) [ -n "$RMZ" ] ;;
+	base) [ -x "${BENCH_BASE:-}" ] ;;
 	rsync) command -v rsync >/dev/null ;;
 	*) true ;;
 	esac

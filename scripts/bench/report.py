@@ -139,6 +139,8 @@ def main():
         c["auto_over_oracle"] = auto / pinned[c["oracle"]] if auto and c["oracle"] else None
         c["auto_over_rm"] = auto / ok["rm"] if auto and "rm" in ok else None
         c["paired_peer"] = paired(runs, c, "auto", c["best_peer"]) if auto and c["best_peer"] else None
+        c["auto_over_base"] = auto / ok["base"] if auto and "base" in ok else None
+        c["paired_base"] = paired(runs, c, "auto", "base") if c["auto_over_base"] else None
 
     gm_peer = geomean([c["auto_over_peer"] for c in cells])
     gm_oracle = geomean([c["auto_over_oracle"] for c in cells])
@@ -207,6 +209,11 @@ def main():
             ", ".join("%s %s" % (c["fs"], c["label"]) for c in slower) or "none",
             "; too few repetitions for a 90%% interval in %s" % ", ".join(
                 "%s %s" % (c["fs"], c["label"]) for c in few) if few else ""))
+    based = [c for c in cells if c["auto_over_base"]]
+    if based:
+        lines.append("auto / base (this binary over BENCH_BASE, the same cells): %s; geometric mean %.2f." % (
+            ", ".join("%s %s %.2f%s" % (c["fs"], c["label"], c["auto_over_base"], paired_note(c["paired_base"]))
+                      for c in based), geomean([c["auto_over_base"] for c in based])))
     lines.append("Cells where auto is more than 10%% off the oracle: %s." % (
         ", ".join("%s %s (%.2f vs %s)" % (c["fs"], c["label"], c["auto_over_oracle"], c["oracle"]) for c in far)
         or "none"))
