@@ -14,6 +14,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "bits.bpf.h"
+#include "kernel_defs.bpf.h"
+#include "maps.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -224,8 +226,8 @@ static __always_inline int do_sys_enter(__u64 *ctx)
 	}
 	s->nr = (__u32)nr;
 	s->rmdir = 0;
-	if (nr == PROBE_NR_UNLINKAT)
-		s->rmdir = (BPF_CORE_READ(regs, dx) & 0x200) != 0;	/* AT_REMOVEDIR */
+	if (nr == PROBE_NR_UNLINKAT)	/* unlinkat(dirfd, path, flags) */
+		s->rmdir = (PT_REGS_PARM3_CORE_SYSCALL(regs) & AT_REMOVEDIR) != 0;
 	s->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -251,7 +253,7 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 	if (!st)
 		return 0;
 	hist_add(&st->lat, delta);
-	if (ret < 0 && ret >= -4095)
+	if (ret < 0 && ret >= -MAX_ERRNO)
 		__sync_fetch_and_add(&st->errors, 1);
 	if (nr == PROBE_NR_GETDENTS64 && ret >= 0) {
 		struct probe_misc *m = misc_get();
@@ -290,15 +292,10 @@ static __always_inline int do_contention_begin(__u64 *ctx)
 
 	if (!traced(id >> 32))
 		return 0;
-	ls = bpf_map_lookup_elem(&lock_start, &tid);
+	ls = bpf_map_lookup_or_try_init(&lock_start, &tid, &init);
 	if (!ls) {
-		if (bpf_map_update_elem(&lock_start, &tid, &init, BPF_NOEXIST)) {
-			count_lost();
-			return 0;
-		}
-		ls = bpf_map_lookup_elem(&lock_start, &tid);
-		if (!ls)
-			return 0;
+		count_lost();
+		return 0;
 	}
 	w = is_spin(flags) ? &ls->spin : &ls->sleep;
 	if (w->lock) {
@@ -330,11 +327,7 @@ static __always_inline void finish_wait(struct lock_wait *w, __u64 now)
 		struct probe_caller_key k = { .stackid = w->stackid, .flags = type };
 		struct probe_caller_val *v, zero = {};
 
-		v = bpf_map_lookup_elem(&callers, &k);
-		if (!v) {
-			bpf_map_update_elem(&callers, &k, &zero, BPF_NOEXIST);
-			v = bpf_map_lookup_elem(&callers, &k);
-		}
+		v = bpf_map_lookup_or_try_init(&callers, &k, &zero);
 		if (v) {
 			__sync_fetch_and_add(&v->count, 1);
 			__sync_fetch_and_add(&v->total_ns, delta);
@@ -381,16 +374,12 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 
 	if (ptid && traced(BPF_CORE_READ(prev, tgid))) {
 		now = bpf_ktime_get_ns();
-		o = bpf_map_lookup_elem(&offcpu_start, &ptid);
-		if (!o) {
-			if (bpf_map_update_elem(&offcpu_start, &ptid, &init, BPF_NOEXIST) == 0)
-				o = bpf_map_lookup_elem(&offcpu_start, &ptid);
-			else
-				count_lost();
-		}
+		o = bpf_map_lookup_or_try_init(&offcpu_start, &ptid, &init);
 		if (o) {
 			o->ts = now;
 			o->state = state;
+		} else {
+			count_lost();
 		}
 	}
 	ntid = BPF_CORE_READ(next, pid);
@@ -403,11 +392,11 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 			return 0;
 		if (!now)
 			now = bpf_ktime_get_ns();
-		if (o->state & 0x2)		/* TASK_UNINTERRUPTIBLE: D */
+		if (o->state & TASK_UNINTERRUPTIBLE)		/* D */
 			kind = PROBE_OFFCPU_BLOCKED;
-		else if (o->state & 0x1)	/* TASK_INTERRUPTIBLE: S */
+		else if (o->state & TASK_INTERRUPTIBLE)		/* S */
 			kind = PROBE_OFFCPU_SLEEPING;
-		else if (o->state == 0)		/* preempted while runnable */
+		else if (o->state == TASK_RUNNING)		/* preempted */
 			kind = PROBE_OFFCPU_PREEMPTED;
 		else
 			kind = -1;
@@ -599,12 +588,13 @@ static __always_inline int do_rq_issue(__u64 *ctx)
 	struct request *rq = (void *)ctx[0];
 	__u64 key = ctx[0], now = bpf_ktime_get_ns();
 	struct probe_misc *m = misc_get();
-	__u32 op = BPF_CORE_READ(rq, cmd_flags) & 0xff;	/* REQ_OP_MASK */
+	__u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
 	__u32 bytes = BPF_CORE_READ(rq, __data_len);
 
 	if (m) {
 		__sync_fetch_and_add(&m->bio_bytes, bytes);
-		if (op == 3) {		/* REQ_OP_DISCARD */
+		/* the value from the running kernel's BTF, not vmlinux.h's */
+		if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD)) {
 			__sync_fetch_and_add(&m->bio_discards, 1);
 			__sync_fetch_and_add(&m->bio_discard_bytes, bytes);
 		}

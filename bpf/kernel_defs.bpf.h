@@ -1,0 +1,43 @@
+/* Kernel constants that the probes need but that vmlinux.h cannot give:
+ * they are #defines, and BTF keeps only types and enums. Each names the
+ * kernel header it comes from; all have had these values for as long as the
+ * tracepoints the probes attach to have existed (contention_begin: 5.19). */
+#ifndef ADAPTRM_KERNEL_DEFS_BPF_H
+#define ADAPTRM_KERNEL_DEFS_BPF_H
+
+/* include/uapi/asm-generic/errno-base.h */
+#ifndef EEXIST
+#define EEXIST			17
+#endif
+
+/* include/linux/err.h: the largest errno a syscall returns as -errno */
+#ifndef MAX_ERRNO
+#define MAX_ERRNO		4095
+#endif
+
+/* include/uapi/linux/fcntl.h: unlinkat() flag, remove a directory */
+#ifndef AT_REMOVEDIR
+#define AT_REMOVEDIR		0x200
+#endif
+
+/* include/linux/sched.h: task states, as sched_switch's prev_state gives them */
+#ifndef TASK_RUNNING
+#define TASK_RUNNING		0x00000000
+#endif
+#ifndef TASK_INTERRUPTIBLE
+#define TASK_INTERRUPTIBLE	0x00000001	/* S */
+#endif
+#ifndef TASK_UNINTERRUPTIBLE
+#define TASK_UNINTERRUPTIBLE	0x00000002	/* D */
+#endif
+
+/* include/linux/blk_types.h: the low REQ_OP_BITS of a request's cmd_flags
+ * hold its enum req_op (the values themselves come from BTF) */
+#ifndef REQ_OP_BITS
+#define REQ_OP_BITS		8
+#endif
+#ifndef REQ_OP_MASK
+#define REQ_OP_MASK		((1U << REQ_OP_BITS) - 1)
+#endif
+
+#endif
