@@ -184,3 +184,27 @@ Test(engine, workers_start_when_first_made_active)
 	engine_destroy(e);
 	cr_assert_eq(nthreads(), base);
 }
+
+/* The controller's trials have counters of their own (struct trial_stats):
+ * on tmpfs, where sharing pays and inode order is known not to, a big read
+ * is work a helper could take, and nothing is a question for a trial. */
+Test(engine, trial_counters_apart)
+{
+	if (mount("tmpfs", tmpl, "tmpfs", 0, "size=16M") != 0)
+		cr_skip_test("cannot mount tmpfs (not root?)");
+	build(1, 3000);
+	struct engine_config cfg = { .max_threads = 1, .force = true };
+	struct engine *e = engine_create(&cfg, 1);
+	bool ok = remove_t(e);
+	struct engine_totals t;
+	engine_totals(e, &t);
+	engine_destroy(e);
+	umount2(tmpl, MNT_DETACH);
+	cr_assert(ok);
+	cr_assert_eq(t.files, 3000);
+	cr_assert_geq(t.trial.shareable, 1);
+	cr_assert_eq(t.trial.share_asks, 0);
+	cr_assert_eq(t.trial.sort_asks, 0);
+	cr_assert_eq(t.trial.sorted_work, 0);
+	cr_assert_eq(t.trial.batch_unlink_calls + t.trial.sorted_unlink_calls, 0);
+}

@@ -1,4 +1,4 @@
-/* Signals for the controller (see ctl_signals.h).
+/* Signals for the controller (see signals.h).
  *
  * User space: entries removed and time inside unlinkat come from the engine's
  * per-worker counters; busy time (running tasks, not parked) too. Each
@@ -7,7 +7,7 @@
  * I/O, FUSE round trips, or sleeping on a lock (user space cannot tell which).
  * One small read per started worker per tick (~100 ms) is cheap.
  *
- * BPF (user/probes.h, own process): unlinkat latency histograms (p50/p99),
+ * BPF (user/probes/probes.h, own process): unlinkat latency histograms (p50/p99),
  * and lock contention wait time, which splits that off-CPU time into "waiting
  * on locks" and "blocked" (off-CPU time in D state stands in when schedstats
  * are missing). */
@@ -237,14 +237,15 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	}
 	sig->vcsw_per_op = sig->ops ? (double)(nvcsw - s->nvcsw) / sig->ops : -1;
 	uint64_t waited = engine_waited_ns(s->e);
-	sig->big_shared = t.shareable > s->tot.shareable;
-	sig->big_unasked = t.share_asks > s->tot.share_asks;
-	sig->sort_asked = t.sort_asks > s->tot.sort_asks;
-	sig->sort_active = t.sorted_work > s->tot.sorted_work;
-	unlink_rate(t.batch_unlink_ns - s->tot.batch_unlink_ns, t.batch_unlink_calls - s->tot.batch_unlink_calls,
-		    &sig->batch_rate, &sig->batch_secs);
-	unlink_rate(t.sorted_unlink_ns - s->tot.sorted_unlink_ns,
-		    t.sorted_unlink_calls - s->tot.sorted_unlink_calls, &sig->sorted_rate, &sig->sorted_secs);
+	const struct trial_totals *tt = &t.trial, *was = &s->tot.trial;
+	sig->big_shared = tt->shareable > was->shareable;
+	sig->big_unasked = tt->share_asks > was->share_asks;
+	sig->sort_asked = tt->sort_asks > was->sort_asks;
+	sig->sort_active = tt->sorted_work > was->sorted_work;
+	unlink_rate(tt->batch_unlink_ns - was->batch_unlink_ns,
+		    tt->batch_unlink_calls - was->batch_unlink_calls, &sig->batch_rate, &sig->batch_secs);
+	unlink_rate(tt->sorted_unlink_ns - was->sorted_unlink_ns,
+		    tt->sorted_unlink_calls - was->sorted_unlink_calls, &sig->sorted_rate, &sig->sorted_secs);
 	sig->spare = sig->big_shared ? 1 : share(waited - s->waited_ns, sig->dt * 1e9);
 	s->waited_ns = waited;
 

@@ -1,4 +1,4 @@
-#include "engine/engine.h"
+#include "engine/engine_int.h"
 #include "engine/dirnode.h"
 #include "engine/fsinfo.h"
 #include "lib/msg.h"
@@ -7,17 +7,14 @@
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 #include "lib/clock.h"
-#include "lib/env.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -55,7 +52,6 @@ struct chunk {
 #define CHUNK_MIN 256		/* entries: below this a hand-off costs more than it saves */
 /* getdents64 bytes that hold two chunks' worth of entries (24 bytes or more each) */
 #define SHAREABLE_BYTES (2 * CHUNK_MIN * 24)
-#define TASK_CHUNK ((uintptr_t)1)	/* tag bit of a chunk on the task stack */
 
 /* Which of the sort trial's measures a timed unlink feeds: one in a big
  * directory (past the sort threshold) where inode order is untried. */
@@ -65,141 +61,6 @@ enum big_mode {
 	BIG_BATCH,		/* a whole batch in readdir order: sort_asks, batch_unlink_* */
 	BIG_SORTED,		/* a sorted batch: sorted_work, sorted_unlink_* */
 };
-
-struct worker {
-	struct engine *e;
-	int id;
-	pthread_t thread;
-	_Atomic pid_t tid;
-	struct worker_stats *st;
-	char *dbuf;			/* getdents64 buffer, reused for every directory */
-	size_t dbuf_size;
-	const struct linux_dirent64 **rev; /* the buffer's entries, to walk last-first */
-	size_t cap_rev;
-	struct dnode **newdirs;		/* subdirectories found in the current buffer */
-	size_t n_newdirs, cap_newdirs;
-	struct sort_ent *ents;		/* inode-sort batch */
-	size_t n_ents, cap_ents;
-	struct strbuf names;		/* arena for the batch's names */
-	struct strbuf msg;		/* message / -v line being built */
-	struct strbuf path;		/* path of the entry being reported */
-	struct dnode **chain;		/* scratch for building paths */
-	size_t cap_chain;
-	bool joined;
-	unsigned unlink_seq;		/* unlinks so far, for sampling their time */
-	uint8_t big_mode;		/* enum big_mode of the unlinks being issued */
-	bool base_batch;		/* reading whole batches for the sort trial's base */
-	bool dir_past;			/* the directory being read passed the sort
-					 * threshold where inode order is untried */
-	/* For splitting a shared directory so that the reader's next read
-	 * overlaps its helpers' work: the last getdents64 call's time, and
-	 * the cost of one entry in the reader's last slice (EWMA). */
-	uint64_t read_ns, entry_ns;
-};
-
-struct engine {
-	struct engine_config cfg;
-	struct engine_knobs knobs;
-	struct worker *workers;		/* max_threads slots */
-	atomic_int nstarted;		/* of which this many threads exist */
-	int spawn_err;			/* pthread_create failed: no more */
-	struct worker_stats *stats;
-
-	pthread_mutex_t qlock;
-	pthread_cond_t work_cond;	/* active workers wait here for tasks */
-	pthread_cond_t park_cond;	/* workers beyond active_threads wait here */
-	pthread_cond_t done_cond;	/* the caller waits here for the tree */
-	uintptr_t *stack;		/* LIFO of tasks: a dnode to scan, or a chunk
-					 * (tagged). Depth-first keeps the frontier small. */
-	size_t qlen, qcap;
-	/* Time some task sat in the stack with no worker taking it, in waits
-	 * long enough for another worker to take it (WAIT_MIN_NS): the most
-	 * such a worker could have gained. Under qlock. */
-	uint64_t waited_ns, waiting_since;
-	int idle;			/* active workers waiting for work */
-	atomic_int in_chunk;		/* workers removing a chunk right now */
-	int seen_active;		/* active_threads as the workers last saw it */
-	bool shutdown;
-	atomic_int stop;		/* lock-free, so the signal handler may set it */
-
-	struct fdcache fdc;
-
-	/* the operand being removed */
-	struct dnode anchor;
-	const char *display;
-	dev_t root_dev;
-	bool op_done;
-
-	engine_tick_fn tick;
-	void *tick_arg;
-};
-
-static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
-{
-	/* single writer: a relaxed load+store is enough and cheaper than a RMW */
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
-			      memory_order_relaxed);
-}
-
-/* ------------------------------------------------------------------ */
-/* Messages                                                             */
-
-/* Path of directory N (and LEAF inside it, if given) as the user would see it:
- * the operand as spelled, then the names below it. */
-static void build_path(struct worker *w, struct strbuf *sb, struct dnode *n,
-		       const char *leaf)
-{
-	size_t depth = 0;
-	for (struct dnode *p = n; p && !(atomic_load(&p->flags) & DN_ANCHOR); p = p->parent) {
-		if (depth == w->cap_chain) {
-			w->cap_chain = w->cap_chain ? 2 * w->cap_chain : 64;
-			w->chain = xrealloc(w->chain, w->cap_chain * sizeof(*w->chain));
-		}
-		w->chain[depth++] = p;
-	}
-	sb_reset(sb);
-	sb_adds(sb, w->e->display);
-	/* chain[depth-1] is the operand itself: its name is the display */
-	for (size_t i = depth - 1; i-- > 0;) {
-		if (sb->len && sb->buf[sb->len - 1] != '/')
-			sb_addc(sb, '/');
-		sb_add(sb, w->chain[i]->name, w->chain[i]->namelen);
-	}
-	if (leaf) {
-		if (sb->len && sb->buf[sb->len - 1] != '/')
-			sb_addc(sb, '/');
-		sb_adds(sb, leaf);
-	}
-}
-
-static void report(struct worker *w, struct dnode *dir, const char *leaf,
-		   const char *what, int err)
-{
-	build_path(w, &w->path, dir, leaf);
-	sb_reset(&w->msg);
-	quote_append(&w->msg, w->path.buf, w->path.len);
-	warn_errno(err, "%s %s", what, sb_str(&w->msg));
-	stat_add(&w->st->errors, 1);
-}
-
-static void report_cannot_remove(struct worker *w, struct dnode *dir,
-				 const char *leaf, int err)
-{
-	report(w, dir, leaf, "cannot remove", err);
-}
-
-static void verbose_removed(struct worker *w, struct dnode *dir, const char *leaf,
-			    bool is_dir)
-{
-	build_path(w, &w->path, dir, leaf);
-	sb_reset(&w->msg);
-	sb_adds(&w->msg, is_dir ? "removed directory " : "removed ");
-	quote_append(&w->msg, w->path.buf, w->path.len);
-	sb_addc(&w->msg, '\n');
-	flockfile(stdout);
-	fwrite(w->msg.buf, 1, w->msg.len, stdout);
-	funlockfile(stdout);
-}
 
 static void mark_failed(struct dnode *n)
 {
@@ -415,7 +276,7 @@ static bool is_dot_or_dotdot(const char *s)
  * sort trial measures. */
 static void big_unlink_timed(struct worker *w, uint64_t ns)
 {
-	struct worker_stats *s = w->st;
+	struct trial_stats *s = &w->st->trial;
 	switch (w->big_mode) {
 	case BIG_PLAIN:
 		stat_add(&s->sort_asks, 1);
@@ -541,13 +402,39 @@ static int cmp_ino(const void *a, const void *b)
 static unsigned dir_share(struct engine *e, struct dnode *d);
 static bool want_reverse(struct engine *e, struct dnode *d);
 
+/* How the entries of one getdents64 read are consumed, decided before the
+ * read (choose_mode). */
+struct scan_mode {
+	bool sort;		/* batches past the threshold go in inode order */
+	bool base_batch;	/* whole batches in readdir order: the sort trial's base */
+	bool batching;		/* entries are batched (sorted, base or shared), not
+				 * unlinked as they are read */
+	bool reverse;		/* unbatched entries go last-first (per directory) */
+	bool timed;		/* time the read, for reader_slice */
+};
+
+/* One directory being read: what scan_dir's steps share. */
+struct scan {
+	struct dnode *d;
+	int fd;
+	uint64_t dir_size;	/* st_size, for want_sort */
+	unsigned batch;		/* sort_batch: entries read and sorted at a time */
+	unsigned threshold;	/* sort_threshold */
+	bool ask_sort;		/* inode order untried (DN_SORT_ASK): the sort
+				 * trial switches it mid-directory */
+	bool read_any;		/* a read succeeded: a failure now is a traversal's */
+	bool big;		/* the last read could fill a split (reader_slice) */
+	bool dir_past;		/* the last read began past the sort threshold,
+				 * where inode order is untried */
+	uint64_t nread;		/* entries read so far */
+	struct scan_mode mode;
+};
+
 /* How many of N entries split K ways the reader keeps: fewer than an even
  * share, by what its next getdents64 call will take, so that the next
  * batch is read while the helpers still work and nobody waits for it
- * (tmpfs flat 200,000, 2 workers: a 64 KiB read takes 0.75 ms, the time of
- * ~200 unlinks; with even slices each helper waited that long for every
- * batch, 15% of its time, and 4 workers beat 2 by 10-20%). At least half
- * an even share: the estimates come from the last batch. */
+ * (measured: docs/design.md#engine). At least half an even share: the
+ * estimates come from the last batch. */
 static size_t reader_slice(const struct worker *w, size_t n, size_t k)
 {
 	size_t even = n / k;
@@ -580,11 +467,15 @@ static struct chunk *chunk_new(struct worker *w, struct dnode *d, size_t from, s
 	return c;
 }
 
-/* Remove the batched entries of D: sorted by inode if asked and big enough,
- * and split among up to dir_share workers if that knob is on. */
-static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
+/* Remove the batched entries of the directory S reads, in the mode they were
+ * read in: sorted by inode if asked and big enough, and split among up to
+ * dir_share workers if that knob is on. */
+static void flush_batch(struct worker *w, const struct scan *s)
 {
 	struct engine *e = w->e;
+	struct dnode *d = s->d;
+	int fd = s->fd;
+	bool sort = s->mode.sort;
 	size_t n = w->n_ents;
 	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
 	bool sorted = sort && n > threshold;
@@ -593,8 +484,8 @@ static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 	bool ask = atomic_load_explicit(&d->flags, memory_order_relaxed) & DN_SORT_ASK;
 	w->big_mode = !ask	       ? BIG_NONE :
 		      sorted	       ? BIG_SORTED :
-		      w->base_batch && n > threshold ? BIG_BATCH :
-		      !sort && w->dir_past ? BIG_PLAIN : BIG_NONE;
+		      s->mode.base_batch && n > threshold ? BIG_BATCH :
+		      !sort && s->dir_past ? BIG_PLAIN : BIG_NONE;
 
 	unsigned share = dir_share(e, d);
 	if (share > 1 && n >= 2 * CHUNK_MIN) {
@@ -614,9 +505,7 @@ static void flush_batch(struct worker *w, struct dnode *d, int fd, bool sort)
 	size_t local = n;
 	/* Only workers with nothing else to do help: unlinkers in one
 	 * directory queue on its i_rwsem, so while other directories wait, a
-	 * second worker here only adds contention (perf on an ext4 200 x 1000
-	 * tree: 10% of the time spinning in do_unlinkat's down_write, 18% more
-	 * system time than one worker per directory). */
+	 * second worker here only adds contention (docs/design.md#engine). */
 	if (share > 1 && n >= 2 * CHUNK_MIN) {
 		unsigned helpers = idle_helpers(e);
 		if (share > helpers + 1)
@@ -720,8 +609,7 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 
 /* Whether D (DIR_SIZE bytes) is read in sorted batches. A batch is sorted
  * only past the threshold, and reading a directory whole before unlinking
- * costs where it cannot get there: ext4 200 x 1000, one thread on one CPU,
- * 4 interleaved runs: 2.43 s read whole, 2.20 s interleaved (rmz 2.16). */
+ * costs ~10% where it cannot get there (docs/design.md#engine). */
 static bool want_sort(struct engine *e, struct dnode *d, uint64_t dir_size)
 {
 	int policy = atomic_load_explicit(&e->knobs.sort_policy, memory_order_relaxed);
@@ -766,94 +654,119 @@ static unsigned dir_share(struct engine *e, struct dnode *d)
 	return share;
 }
 
-static void scan_dir(struct worker *w, struct dnode *d)
+/* Directory D cannot be scanned (ERR): report it; it fails and is released. */
+static __attribute__((noinline)) void dir_failed(struct worker *w, struct dnode *d, int err)
+{
+	report_cannot_remove(w, d, NULL, err);
+	mark_failed(d);
+	node_release(w, d);
+}
+
+/* Opening directory D (in its parent PFD, held) failed with ERR. Remove it
+ * another way where GNU rm would, then finish D without an rmdir. */
+static __attribute__((noinline)) void open_failed(struct worker *w, struct dnode *d, int pfd,
+						  int err)
+{
+	struct engine *e = w->e;
+	bool gone = false;
+	if (err == ENOTDIR || err == ELOOP) {
+		/* no longer a directory (replaced under us): remove what is there */
+		stat_add(&w->st->syscalls, 1);
+		gone = unlinkat(pfd, d->name, 0) == 0;
+		if (gone) {
+			stat_add(&w->st->files, 1);
+			if (e->cfg.verbose)
+				verbose_removed(w, d, NULL, false);
+		}
+	} else if (err == EACCES || err == EPERM) {
+		/* unreadable: it can still go if it is empty (GNU does the same) */
+		stat_add(&w->st->syscalls, 1);
+		gone = unlinkat(pfd, d->name, AT_REMOVEDIR) == 0;
+		if (gone) {
+			stat_add(&w->st->dirs, 1);
+			if (e->cfg.verbose)
+				verbose_removed(w, d, NULL, true);
+		}
+	}
+	if (gone) {
+		atomic_fetch_add(&d->parent->progress, 1);
+	} else if (!(err == ENOENT && e->cfg.force)) {
+		report_cannot_remove(w, d, NULL, err);
+		mark_failed(d->parent);
+	}
+	fdc_put(&e->fdc, d->parent);
+	struct dnode *p = d->parent;
+	dnode_free(d);
+	node_release(w, p);
+}
+
+/* -x: directory D is on another device; it stays, and so do its ancestors. */
+static __attribute__((noinline)) void skip_other_device(struct worker *w, struct dnode *d)
+{
+	build_path(w, &w->path, d, NULL);
+	sb_reset(&w->msg);
+	quote_append(&w->msg, w->path.buf, w->path.len);
+	warn_errno(0, "skipping %s, since it's on a different device", sb_str(&w->msg));
+	stat_add(&w->st->errors, 1);
+	mark_failed(d);
+	node_release(w, d);
+}
+
+/* Open task D in its parent, check that it is the directory that was queued
+ * and cache its fd: the fd, or -1 if D is finished already (removed another
+ * way, or failed and released). */
+static int open_task_dir(struct worker *w, struct dnode *d, struct stat *st)
 {
 	struct engine *e = w->e;
 	int err = 0;
 	int pfd = fdc_get(&e->fdc, d->parent, &err);
 	if (pfd == -1) {
-		report_cannot_remove(w, d, NULL, err);
-		mark_failed(d);
-		node_release(w, d);
-		return;
+		dir_failed(w, d, err);
+		return -1;
 	}
 	stat_add(&w->st->syscalls, 1);
 	int fd = fdc_openat(&e->fdc, pfd, d->name, DIR_OPEN_FLAGS);
 	if (fd < 0) {
-		err = errno;
-		bool gone = false;
-		if (err == ENOTDIR || err == ELOOP) {
-			/* no longer a directory (replaced under us): remove what is there */
-			stat_add(&w->st->syscalls, 1);
-			gone = unlinkat(pfd, d->name, 0) == 0;
-			if (gone) {
-				stat_add(&w->st->files, 1);
-				if (e->cfg.verbose)
-					verbose_removed(w, d, NULL, false);
-			}
-		} else if (err == EACCES || err == EPERM) {
-			/* unreadable: it can still go if it is empty (GNU does the same) */
-			stat_add(&w->st->syscalls, 1);
-			gone = unlinkat(pfd, d->name, AT_REMOVEDIR) == 0;
-			if (gone) {
-				stat_add(&w->st->dirs, 1);
-				if (e->cfg.verbose)
-					verbose_removed(w, d, NULL, true);
-			}
-		}
-		if (gone) {
-			atomic_fetch_add(&d->parent->progress, 1);
-		} else if (!(err == ENOENT && e->cfg.force)) {
-			report_cannot_remove(w, d, NULL, err);
-			mark_failed(d->parent);
-		}
-		fdc_put(&e->fdc, d->parent);
-		/* d is done without an rmdir: finish it by hand */
-		struct dnode *p = d->parent;
-		dnode_free(d);
-		node_release(w, p);
-		return;
+		open_failed(w, d, pfd, errno);
+		return -1;
 	}
 	fdc_put(&e->fdc, d->parent);
 
-	struct stat st;
 	stat_add(&w->st->syscalls, 1);
-	int r = sys_fstat(fd, &st);
+	int r = sys_fstat(fd, st);
 	if (r < 0) {
-		err = -r;
 		sys_close(fd);
-		report_cannot_remove(w, d, NULL, err);
-		mark_failed(d);
-		node_release(w, d);
-		return;
+		dir_failed(w, d, -r);
+		return -1;
 	}
 	bool is_root = atomic_load(&d->parent->flags) & DN_ANCHOR;
-	if (is_root && (st.st_dev != d->dev || st.st_ino != d->ino)) {
+	if (is_root && (st->st_dev != d->dev || st->st_ino != d->ino)) {
 		/* the operand was swapped between lstat and open */
 		close(fd);
-		report_cannot_remove(w, d, NULL, ESTALE);
-		mark_failed(d);
-		node_release(w, d);
-		return;
+		dir_failed(w, d, ESTALE);
+		return -1;
 	}
-	if (e->cfg.one_file_system && st.st_dev != e->root_dev) {
+	if (e->cfg.one_file_system && st->st_dev != e->root_dev) {
 		close(fd);
-		build_path(w, &w->path, d, NULL);
-		sb_reset(&w->msg);
-		quote_append(&w->msg, w->path.buf, w->path.len);
-		warn_errno(0, "skipping %s, since it's on a different device", sb_str(&w->msg));
-		stat_add(&w->st->errors, 1);
-		mark_failed(d);
-		node_release(w, d);
-		return;
+		skip_other_device(w, d);
+		return -1;
 	}
-	d->dev = st.st_dev;
-	d->ino = st.st_ino;
+	d->dev = st->st_dev;
+	d->ino = st->st_ino;
 	fdc_install(&e->fdc, d, fd);
+	return fd;
+}
 
+/* Begin reading D (FD, ST): its filesystem's policy, the worker's buffers
+ * sized for the knobs, the mode as the directory starts. */
+static void scan_start(struct worker *w, struct scan *s, struct dnode *d, int fd,
+		       const struct stat *st)
+{
+	struct engine *e = w->e;
 	fs_policy(e, d, fd);
-	bool sort = want_sort(e, d, (uint64_t)st.st_size);
-	unsigned batch = atomic_load_explicit(&e->knobs.sort_batch, memory_order_relaxed);
+	*s = (struct scan){ .d = d, .fd = fd, .dir_size = (uint64_t)st->st_size };
+	s->mode.sort = want_sort(e, d, s->dir_size);
+	s->batch = atomic_load_explicit(&e->knobs.sort_batch, memory_order_relaxed);
 
 	size_t want = atomic_load_explicit(&e->knobs.getdents_size, memory_order_relaxed);
 	if (want < GETDENTS_MIN)
@@ -865,118 +778,170 @@ static void scan_dir(struct worker *w, struct dnode *d)
 		w->dbuf = xmalloc(want);
 		w->dbuf_size = want;
 	}
-	bool reverse = want_reverse(e, d);
-	if (reverse && w->cap_rev < w->dbuf_size / 24 + 1) {
+	s->mode.reverse = want_reverse(e, d);
+	if (s->mode.reverse && w->cap_rev < w->dbuf_size / 24 + 1) {
 		/* a dirent takes at least 24 bytes: this holds a full buffer */
 		w->cap_rev = w->dbuf_size / 24 + 1;
 		free(w->rev);
 		w->rev = xmalloc(w->cap_rev * sizeof(*w->rev));
 	}
+	s->ask_sort = atomic_load(&d->flags) & DN_SORT_ASK;
+	s->threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
+}
 
-	bool read_any = false;
-	bool batching = sort;
-	bool big = false;	/* the last read could fill a split (reader_slice) */
-	/* Where inode order is untried, the controller's trial switches it
-	 * mid-directory; reads and unlinks past the threshold are its measure. */
-	bool ask_sort = atomic_load(&d->flags) & DN_SORT_ASK;
-	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
-	uint64_t nread = 0;
-	w->dir_past = false;
-	while (!e->stop) {
-		if (ask_sort) {
-			bool now = want_sort(e, d, (uint64_t)st.st_size);
-			bool base = !now && atomic_load_explicit(&e->knobs.sort_base, memory_order_relaxed);
-			if ((now != sort || base != w->base_batch) && w->n_ents)
-				flush_batch(w, d, fd, sort);	/* finish the batch as begun */
-			sort = now;
-			w->base_batch = base;
-		}
-		/* dir_share may be switched on by the controller mid-directory */
-		batching = sort || w->base_batch || dir_share(e, d) > 1;
-		stat_add(&w->st->syscalls, 1);
-		/* Only reads of a big directory are timed: the rest never split,
-		 * and a small directory's two reads need no clock. */
-		bool timed = batching && big;
-		uint64_t t_read = timed ? now_ns() : 0;
-		long n = sys_getdents64(fd, w->dbuf, w->dbuf_size);
-		if (timed)
-			w->read_ns = now_ns() - t_read;
-		if (n < 0) {
-			err = (int)-n;
-			if (read_any) {
-				build_path(w, &w->path, d, NULL);
-				sb_reset(&w->msg);
-				quote_maybe_append(&w->msg, w->path.buf, w->path.len);
-				warn_errno(err, "traversal failed: %s", sb_str(&w->msg));
-				stat_add(&w->st->errors, 1);
-			} else {
-				report_cannot_remove(w, d, NULL, err);
-			}
-			mark_failed(d);
-			break;
-		}
-		stat_add(&w->st->getdents_calls, 1);
-		stat_add(&w->st->getdents_bytes, (uint64_t)n);
-		if (n == 0)
-			break;
-		read_any = true;
-		big = (size_t)n >= SHAREABLE_BYTES;
-		/* Enough entries in one read to split among workers, where the
-		 * filesystem gains from that: work a helper could take. Where
-		 * nobody knows yet, a question for the controller. */
-		if (big) {
-			unsigned fl = atomic_load_explicit(&d->flags, memory_order_relaxed);
-			if (shares(e, fl))
-				stat_add(&w->st->shareable, 1);
-			else if ((fl & DN_SHARE_ASK) &&
-				 atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed) == DIR_SHARE_AUTO)
-				stat_add(&w->st->share_asks, 1);
-		}
-		if (ask_sort) {
-			w->dir_past = nread > threshold;
-			if (w->dir_past)
-				stat_add(sort ? &w->st->sorted_work : &w->st->sort_asks, 1);
-			w->big_mode = w->dir_past && !batching ? BIG_PLAIN : BIG_NONE;
-		}
-		size_t nrev = 0;
-		for (long off = 0; off < n && !e->stop;) {
-			const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
-			off += de->d_reclen;
-			if (is_dot_or_dotdot(de->d_name))
-				continue;
-			nread++;
-			if (batching)
-				batch_add(w, de);
-			else if (reverse && nrev < w->cap_rev)
-				w->rev[nrev++] = de;
-			else
-				remove_entry(w, d, fd, de->d_name, de->d_type);
-		}
-		while (nrev > 0 && !e->stop) {
-			const struct linux_dirent64 *de = w->rev[--nrev];
-			remove_entry(w, d, fd, de->d_name, de->d_type);
-		}
-		if (!batching)
-			flush_newdirs(w);
-		else if (!(sort || w->base_batch) || w->n_ents >= batch)
-			flush_batch(w, d, fd, sort);
+/* The mode of the next read. Where inode order is untried, the controller's
+ * sort trial switches it mid-directory (the batch begun is finished as
+ * begun), and dir_share may be switched on at any time. */
+static struct scan_mode choose_mode(struct worker *w, struct scan *s)
+{
+	struct engine *e = w->e;
+	struct scan_mode m = s->mode;
+	if (s->ask_sort) {
+		m.sort = want_sort(e, s->d, s->dir_size);
+		m.base_batch = !m.sort && atomic_load_explicit(&e->knobs.sort_base, memory_order_relaxed);
+		if ((m.sort != s->mode.sort || m.base_batch != s->mode.base_batch) && w->n_ents)
+			flush_batch(w, s);
 	}
+	m.batching = m.sort || m.base_batch || dir_share(e, s->d) > 1;
+	/* Only reads of a big directory are timed: the rest never split,
+	 * and a small directory's two reads need no clock. */
+	m.timed = m.batching && s->big;
+	return m;
+}
+
+/* getdents64 failed with ERR: the directory fails. */
+static __attribute__((noinline)) void read_failed(struct worker *w, const struct scan *s, int err)
+{
+	if (s->read_any) {
+		build_path(w, &w->path, s->d, NULL);
+		sb_reset(&w->msg);
+		quote_maybe_append(&w->msg, w->path.buf, w->path.len);
+		warn_errno(err, "traversal failed: %s", sb_str(&w->msg));
+		stat_add(&w->st->errors, 1);
+	} else {
+		report_cannot_remove(w, s->d, NULL, err);
+	}
+	mark_failed(s->d);
+}
+
+/* Read the next entries into the worker's buffer: the bytes read, 0 at the
+ * end, -1 after a failure (reported). Inline: the syscall is (rawsys.h). */
+static inline __attribute__((always_inline)) long read_batch(struct worker *w, struct scan *s)
+{
+	stat_add(&w->st->syscalls, 1);
+	uint64_t t_read = s->mode.timed ? now_ns() : 0;
+	long n = sys_getdents64(s->fd, w->dbuf, w->dbuf_size);
+	if (s->mode.timed)
+		w->read_ns = now_ns() - t_read;
+	if (n < 0) {
+		read_failed(w, s, (int)-n);
+		return -1;
+	}
+	stat_add(&w->st->getdents_calls, 1);
+	stat_add(&w->st->getdents_bytes, (uint64_t)n);
+	if (n > 0) {
+		s->read_any = true;
+		s->big = (size_t)n >= SHAREABLE_BYTES;
+	}
+	return n;
+}
+
+/* What the controller's trials learn from a read (struct trial_stats): a big
+ * read is work a helper could take where sharing pays, or a question where
+ * nobody knows; past the threshold, a read where inode order is untried. */
+static void count_trials(struct worker *w, struct scan *s)
+{
+	struct engine *e = w->e;
+	if (s->big) {
+		unsigned fl = atomic_load_explicit(&s->d->flags, memory_order_relaxed);
+		if (shares(e, fl))
+			stat_add(&w->st->trial.shareable, 1);
+		else if ((fl & DN_SHARE_ASK) &&
+			 atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed) == DIR_SHARE_AUTO)
+			stat_add(&w->st->trial.share_asks, 1);
+	}
+	if (s->ask_sort) {
+		s->dir_past = s->nread > s->threshold;
+		if (s->dir_past)
+			stat_add(s->mode.sort ? &w->st->trial.sorted_work : &w->st->trial.sort_asks, 1);
+		w->big_mode = s->dir_past && !s->mode.batching ? BIG_PLAIN : BIG_NONE;
+	}
+}
+
+/* Dispatch the N bytes of entries read: each unlinked at once (last-first
+ * where that pays), or batched for flush_batch. always_inline: the unlinkat
+ * must be issued in this loop itself (rawsys.h). */
+static inline __attribute__((always_inline)) void consume_batch(struct worker *w,
+								  struct scan *s, long n)
+{
+	struct engine *e = w->e;
+	struct dnode *d = s->d;
+	int fd = s->fd;
+	bool batching = s->mode.batching, reverse = s->mode.reverse;
+	uint64_t nread = s->nread;
+	size_t nrev = 0;
+	for (long off = 0; off < n && !e->stop;) {
+		const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
+		off += de->d_reclen;
+		if (is_dot_or_dotdot(de->d_name))
+			continue;
+		nread++;
+		if (batching)
+			batch_add(w, de);
+		else if (reverse && nrev < w->cap_rev)
+			w->rev[nrev++] = de;
+		else
+			remove_entry(w, d, fd, de->d_name, de->d_type);
+	}
+	s->nread = nread;
+	while (nrev > 0 && !e->stop) {
+		const struct linux_dirent64 *de = w->rev[--nrev];
+		remove_entry(w, d, fd, de->d_name, de->d_type);
+	}
+	if (!batching)
+		flush_newdirs(w);
+	else if (!(s->mode.sort || s->mode.base_batch) || w->n_ents >= s->batch)
+		flush_batch(w, s);
+}
+
+/* The directory is read: what is batched goes, then the directory itself
+ * if it was the last reference (inline: most directories end here). */
+static inline __attribute__((always_inline)) void scan_end(struct worker *w, struct scan *s)
+{
+	struct engine *e = w->e;
 	if (w->n_ents && !e->stop)
-		flush_batch(w, d, fd, sort);
+		flush_batch(w, s);
 	w->n_ents = 0;
 	w->big_mode = BIG_NONE;
-	w->dir_past = false;
-	w->base_batch = false;
 	sb_reset(&w->names);
 	flush_newdirs(w);
-	fdc_put(&e->fdc, d);
-	node_release_inline(w, d);
+	fdc_put(&e->fdc, s->d);
+	node_release_inline(w, s->d);
+}
+
+static void scan_dir(struct worker *w, struct dnode *d)
+{
+	struct stat st;
+	int fd = open_task_dir(w, d, &st);
+	if (fd == -1)
+		return;
+	struct scan s;
+	scan_start(w, &s, d, fd, &st);
+	while (!w->e->stop) {
+		s.mode = choose_mode(w, &s);
+		long n = read_batch(w, &s);
+		if (n <= 0)
+			break;
+		count_trials(w, &s);
+		consume_batch(w, &s, n);
+	}
+	scan_end(w, &s);
 }
 
 /* ------------------------------------------------------------------ */
-/* Workers and the engine's life cycle                                  */
+/* The workers and the operand (the life cycle: lifecycle.c)            */
 
-static void *worker_main(void *arg)
+void *engine_worker_main(void *arg)
 {
 	struct worker *w = arg;
 	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
@@ -990,227 +955,6 @@ static void *worker_main(void *arg)
 		stat_add(&w->st->busy_ns, now_ns() - t0);
 	}
 	return NULL;
-}
-
-static unsigned default_fd_budget(int threads)
-{
-	struct rlimit rl;
-	rlim_t lim = 1024;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		lim = rl.rlim_cur;
-	/* Keep room for stdio, the operand's parent, BPF maps and links, and
-	 * for each worker's transient opens beyond its two pinned fds. */
-	long room = (long)lim - 24 - 2L * threads;
-	if (room > 4096)
-		room = 4096;
-	return room < 2 ? 2 : (unsigned)room;
-}
-
-/* Start workers up to N (threads are created when first wanted: a small
- * delete must not pay for 64 clones, and parked threads cost wakeups).
- * Returns how many run. Called with qlock held, or before any worker runs. */
-static int spawn_workers(struct engine *e, int n)
-{
-	int have = atomic_load(&e->nstarted);
-	if (n <= have || e->spawn_err)
-		return have;
-	/* Workers must not take the signals meant for the main thread. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	for (; have < n; have++) {
-		struct worker *w = &e->workers[have];
-		int rc = pthread_create(&w->thread, NULL, worker_main, w);
-		if (rc != 0) {
-			/* run with the workers we have */
-			e->spawn_err = rc;
-			break;
-		}
-		atomic_store(&e->nstarted, have + 1);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return have;
-}
-
-struct engine *engine_create(const struct engine_config *cfg, int initial_threads)
-{
-	struct engine *e = xcalloc(1, sizeof(*e));
-	e->cfg = *cfg;
-	if (e->cfg.max_threads < 1)
-		e->cfg.max_threads = 1;
-	if (initial_threads < 1)
-		initial_threads = 1;
-	if (initial_threads > e->cfg.max_threads)
-		initial_threads = e->cfg.max_threads;
-	if (e->cfg.max_retries == 0)
-		e->cfg.max_retries = 64;
-	atomic_init(&e->knobs.active_threads, initial_threads);
-	atomic_init(&e->knobs.sort_policy, SORT_AUTO);
-	atomic_init(&e->knobs.sort_threshold, 10000);
-	atomic_init(&e->knobs.sort_batch, 100000);
-	atomic_init(&e->knobs.getdents_size, 64 * 1024);
-	/* Developer override for experiments; the controller owns it otherwise. */
-	atomic_init(&e->knobs.dir_share, (unsigned)env_int(ENV_DIR_SHARE, DIR_SHARE_AUTO));
-	atomic_init(&e->knobs.share_unknown, false);
-	atomic_init(&e->knobs.sort_unknown, false);
-	atomic_init(&e->knobs.sort_base, false);
-	int rev = env_flag(ENV_REVERSE, -1);
-	atomic_init(&e->knobs.reverse_policy, rev < 0 ? SORT_AUTO : rev ? SORT_ALWAYS : SORT_NEVER);
-	e->seen_active = initial_threads;
-
-	pthread_mutex_init(&e->qlock, NULL);
-	pthread_cond_init(&e->work_cond, NULL);
-	pthread_cond_init(&e->park_cond, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&e->done_cond, &ca);
-	pthread_condattr_destroy(&ca);
-
-	unsigned budget = cfg->fd_budget ? cfg->fd_budget : default_fd_budget(e->cfg.max_threads);
-	fdc_init(&e->fdc, budget);
-
-	int n = e->cfg.max_threads;
-	e->workers = xcalloc((size_t)n, sizeof(*e->workers));
-	if (posix_memalign((void **)&e->stats, 64, (size_t)n * sizeof(*e->stats)) != 0)
-		die(ENOMEM, "memory exhausted");
-	memset(e->stats, 0, (size_t)n * sizeof(*e->stats));
-
-	for (int i = 0; i < n; i++) {
-		struct worker *w = &e->workers[i];
-		w->e = e;
-		w->id = i;
-		w->st = &e->stats[i];
-	}
-	int got = spawn_workers(e, initial_threads);
-	if (got < 1)
-		die(e->spawn_err, "cannot create worker thread");
-	if (got < initial_threads) {
-		pthread_mutex_lock(&e->qlock);	/* the workers read seen_active under it */
-		atomic_store(&e->knobs.active_threads, got);
-		e->seen_active = got;
-		pthread_mutex_unlock(&e->qlock);
-	}
-	return e;
-}
-
-void engine_destroy(struct engine *e)
-{
-	if (!e)
-		return;
-	pthread_mutex_lock(&e->qlock);
-	e->shutdown = true;
-	pthread_cond_broadcast(&e->work_cond);
-	pthread_cond_broadcast(&e->park_cond);
-	pthread_mutex_unlock(&e->qlock);
-	int started = atomic_load(&e->nstarted);
-	for (int i = 0; i < e->cfg.max_threads; i++) {
-		struct worker *w = &e->workers[i];
-		if (i < started && !w->joined)
-			pthread_join(w->thread, NULL);
-		free(w->dbuf);
-		free(w->rev);
-		free(w->newdirs);
-		free(w->ents);
-		free(w->chain);
-		sb_free(&w->names);
-		sb_free(&w->msg);
-		sb_free(&w->path);
-	}
-	/* Tasks left by a stop are abandoned nodes: free them. */
-	for (size_t i = 0; i < e->qlen; i++) {
-		if (e->stack[i] & TASK_CHUNK)
-			free((void *)(e->stack[i] & ~TASK_CHUNK));
-		else
-			dnode_free((struct dnode *)e->stack[i]);
-	}
-	free(e->stack);
-	fdc_destroy(&e->fdc);
-	pthread_mutex_destroy(&e->qlock);
-	pthread_cond_destroy(&e->work_cond);
-	pthread_cond_destroy(&e->park_cond);
-	pthread_cond_destroy(&e->done_cond);
-	free(e->workers);
-	free(e->stats);
-	free(e);
-}
-
-struct engine_knobs *engine_knobs(struct engine *e) { return &e->knobs; }
-int engine_max_threads(const struct engine *e) { return e->cfg.max_threads; }
-pid_t engine_worker_tid(const struct engine *e, int i) { return atomic_load(&e->workers[i].tid); }
-
-void engine_set_active(struct engine *e, int n)
-{
-	if (n < 1)
-		n = 1;
-	if (n > e->cfg.max_threads)
-		n = e->cfg.max_threads;
-	pthread_mutex_lock(&e->qlock);
-	int got = spawn_workers(e, n);
-	if (got < n)
-		n = got;
-	atomic_store(&e->knobs.active_threads, n);
-	pthread_cond_broadcast(&e->park_cond);
-	pthread_cond_broadcast(&e->work_cond);
-	pthread_mutex_unlock(&e->qlock);
-}
-const struct worker_stats *engine_worker_stats(const struct engine *e, int i) { return &e->stats[i]; }
-
-void engine_set_tick(struct engine *e, engine_tick_fn fn, void *arg)
-{
-	e->tick = fn;
-	e->tick_arg = arg;
-}
-
-void engine_request_stop(struct engine *e)
-{
-	e->stop = 1;	/* async-signal-safe; waiters notice within one tick */
-}
-
-bool engine_stopping(const struct engine *e)
-{
-	return e->stop;
-}
-
-bool engine_join_stopped(struct engine *e, unsigned timeout_ms)
-{
-	pthread_mutex_lock(&e->qlock);
-	e->stop = 1;
-	pthread_cond_broadcast(&e->work_cond);
-	pthread_cond_broadcast(&e->park_cond);
-	pthread_mutex_unlock(&e->qlock);
-	struct timespec dl;
-	clock_gettime(CLOCK_REALTIME, &dl);	/* pthread_timedjoin_np's clock */
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (dl.tv_nsec >= 1000000000) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000;
-	}
-	bool all = true;
-	int started = atomic_load(&e->nstarted);
-	for (int i = 0; i < started; i++) {
-		struct worker *w = &e->workers[i];
-		if (!w->joined && pthread_timedjoin_np(w->thread, NULL, &dl) == 0)
-			w->joined = true;
-		all = all && w->joined;
-	}
-	return all;
-}
-
-void engine_totals(const struct engine *e, struct engine_totals *t)
-{
-	memset(t, 0, sizeof(*t));
-	for (int i = 0; i < e->cfg.max_threads; i++) {
-		const struct worker_stats *s = &e->stats[i];
-#define SUM(f) t->f += atomic_load_explicit(&s->f, memory_order_relaxed)
-		SUM(files); SUM(dirs); SUM(errors); SUM(syscalls);
-		SUM(getdents_calls); SUM(getdents_bytes); SUM(unlink_ns);
-		SUM(unlink_calls); SUM(busy_ns); SUM(shareable); SUM(share_asks);
-		SUM(sort_asks); SUM(sorted_work); SUM(batch_unlink_ns); SUM(batch_unlink_calls);
-		SUM(sorted_unlink_ns); SUM(sorted_unlink_calls);
-#undef SUM
-	}
 }
 
 uint64_t engine_waited_ns(struct engine *e)

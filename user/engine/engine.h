@@ -59,6 +59,23 @@ struct engine_config {
 	unsigned max_retries;	/* rescans of a directory refilled while we delete it */
 };
 
+/* Counters that exist only for the controller's trials (dir_share and inode
+ * order where the filesystem type is unmeasured): the experiment's
+ * measures, not the engine's. Same writers and readers as worker_stats. */
+struct trial_stats {
+	_Atomic uint64_t shareable;	/* reads big enough to split among workers (DN_SHARE) */
+	_Atomic uint64_t share_asks;	/* such reads where sharing is untried (DN_SHARE_ASK, off) */
+	/* Big directories (past the sort threshold) where inode order is
+	 * untried (DN_SORT_ASK): reads and timed unlinks of them in readdir
+	 * order (sort_asks) and in sorted batches (sorted_work); the time of
+	 * the timed unlinks of whole batches, in readdir order (the sort
+	 * trial's base) and sorted (its trial). */
+	_Atomic uint64_t sort_asks;
+	_Atomic uint64_t sorted_work;
+	_Atomic uint64_t batch_unlink_ns, batch_unlink_calls;
+	_Atomic uint64_t sorted_unlink_ns, sorted_unlink_calls;
+};
+
 /* Per-worker counters. Written only by their worker (relaxed atomics), read
  * by the progress line, --stats and the controller at any time. */
 struct worker_stats {
@@ -71,24 +88,19 @@ struct worker_stats {
 	_Atomic uint64_t unlink_ns;	/* wall time inside the timed unlinkat calls */
 	_Atomic uint64_t unlink_calls;	/* unlinkat calls timed (a sample, 1 in 8) */
 	_Atomic uint64_t busy_ns;	/* time spent running tasks (not parked/idle) */
-	_Atomic uint64_t shareable;	/* reads big enough to split among workers (DN_SHARE) */
-	_Atomic uint64_t share_asks;	/* such reads where sharing is untried (DN_SHARE_ASK, off) */
-	/* Big directories (past the sort threshold) where inode order is
-	 * untried (DN_SORT_ASK): reads and timed unlinks of them in readdir
-	 * order (sort_asks) and in sorted batches (sorted_work); the time of
-	 * the timed unlinks of whole batches, in readdir order (the sort
-	 * trial's base) and sorted (its trial). */
-	_Atomic uint64_t sort_asks;
-	_Atomic uint64_t sorted_work;
-	_Atomic uint64_t batch_unlink_ns, batch_unlink_calls;
-	_Atomic uint64_t sorted_unlink_ns, sorted_unlink_calls;
+	struct trial_stats trial;
 } __attribute__((aligned(64)));
+
+/* The sums of struct trial_stats over the workers. */
+struct trial_totals {
+	uint64_t shareable, share_asks, sort_asks, sorted_work;
+	uint64_t batch_unlink_ns, batch_unlink_calls, sorted_unlink_ns, sorted_unlink_calls;
+};
 
 struct engine_totals {
 	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
-	uint64_t unlink_ns, unlink_calls, busy_ns, shareable, share_asks;
-	uint64_t sort_asks, sorted_work, batch_unlink_ns, batch_unlink_calls;
-	uint64_t sorted_unlink_ns, sorted_unlink_calls;
+	uint64_t unlink_ns, unlink_calls, busy_ns;
+	struct trial_totals trial;
 };
 
 struct engine;

@@ -1,0 +1,237 @@
+/* The engine's life cycle: creating it, its workers' threads (started when
+ * first wanted), steering and stopping them, and the counters' sums. */
+#include "engine/engine_int.h"
+#include "engine/dirnode.h"
+#include "lib/msg.h"
+#include "lib/xalloc.h"
+#include "lib/env.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static unsigned default_fd_budget(int threads)
+{
+	struct rlimit rl;
+	rlim_t lim = 1024;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		lim = rl.rlim_cur;
+	/* Keep room for stdio, the operand's parent, BPF maps and links, and
+	 * for each worker's transient opens beyond its two pinned fds. */
+	long room = (long)lim - 24 - 2L * threads;
+	if (room > 4096)
+		room = 4096;
+	return room < 2 ? 2 : (unsigned)room;
+}
+
+/* Start workers up to N (threads are created when first wanted: a small
+ * delete must not pay for 64 clones, and parked threads cost wakeups).
+ * Returns how many run. Called with qlock held, or before any worker runs. */
+static int spawn_workers(struct engine *e, int n)
+{
+	int have = atomic_load(&e->nstarted);
+	if (n <= have || e->spawn_err)
+		return have;
+	/* Workers must not take the signals meant for the main thread. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (; have < n; have++) {
+		struct worker *w = &e->workers[have];
+		int rc = pthread_create(&w->thread, NULL, engine_worker_main, w);
+		if (rc != 0) {
+			/* run with the workers we have */
+			e->spawn_err = rc;
+			break;
+		}
+		atomic_store(&e->nstarted, have + 1);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return have;
+}
+
+struct engine *engine_create(const struct engine_config *cfg, int initial_threads)
+{
+	struct engine *e = xcalloc(1, sizeof(*e));
+	e->cfg = *cfg;
+	if (e->cfg.max_threads < 1)
+		e->cfg.max_threads = 1;
+	if (initial_threads < 1)
+		initial_threads = 1;
+	if (initial_threads > e->cfg.max_threads)
+		initial_threads = e->cfg.max_threads;
+	if (e->cfg.max_retries == 0)
+		e->cfg.max_retries = 64;
+	atomic_init(&e->knobs.active_threads, initial_threads);
+	atomic_init(&e->knobs.sort_policy, SORT_AUTO);
+	atomic_init(&e->knobs.sort_threshold, 10000);
+	atomic_init(&e->knobs.sort_batch, 100000);
+	atomic_init(&e->knobs.getdents_size, 64 * 1024);
+	/* Developer override for experiments; the controller owns it otherwise. */
+	atomic_init(&e->knobs.dir_share, (unsigned)env_int(ENV_DIR_SHARE, DIR_SHARE_AUTO));
+	atomic_init(&e->knobs.share_unknown, false);
+	atomic_init(&e->knobs.sort_unknown, false);
+	atomic_init(&e->knobs.sort_base, false);
+	int rev = env_flag(ENV_REVERSE, -1);
+	atomic_init(&e->knobs.reverse_policy, rev < 0 ? SORT_AUTO : rev ? SORT_ALWAYS : SORT_NEVER);
+	e->seen_active = initial_threads;
+
+	pthread_mutex_init(&e->qlock, NULL);
+	pthread_cond_init(&e->work_cond, NULL);
+	pthread_cond_init(&e->park_cond, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&e->done_cond, &ca);
+	pthread_condattr_destroy(&ca);
+
+	unsigned budget = cfg->fd_budget ? cfg->fd_budget : default_fd_budget(e->cfg.max_threads);
+	fdc_init(&e->fdc, budget);
+
+	int n = e->cfg.max_threads;
+	e->workers = xcalloc((size_t)n, sizeof(*e->workers));
+	if (posix_memalign((void **)&e->stats, 64, (size_t)n * sizeof(*e->stats)) != 0)
+		die(ENOMEM, "memory exhausted");
+	memset(e->stats, 0, (size_t)n * sizeof(*e->stats));
+
+	for (int i = 0; i < n; i++) {
+		struct worker *w = &e->workers[i];
+		w->e = e;
+		w->id = i;
+		w->st = &e->stats[i];
+	}
+	int got = spawn_workers(e, initial_threads);
+	if (got < 1)
+		die(e->spawn_err, "cannot create worker thread");
+	if (got < initial_threads) {
+		pthread_mutex_lock(&e->qlock);	/* the workers read seen_active under it */
+		atomic_store(&e->knobs.active_threads, got);
+		e->seen_active = got;
+		pthread_mutex_unlock(&e->qlock);
+	}
+	return e;
+}
+
+void engine_destroy(struct engine *e)
+{
+	if (!e)
+		return;
+	pthread_mutex_lock(&e->qlock);
+	e->shutdown = true;
+	pthread_cond_broadcast(&e->work_cond);
+	pthread_cond_broadcast(&e->park_cond);
+	pthread_mutex_unlock(&e->qlock);
+	int started = atomic_load(&e->nstarted);
+	for (int i = 0; i < e->cfg.max_threads; i++) {
+		struct worker *w = &e->workers[i];
+		if (i < started && !w->joined)
+			pthread_join(w->thread, NULL);
+		free(w->dbuf);
+		free(w->rev);
+		free(w->newdirs);
+		free(w->ents);
+		free(w->chain);
+		sb_free(&w->names);
+		sb_free(&w->msg);
+		sb_free(&w->path);
+	}
+	/* Tasks left by a stop are abandoned nodes: free them. */
+	for (size_t i = 0; i < e->qlen; i++) {
+		if (e->stack[i] & TASK_CHUNK)
+			free((void *)(e->stack[i] & ~TASK_CHUNK));
+		else
+			dnode_free((struct dnode *)e->stack[i]);
+	}
+	free(e->stack);
+	fdc_destroy(&e->fdc);
+	pthread_mutex_destroy(&e->qlock);
+	pthread_cond_destroy(&e->work_cond);
+	pthread_cond_destroy(&e->park_cond);
+	pthread_cond_destroy(&e->done_cond);
+	free(e->workers);
+	free(e->stats);
+	free(e);
+}
+
+struct engine_knobs *engine_knobs(struct engine *e) { return &e->knobs; }
+int engine_max_threads(const struct engine *e) { return e->cfg.max_threads; }
+pid_t engine_worker_tid(const struct engine *e, int i) { return atomic_load(&e->workers[i].tid); }
+
+void engine_set_active(struct engine *e, int n)
+{
+	if (n < 1)
+		n = 1;
+	if (n > e->cfg.max_threads)
+		n = e->cfg.max_threads;
+	pthread_mutex_lock(&e->qlock);
+	int got = spawn_workers(e, n);
+	if (got < n)
+		n = got;
+	atomic_store(&e->knobs.active_threads, n);
+	pthread_cond_broadcast(&e->park_cond);
+	pthread_cond_broadcast(&e->work_cond);
+	pthread_mutex_unlock(&e->qlock);
+}
+const struct worker_stats *engine_worker_stats(const struct engine *e, int i) { return &e->stats[i]; }
+
+void engine_set_tick(struct engine *e, engine_tick_fn fn, void *arg)
+{
+	e->tick = fn;
+	e->tick_arg = arg;
+}
+
+void engine_request_stop(struct engine *e)
+{
+	e->stop = 1;	/* async-signal-safe; waiters notice within one tick */
+}
+
+bool engine_stopping(const struct engine *e)
+{
+	return e->stop;
+}
+
+bool engine_join_stopped(struct engine *e, unsigned timeout_ms)
+{
+	pthread_mutex_lock(&e->qlock);
+	e->stop = 1;
+	pthread_cond_broadcast(&e->work_cond);
+	pthread_cond_broadcast(&e->park_cond);
+	pthread_mutex_unlock(&e->qlock);
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);	/* pthread_timedjoin_np's clock */
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (dl.tv_nsec >= 1000000000) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000;
+	}
+	bool all = true;
+	int started = atomic_load(&e->nstarted);
+	for (int i = 0; i < started; i++) {
+		struct worker *w = &e->workers[i];
+		if (!w->joined && pthread_timedjoin_np(w->thread, NULL, &dl) == 0)
+			w->joined = true;
+		all = all && w->joined;
+	}
+	return all;
+}
+
+void engine_totals(const struct engine *e, struct engine_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < e->cfg.max_threads; i++) {
+		const struct worker_stats *s = &e->stats[i];
+#define SUM(f) t->f += atomic_load_explicit(&s->f, memory_order_relaxed)
+		SUM(files); SUM(dirs); SUM(errors); SUM(syscalls);
+		SUM(getdents_calls); SUM(getdents_bytes); SUM(unlink_ns);
+		SUM(unlink_calls); SUM(busy_ns);
+		SUM(trial.shareable); SUM(trial.share_asks); SUM(trial.sort_asks);
+		SUM(trial.sorted_work); SUM(trial.batch_unlink_ns); SUM(trial.batch_unlink_calls);
+		SUM(trial.sorted_unlink_ns); SUM(trial.sorted_unlink_calls);
+#undef SUM
+	}
+}
