@@ -139,8 +139,8 @@ static int slowfs_chmod(const char *path, mode_t mode, struct fuse_file_info *fi
 static int slowfs_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
 	delay();
-	int r = fi ? fchown((int)fi->fh, uid, gid)
-		   : fchownat(backing_fd, rel(path), uid, gid, AT_SYMLINK_NOFOLLOW);
+	int r = fi ? fchown((int)fi->fh, uid, gid) :
+		     fchownat(backing_fd, rel(path), uid, gid, AT_SYMLINK_NOFOLLOW);
 	return r == -1 ? -errno : 0;
 }
 
@@ -160,7 +160,8 @@ static int slowfs_truncate(const char *path, off_t size, struct fuse_file_info *
 static int slowfs_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
 {
 	delay();
-	int r = fi ? futimens((int)fi->fh, tv) : utimensat(backing_fd, rel(path), tv, AT_SYMLINK_NOFOLLOW);
+	int r = fi ? futimens((int)fi->fh, tv) :
+		     utimensat(backing_fd, rel(path), tv, AT_SYMLINK_NOFOLLOW);
 	return r == -1 ? -errno : 0;
 }
 
@@ -291,7 +292,7 @@ static int slowfs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off
 		}
 		off_t next = telldir(d->dp);
 		if (fill(buf, e->d_name, &st, next, ff))
-			break; // kernel buffer full: keep e pending for the next call
+			break;	// kernel buffer full: keep e pending for the next call
 		d->pending = NULL;
 		d->offset = next;
 	}
@@ -335,7 +336,10 @@ static const struct fuse_operations slowfs_ops = {
 	.releasedir = slowfs_releasedir,
 };
 
-#define OPT(t, p) { t, offsetof(struct slowfs_opts, p), 1 }
+#define OPT(t, p) \
+	{ \
+		t, offsetof(struct slowfs_opts, p), 1 \
+	}
 static const struct fuse_opt slowfs_optspec[] = {
 	OPT("--delay-us=%u", delay_us),
 	OPT("delay_us=%u", delay_us),
@@ -361,7 +365,8 @@ static void usage(const char *prog)
 	printf("Usage: %s [--delay-us=N] BACKING MOUNTPOINT [FUSE options]\n"
 	       "Mirror directory BACKING at MOUNTPOINT, sleeping N microseconds in every\n"
 	       "operation (default 0). Requests are served by up to 256 threads (override\n"
-	       "with -o max_threads=N), so concurrent requests overlap.\n\n", prog);
+	       "with -o max_threads=N), so concurrent requests overlap.\n\n",
+	       prog);
 }
 
 int main(int argc, char *argv[])
@@ -381,7 +386,8 @@ int main(int argc, char *argv[])
 		}
 		backing_fd = open(opts.backing, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (backing_fd == -1) {
-			fprintf(stderr, "%s: cannot open '%s': %s\n", argv[0], opts.backing, strerror(errno));
+			fprintf(stderr, "%s: cannot open '%s': %s\n", argv[0], opts.backing,
+				strerror(errno));
 			return 1;
 		}
 		// libfuse 3.14 caps its worker pool at 10 threads by default, which

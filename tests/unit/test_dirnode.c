@@ -78,7 +78,8 @@ Test(dirnode, budget_lru_and_dotdot_reopen)
 		nodes[i] = open_child(&c, cur, "d");
 		fdc_put(&c, nodes[i]);
 		cur = nodes[i];
-		cr_assert_leq(nopen_fds() - base, BUDGET, "open fds exceed the budget at depth %d", i);
+		cr_assert_leq(nopen_fds() - base, BUDGET, "open fds exceed the budget at depth %d",
+			      i);
 	}
 	cr_assert_gt(atomic_load(&c.evictions), 0);
 	/* Walk back up: each parent fd is re-opened from the child via "..". */
@@ -107,19 +108,23 @@ Test(dirnode, budget_lru_and_dotdot_reopen)
 Test(dirnode, swapped_directory_is_estale)
 {
 	char p[4096], q[4096];
-	snprintf(p, sizeof p, "%s/a", tmpl); mkdir(p, 0755);
-	snprintf(p, sizeof p, "%s/a/b", tmpl); mkdir(p, 0755);
-	snprintf(p, sizeof p, "%s/other", tmpl); mkdir(p, 0755);
-	snprintf(p, sizeof p, "%s/x", tmpl); mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/a", tmpl);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/a/b", tmpl);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/other", tmpl);
+	mkdir(p, 0755);
+	snprintf(p, sizeof p, "%s/x", tmpl);
+	mkdir(p, 0755);
 	struct fdcache c;
 	fdc_init(&c, 1);
 	struct dnode *anchor = dnode_new(NULL, "", 0);
 	dnode_init_anchor(anchor, topfd);
 	struct dnode *a = open_child(&c, anchor, "a");
 	fdc_put(&c, a);
-	struct dnode *b = open_child(&c, a, "b");	/* budget 1: evicts a */
+	struct dnode *b = open_child(&c, a, "b"); /* budget 1: evicts a */
 	fdc_put(&c, b);
-	fdc_drop(&c, b);				/* b closed too */
+	fdc_drop(&c, b); /* b closed too */
 	/* eviction happens when an fd is installed: open x to push a out */
 	struct dnode *x = open_child(&c, anchor, "x");
 	fdc_put(&c, x);

@@ -6,11 +6,11 @@
 #else
 #include <criterion/criterion.h>
 #endif
-#include <string.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,7 +24,7 @@ static char tmpl[sizeof TMPL];
 static void setup(void)
 {
 	msg_init("adaptrm");
-	memcpy(tmpl, TMPL, sizeof TMPL);	/* fresh per test, also in one process */
+	memcpy(tmpl, TMPL, sizeof TMPL); /* fresh per test, also in one process */
 	cr_assert_not_null(mkdtemp(tmpl));
 }
 static void teardown(void)
@@ -86,7 +86,10 @@ Test(engine, counts_parallel)
 	cr_assert_eq(access(p, F_OK), -1);
 }
 
-struct turner { struct engine *e; _Atomic int stop; };
+struct turner {
+	struct engine *e;
+	_Atomic int stop;
+};
 static void *turn_knobs(void *arg)
 {
 	struct turner *t = arg;
@@ -116,7 +119,8 @@ Test(engine, knobs_turned_while_running_parallel)
 		cr_assert(ok, "round %d", round);
 		struct engine_totals t;
 		engine_totals(e, &t);
-		cr_assert_eq(t.files, 60 * 60, "round %d files %llu", round, (unsigned long long)t.files);
+		cr_assert_eq(t.files, 60 * 60, "round %d files %llu", round,
+			     (unsigned long long)t.files);
 		cr_assert_eq(t.dirs, 1 + 60 + 30);
 		engine_destroy(e);
 	}

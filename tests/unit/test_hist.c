@@ -1,6 +1,6 @@
 /* Golden tests of the DTrace quantize() formatter and the log2 buckets. */
-#include <criterion/criterion.h>
 #include "probes/hist.h"
+#include <criterion/criterion.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,27 +23,30 @@ static char *render(const unsigned long long *b, int n)
 Test(quantize, dtrace_example)
 {
 	unsigned long long b[PROBE_HIST_BUCKETS] = { 0 };
-	b[1] = 3; b[2] = 10; b[3] = 40; b[4] = 25;
+	b[1] = 3;
+	b[2] = 10;
+	b[3] = 40;
+	b[4] = 25;
 	char *s = render(b, PROBE_HIST_BUCKETS);
 	cr_assert_str_eq(s, HDR
-		"               0 |                                         0        \n"
-		"               1 |@@                                       3        \n"
-		"               2 |@@@@@                                    10       \n"
-		"               4 |@@@@@@@@@@@@@@@@@@@@@                    40       \n"
-		"               8 |@@@@@@@@@@@@@                            25       \n"
-		"              16 |                                         0        \n");
+			 "               0 |                                         0        \n"
+			 "               1 |@@                                       3        \n"
+			 "               2 |@@@@@                                    10       \n"
+			 "               4 |@@@@@@@@@@@@@@@@@@@@@                    40       \n"
+			 "               8 |@@@@@@@@@@@@@                            25       \n"
+			 "              16 |                                         0        \n");
 	free(s);
 }
 
 Test(quantize, single_bucket_is_full_bar)
 {
 	unsigned long long b[PROBE_HIST_BUCKETS] = { 0 };
-	b[14] = 7;	/* 8192 */
+	b[14] = 7; /* 8192 */
 	char *s = render(b, PROBE_HIST_BUCKETS);
 	cr_assert_str_eq(s, HDR
-		"            4096 |                                         0        \n"
-		"            8192 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 7        \n"
-		"           16384 |                                         0        \n");
+			 "            4096 |                                         0        \n"
+			 "            8192 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 7        \n"
+			 "           16384 |                                         0        \n");
 	free(s);
 }
 
@@ -52,13 +55,14 @@ Test(quantize, single_bucket_is_full_bar)
 Test(quantize, rounding_gap_and_zero_bucket)
 {
 	unsigned long long b[PROBE_HIST_BUCKETS] = { 0 };
-	b[0] = 1; b[2] = 2;
+	b[0] = 1;
+	b[2] = 2;
 	char *s = render(b, PROBE_HIST_BUCKETS);
 	cr_assert_str_eq(s, HDR
-		"               0 |@@@@@@@@@@@@@                            1        \n"
-		"               1 |                                         0        \n"
-		"               2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@              2        \n"
-		"               4 |                                         0        \n");
+			 "               0 |@@@@@@@@@@@@@                            1        \n"
+			 "               1 |                                         0        \n"
+			 "               2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@              2        \n"
+			 "               4 |                                         0        \n");
 	free(s);
 }
 
@@ -67,8 +71,8 @@ Test(quantize, empty)
 	unsigned long long b[PROBE_HIST_BUCKETS] = { 0 };
 	char *s = render(b, PROBE_HIST_BUCKETS);
 	cr_assert_str_eq(s, HDR
-		"               0 |                                         0        \n"
-		"               1 |                                         0        \n");
+			 "               0 |                                         0        \n"
+			 "               1 |                                         0        \n");
 	free(s);
 }
 
@@ -79,9 +83,9 @@ Test(quantize, last_bucket)
 	b[PROBE_HIST_BUCKETS - 1] = 1;
 	char *s = render(b, PROBE_HIST_BUCKETS);
 	cr_assert_str_eq(s, HDR
-		"    137438953472 |                                         0        \n"
-		"    274877906944 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        \n"
-		"    549755813888 |                                         0        \n");
+			 "    137438953472 |                                         0        \n"
+			 "    274877906944 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 1        \n"
+			 "    549755813888 |                                         0        \n");
 	free(s);
 }
 
@@ -103,7 +107,7 @@ Test(hist, quantiles_sub_and_mean)
 {
 	struct probe_hist a = { 0 }, b = { 0 }, d;
 	for (int i = 0; i < 100; i++)
-		hist_add_value(&a, 1000);	/* bucket [512, 1024) */
+		hist_add_value(&a, 1000); /* bucket [512, 1024) */
 	cr_assert_eq(hist_bucket_sum(&a), 100);
 	double p50 = hist_quantile(&a, 0.5);
 	cr_assert(p50 >= 512 && p50 <= 1024, "p50 %f", p50);
@@ -115,7 +119,7 @@ Test(hist, quantiles_sub_and_mean)
 	cr_assert_eq(d.total, 5000000);
 	cr_assert_eq(hist_bucket_sum(&d), 1);
 	cr_assert(hist_quantile(&d, 0.99) >= 4194304);
-	hist_sub(&d, &b, &a);	/* backwards clamps at zero */
+	hist_sub(&d, &b, &a); /* backwards clamps at zero */
 	cr_assert_eq(d.count, 0);
 	cr_assert_eq(hist_quantile(&d, 0.5), 0);
 }

@@ -1,8 +1,8 @@
 /* The JSON writer and reader, and the --json schema of --trace: a report
  * written from a known snapshot parses back with every documented field. */
-#include <criterion/criterion.h>
 #include "lib/json.h"
 #include "trace/report.h"
+#include <criterion/criterion.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -80,9 +80,15 @@ Test(json, trace_schema)
 {
 	struct probe_snapshot *s = calloc(1, sizeof *s);
 	char *argv[] = { "rm", "-rf", "d", NULL };
-	struct trace_result r = { .mode = "command", .argv = argv, .pid = 42, .exit_status = 0,
-				  .wall_ns = 1000000, .max_threads = 4, .threads_seen = 5,
-				  .notes = "xfs probes unavailable: x\n", .total = s };
+	struct trace_result r = { .mode = "command",
+				  .argv = argv,
+				  .pid = 42,
+				  .exit_status = 0,
+				  .wall_ns = 1000000,
+				  .max_threads = 4,
+				  .threads_seen = 5,
+				  .notes = "xfs probes unavailable: x\n",
+				  .total = s };
 	for (int i = 0; i < 100; i++)
 		hist_add_value(&s->sc[PROBE_NR_UNLINKAT].lat, 2048 + i);
 	s->sc[PROBE_NR_UNLINKAT].errors = 1;
@@ -96,9 +102,26 @@ Test(json, trace_schema)
 	cr_assert(v, "%s", err);
 	cr_assert_str_eq(json_get_str(v, "schema", ""), "adaptrm-trace/1");
 	static const char *const top[] = {
-		"mode", "command", "pid", "exit_status", "wall_ns", "max_threads", "threads_seen",
-		"busy_ns", "probes", "notes", "lost_events", "syscalls", "unlinkat_removedir_ns",
-		"getdents64_bytes", "locks", "lock_callers", "offcpu", "fs", "intervals", "findings",
+		"mode",
+		"command",
+		"pid",
+		"exit_status",
+		"wall_ns",
+		"max_threads",
+		"threads_seen",
+		"busy_ns",
+		"probes",
+		"notes",
+		"lost_events",
+		"syscalls",
+		"unlinkat_removedir_ns",
+		"getdents64_bytes",
+		"locks",
+		"lock_callers",
+		"offcpu",
+		"fs",
+		"intervals",
+		"findings",
 	};
 	for (size_t i = 0; i < sizeof top / sizeof *top; i++)
 		cr_assert(json_get(v, top[i]), "missing %s", top[i]);
@@ -130,7 +153,8 @@ Test(json, trace_schema)
 		cr_assert(json_get_str(fnd->items[i], "id", NULL));
 		cr_assert(json_get(fnd->items[i], "share"));
 		cr_assert(json_get_str(fnd->items[i], "text", NULL));
-		dirlock |= !strcmp(json_get_str(fnd->items[i], "id", ""), "directory_lock_contention");
+		dirlock |=
+			!strcmp(json_get_str(fnd->items[i], "id", ""), "directory_lock_contention");
 	}
 	cr_assert(dirlock, "3 ms of rwsem:W waits in 0.2 ms of unlinkat must be reported");
 	cr_assert_eq(json_get(v, "notes")->n, 1);

@@ -29,16 +29,15 @@ static void expect_name(const struct ksyms *k, uint64_t addr, const char *want)
 Test(ksyms, names_offsets_and_lock_code)
 {
 	/* out of order on purpose, with data symbols and a module symbol */
-	struct ksyms *k = load(
-		"ffffffff81200000 T do_unlinkat\n"
-		"ffffffff81000000 T _stext\n"
-		"ffffffff81900000 T __lock_text_start\n"
-		"ffffffff81900100 t _raw_spin_lock\n"
-		"ffffffff81900400 T __lock_text_end\n"
-		"ffffffff81300000 T down_write\n"
-		"ffffffff82000000 D some_data\n"
-		"ffffffffc0001000 t ext4_unlink\t[ext4]\n"
-		"garbage line\n");
+	struct ksyms *k = load("ffffffff81200000 T do_unlinkat\n"
+			       "ffffffff81000000 T _stext\n"
+			       "ffffffff81900000 T __lock_text_start\n"
+			       "ffffffff81900100 t _raw_spin_lock\n"
+			       "ffffffff81900400 T __lock_text_end\n"
+			       "ffffffff81300000 T down_write\n"
+			       "ffffffff82000000 D some_data\n"
+			       "ffffffffc0001000 t ext4_unlink\t[ext4]\n"
+			       "garbage line\n");
 	cr_assert_not_null(k);
 	char buf[128];
 	expect_name(k, 0xffffffff81200010ull, "do_unlinkat+0x10");
@@ -71,8 +70,8 @@ Test(ksyms, from_kernel_pS_renderings)
 		"do_unlinkat+0x134/0x2b0",
 		"down_write+0x10/0x60",
 		"ext4_unlink+0x4/0x180 [ext4]",
-		"do_unlinkat+0x10/0x2b0",	/* the same function again */
-		"0xffffffff89999999",		/* the kernel could not name it */
+		"do_unlinkat+0x10/0x2b0", /* the same function again */
+		"0xffffffff89999999",	  /* the kernel could not name it */
 		"rwsem_down_write_slowpath+0x20/0x500",
 	};
 	struct ksyms *k = ksyms_from_pS(addrs, pS, 6);

@@ -1,25 +1,25 @@
 /* The controller's decision logic against simulated filesystems: deterministic
  * throughput models with multiplicative noise. Each tick is 100 ms; the model
  * is evaluated at the worker count the policy chose. */
-#include <criterion/criterion.h>
-#include <math.h>
-#include <string.h>
-#include <stdint.h>
 #include "ctl/policy.h"
 #include "support/sim_noise.h"
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 struct model {
-	double (*rate)(int n, int tick);	/* entries/s, noise-free */
-	double (*cont)(int n);			/* contention share, or NULL */
-	double (*blocked)(int n);		/* blocked share, or NULL */
-	double noise;				/* relative, uniform-sum ~ gaussian */
-	bool cpu_bound;				/* workers on CPU most of their busy time */
-	int tasks;				/* parallel work available (0: unlimited) */
-	bool spare_on;				/* the engine measures waiting work: */
-	double spare;				/* share of time a task waited for a worker */
+	double (*rate)(int n, int tick); /* entries/s, noise-free */
+	double (*cont)(int n);		 /* contention share, or NULL */
+	double (*blocked)(int n);	 /* blocked share, or NULL */
+	double noise;			 /* relative, uniform-sum ~ gaussian */
+	bool cpu_bound;			 /* workers on CPU most of their busy time */
+	int tasks;			 /* parallel work available (0: unlimited) */
+	bool spare_on;			 /* the engine measures waiting work: */
+	double spare;			 /* share of time a task waited for a worker */
 };
 
-static int sim_cpus = 4;	/* CPUs of the simulated machine */
+static int sim_cpus = 4; /* CPUs of the simulated machine */
 
 static uint64_t rng = 88172645463325252ull;
 static double unit_noise(void)
@@ -28,17 +28,41 @@ static double unit_noise(void)
 }
 
 /* xfs flat directory: every added thread waits on the parent's lock. */
-static double m_one(int n, int t) { return 100000.0 / (1 + 0.35 * (n - 1)); }
-static double m_one_cont(int n) { return 0.6 * (n - 1) / n; }
+static double m_one(int n, int t)
+{
+	return 100000.0 / (1 + 0.35 * (n - 1));
+}
+static double m_one_cont(int n)
+{
+	return 0.6 * (n - 1) / n;
+}
 /* tmpfs tree on 4 CPUs: CPU-bound, scales to the CPU count. */
-static double m_cpu(int n, int t) { return 60000.0 * (n < 4 ? n : 4) / (1 + 0.03 * (n - 1)); }
+static double m_cpu(int n, int t)
+{
+	return 60000.0 * (n < 4 ? n : 4) / (1 + 0.03 * (n - 1));
+}
 /* FUSE, 1 ms per op: latency-bound, USL with a peak near 45. */
-static double m_fuse(int n, int t) { return 1000.0 * n / (1 + 0.0005 * n * (n - 1)); }
-static double m_fuse_blk(int n) { return 0.9; }
+static double m_fuse(int n, int t)
+{
+	return 1000.0 * n / (1 + 0.0005 * n * (n - 1));
+}
+static double m_fuse_blk(int n)
+{
+	return 0.9;
+}
 /* The peak moves: a latency-bound part, then a lock-bound one. */
-static double m_moving(int n, int t) { return t < 200 ? m_fuse(n, t) : m_one(n, t) / 3; }
-static double m_flat(int n, int t) { return 50000.0; }
-static double m_peak4_sharp(int n, int t) { return 40000.0 * exp(-pow(log2(n) - 2, 2)); }
+static double m_moving(int n, int t)
+{
+	return t < 200 ? m_fuse(n, t) : m_one(n, t) / 3;
+}
+static double m_flat(int n, int t)
+{
+	return 50000.0;
+}
+static double m_peak4_sharp(int n, int t)
+{
+	return 40000.0 * exp(-pow(log2(n) - 2, 2));
+}
 
 static double best_of(const struct model *m, int cap, int tick)
 {
@@ -51,7 +75,7 @@ static double best_of(const struct model *m, int cap, int tick)
 
 struct run {
 	int n[2000];
-	const char *rule[2000];	/* the rule of tick t's decision (CTL_RULE_*) */
+	const char *rule[2000]; /* the rule of tick t's decision (CTL_RULE_*) */
 	int changes;
 };
 
@@ -127,7 +151,7 @@ static void expect_near_best(const struct model *m, int cap, const struct run *r
 	cr_expect_geq(sum, 0.9 * bsum, "mean %.0f%% of best", 100 * sum / bsum);
 }
 
-static const int CONVERGE = 30;	/* ticks (3 s): about ten decision windows */
+static const int CONVERGE = 30; /* ticks (3 s): about ten decision windows */
 
 Test(controller_policy, peak_at_one_thread_from_wrong_prior)
 {
@@ -247,9 +271,15 @@ Test(controller_policy, contention_rising_backs_off_at_once)
 	int t = 0, went_up = 0, back = -1;
 	for (; t < 20 && back < 0; t++) {
 		int n = p.n;
-		struct ctl_sample s = { .dt = 0.1, .ops = m.rate(n, t) * 0.1, .lat_mean_us = -1,
-					.lat_p99_us = -1, .contention = m.cont(n), .blocked = -1,
-					.busy = 1, .cpu = -1, .spare = -1 };
+		struct ctl_sample s = { .dt = 0.1,
+					.ops = m.rate(n, t) * 0.1,
+					.lat_mean_us = -1,
+					.lat_p99_us = -1,
+					.contention = m.cont(n),
+					.blocked = -1,
+					.busy = 1,
+					.cpu = -1,
+					.spare = -1 };
 		if (ctl_policy_tick(&p, &s, &d)) {
 			if (d.to > d.from)
 				went_up = t;
@@ -309,7 +339,10 @@ Test(controller_policy, cpu_bound_start_is_not_undercut)
 
 /* One huge directory on a filesystem where it is not shared: one worker
  * works, the others idle. The count is cut to the busy workers. */
-static double m_single(int n, int t) { return 30000.0; }
+static double m_single(int n, int t)
+{
+	return 30000.0;
+}
 
 Test(controller_policy, idle_workers_are_trimmed)
 {
@@ -329,7 +362,7 @@ Test(controller_policy, idle_workers_are_trimmed)
 		off += r.n[t] != 1;
 	}
 	cr_expect_leq(off, 12, "%d ticks above one worker", off);
-	simulate(&m, 64, 8, true, 100, &r);	/* from a (stale) profile too */
+	simulate(&m, 64, 8, true, 100, &r); /* from a (stale) profile too */
 	cr_expect_leq(r.n[99], 2);
 }
 
@@ -343,10 +376,17 @@ Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
 	ctl_policy_init(&p, &cfg, 2, false);
 	struct ctl_decision d;
 	for (int t = 0; t < 4; t++) {
-		struct ctl_sample s = { .dt = 0.1, .ops = 20000, .lat_mean_us = 5, .lat_p99_us = -1,
-					.contention = -1, .blocked = 0.05, .busy = 1, .cpu = 0.9, .spare = -1 };
+		struct ctl_sample s = { .dt = 0.1,
+					.ops = 20000,
+					.lat_mean_us = 5,
+					.lat_p99_us = -1,
+					.contention = -1,
+					.blocked = 0.05,
+					.busy = 1,
+					.cpu = 0.9,
+					.spare = -1 };
 		cr_expect_not(ctl_policy_tick(&p, &s, &d), "changed at tick %d: %s", t, d.why);
-		if (t == 1)	/* the first window */
+		if (t == 1) /* the first window */
 			cr_expect_str_eq(d.rule, CTL_RULE_FIRST_SATURATED);
 	}
 	cr_expect_eq(p.n, 2);
@@ -355,8 +395,15 @@ Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
 	ctl_policy_init(&p, &cfg, 2, false);
 	bool up = false;
 	for (int t = 0; t < 4; t++) {
-		struct ctl_sample s = { .dt = 0.1, .ops = 200, .lat_mean_us = 1000, .lat_p99_us = -1,
-					.contention = -1, .blocked = 0.9, .busy = 1, .cpu = 0.05, .spare = -1 };
+		struct ctl_sample s = { .dt = 0.1,
+					.ops = 200,
+					.lat_mean_us = 1000,
+					.lat_p99_us = -1,
+					.contention = -1,
+					.blocked = 0.9,
+					.busy = 1,
+					.cpu = 0.05,
+					.spare = -1 };
 		bool ch = ctl_policy_tick(&p, &s, &d) && d.to > d.from;
 		if (ch && !up)
 			cr_expect_str_eq(d.rule, CTL_RULE_FIRST_CLIMB);
@@ -368,7 +415,10 @@ Test(controller_policy, cpu_bound_start_at_cpu_count_holds)
 /* btrfs with many small directories: a second worker costs 40% and no lock
  * signal says why (no BPF). After a clear loss the next probe waits the
  * longest hold at once (the doubling from 3 windows probed 28 ticks of 600). */
-static double m_btrfs(int n, int t) { return 30000.0 / (1 + 0.7 * (n - 1)); }
+static double m_btrfs(int n, int t)
+{
+	return 30000.0 / (1 + 0.7 * (n - 1));
+}
 Test(controller_policy, clear_loss_probes_rarely)
 {
 	struct model m = { m_btrfs, NULL, NULL, 0.05, false, 0, false, 0 };
@@ -388,9 +438,18 @@ Test(controller_policy, clear_loss_probes_rarely)
  * down keep the smaller count until one worker per CPU, and from there it
  * does not probe up: lucky windows must not ratchet the count back up
  * (tmpfs profiles had drifted to 4-5 workers on 2 CPUs). */
-static double m_cpu_flat(int n, int t) { return 60000.0 * (n < 4 ? n : 4); }
-static double m_cpu_blk(int n) { return 0.02; }
-static double m_cpu8_flat(int n, int t) { return 30000.0 * (n < 8 ? n : 8); }
+static double m_cpu_flat(int n, int t)
+{
+	return 60000.0 * (n < 4 ? n : 4);
+}
+static double m_cpu_blk(int n)
+{
+	return 0.02;
+}
+static double m_cpu8_flat(int n, int t)
+{
+	return 30000.0 * (n < 8 ? n : 8);
+}
 Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
 {
 	struct model m = { m_cpu_flat, NULL, m_cpu_blk, 0.10, true, 0, false, 0 };
@@ -427,9 +486,15 @@ static void tick_until(struct ctl_policy *p, const struct model *m, int max,
 	for (int t = 0; t < max && !stop(p); t++) {
 		double rate = m->rate(p->n, t);
 		struct ctl_sample s = {
-			.dt = 0.1, .ops = rate * 0.1, .lat_mean_us = p->n / rate * 1e6,
-			.lat_p99_us = -1, .contention = -1,
-			.blocked = m->blocked ? m->blocked(p->n) : -1, .busy = 1, .cpu = 0.3, .spare = -1,
+			.dt = 0.1,
+			.ops = rate * 0.1,
+			.lat_mean_us = p->n / rate * 1e6,
+			.lat_p99_us = -1,
+			.contention = -1,
+			.blocked = m->blocked ? m->blocked(p->n) : -1,
+			.busy = 1,
+			.cpu = 0.3,
+			.spare = -1,
 		};
 		struct ctl_decision d;
 		ctl_policy_tick(p, &s, &d);
@@ -455,7 +520,8 @@ Test(controller_policy, short_latency_bound_delete_learns_the_step_being_tried)
 	ctl_policy_init(&p, &cfg, 16, false);
 	tick_until(&p, &fuse, 40, climbing_past_an_accept);
 	cr_assert(climbing_past_an_accept(&p), "the climb accepted a step up");
-	cr_expect_eq(ctl_policy_best(&p, NULL), p.n, "learns %d, tried %d", ctl_policy_best(&p, NULL), p.n);
+	cr_expect_eq(ctl_policy_best(&p, NULL), p.n, "learns %d, tried %d",
+		     ctl_policy_best(&p, NULL), p.n);
 
 	struct model cpu = { m_cpu_flat, NULL, m_cpu_blk, 0, true, 0, false, 0 };
 	ctl_policy_init(&p, &cfg, 1, false);
@@ -467,21 +533,30 @@ Test(controller_policy, short_latency_bound_delete_learns_the_step_being_tried)
 /* Most busy time waiting on locks: the count is halved, not trimmed by one
  * (a one-worker step is lost in a noisy window: xfs 20,000 x 10 held 4
  * workers after 4 -> 3 read flat, where one worker is 1.8x faster). */
-static double m_cont_half(int n) { return n > 1 ? 0.5 : 0.0; }
+static double m_cont_half(int n)
+{
+	return n > 1 ? 0.5 : 0.0;
+}
 Test(controller_policy, high_contention_halves_the_count)
 {
 	struct model m = { m_flat, m_cont_half, NULL, 0.0, false, 0, false, 0 };
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, 64, 4);
 	struct ctl_policy p;
-	ctl_policy_init(&p, &cfg, 8, true);	/* from a profile: holding at 8 */
+	ctl_policy_init(&p, &cfg, 8, true); /* from a profile: holding at 8 */
 	struct ctl_decision d;
 	int to = -1;
 	for (int t = 0; t < 40 && to < 0; t++) {
 		int n = p.n;
-		struct ctl_sample s = { .dt = 0.1, .ops = m.rate(n, t) * 0.1, .lat_mean_us = -1,
-					.lat_p99_us = -1, .contention = m.cont(n), .blocked = -1,
-					.busy = 1, .cpu = -1, .spare = -1 };
+		struct ctl_sample s = { .dt = 0.1,
+					.ops = m.rate(n, t) * 0.1,
+					.lat_mean_us = -1,
+					.lat_p99_us = -1,
+					.contention = m.cont(n),
+					.blocked = -1,
+					.busy = 1,
+					.cpu = -1,
+					.spare = -1 };
 		if (ctl_policy_tick(&p, &s, &d) && strstr(d.why, "lock contention high")) {
 			cr_expect_eq(d.from, 8);
 			cr_expect_str_eq(d.rule, CTL_RULE_CONTENTION_HALVE);
@@ -493,9 +568,15 @@ Test(controller_policy, high_contention_halves_the_count)
 	/* and, the curve being flat, fewer workers are kept down to one */
 	for (int t = 0; t < 200; t++) {
 		int n = p.n;
-		struct ctl_sample s = { .dt = 0.1, .ops = m.rate(n, t) * 0.1, .lat_mean_us = -1,
-					.lat_p99_us = -1, .contention = m.cont(n), .blocked = -1,
-					.busy = 1, .cpu = -1, .spare = -1 };
+		struct ctl_sample s = { .dt = 0.1,
+					.ops = m.rate(n, t) * 0.1,
+					.lat_mean_us = -1,
+					.lat_p99_us = -1,
+					.contention = m.cont(n),
+					.blocked = -1,
+					.busy = 1,
+					.cpu = -1,
+					.spare = -1 };
 		ctl_policy_tick(&p, &s, &d);
 	}
 	cr_expect_eq(p.n, 1, "a flat curve under contention settled at %d", p.n);
@@ -506,7 +587,10 @@ Test(controller_policy, high_contention_halves_the_count)
  * the time). A second worker can only hand the chain back and forth (btrfs:
  * -24 to -63% per probe), and the filesystem's own stalls (a commit every
  * 5 s) move the rate at one worker. Nothing may make it try two. */
-static double m_chain(int n, int t) { return (n == 1 ? 25000.0 : 12000.0) * (t % 50 < 4 ? 0.3 : 1); }
+static double m_chain(int n, int t)
+{
+	return (n == 1 ? 25000.0 : 12000.0) * (t % 50 < 4 ? 0.3 : 1);
+}
 
 Test(controller_policy, no_probe_up_when_no_work_waits)
 {
@@ -514,7 +598,8 @@ Test(controller_policy, no_probe_up_when_no_work_waits)
 	struct run r;
 	simulate(&m, 64, 1, true, 600, &r);
 	for (int t = 0; t < 600; t++)
-		cr_assert_eq(r.n[t], 1, "tick %d ran %d workers with nothing waiting for them", t, r.n[t]);
+		cr_assert_eq(r.n[t], 1, "tick %d ran %d workers with nothing waiting for them", t,
+			     r.n[t]);
 	cr_expect_eq(r.changes, 0);
 	cr_expect_gt(decided_by(&r, 600, CTL_RULE_VETO_NO_WAITING), 0, "no probe up was vetoed");
 }

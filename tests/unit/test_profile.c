@@ -1,5 +1,7 @@
 /* Stored controller profiles: shape classes, round trip, atomic rewrite,
  * corrupt and foreign files. Each test works in its own XDG_CACHE_HOME. */
+#include "ctl/profile.h"
+#include "lib/msg.h"
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -8,8 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "lib/msg.h"
-#include "ctl/profile.h"
 
 static char home[64];
 
@@ -78,7 +78,8 @@ Test(profile, dir_follows_xdg_then_home, .init = setup, .fini = teardown)
 Test(profile, round_trip_keeps_other_classes, .init = setup, .fini = teardown)
 {
 	struct profile_key flat = key("flat"), tree = key("tree-wide");
-	struct profile_entry e = { .threads = 1, .rate = 61000, .runs = 1, .updated = 1700000000 }, got;
+	struct profile_entry e = { .threads = 1, .rate = 61000, .runs = 1, .updated = 1700000000 },
+			     got;
 	cr_expect_not(profile_load(&flat, &got), "nothing stored yet");
 	cr_assert(profile_store(&flat, &e));
 	struct profile_entry t = { .threads = 2, .rate = 90000, .runs = 4, .updated = 1700000100 };
@@ -110,9 +111,24 @@ Test(profile, round_trip_keeps_other_classes, .init = setup, .fini = teardown)
 Test(profile, sharing_answer_round_trip, .init = setup, .fini = teardown)
 {
 	struct profile_key flat = key("flat"), tree = key("tree-wide"), small = key("small");
-	struct profile_entry on = { .threads = 2, .rate = 1, .runs = 1, .updated = 1, .share = 1, .sort = 0 };
-	struct profile_entry off = { .threads = 1, .rate = 1, .runs = 1, .updated = 1, .share = 0, .sort = 1 };
-	struct profile_entry untried = { .threads = 4, .rate = 1, .runs = 1, .updated = 1, .share = -1, .sort = -1 },
+	struct profile_entry on = { .threads = 2,
+				    .rate = 1,
+				    .runs = 1,
+				    .updated = 1,
+				    .share = 1,
+				    .sort = 0 };
+	struct profile_entry off = { .threads = 1,
+				     .rate = 1,
+				     .runs = 1,
+				     .updated = 1,
+				     .share = 0,
+				     .sort = 1 };
+	struct profile_entry untried = { .threads = 4,
+					 .rate = 1,
+					 .runs = 1,
+					 .updated = 1,
+					 .share = -1,
+					 .sort = -1 },
 			     got;
 	cr_assert(profile_store(&flat, &on));
 	cr_assert(profile_store(&tree, &off));
@@ -136,14 +152,17 @@ Test(profile, sharing_answer_round_trip, .init = setup, .fini = teardown)
 	fclose(f);
 	cr_expect(strstr(buf, "\"share\": \"on\""), "%s", buf);
 	cr_expect(strstr(buf, "\"share\": \"off\""), "%s", buf);
-	cr_expect_eq(strstr(strstr(buf, "\"small\""), "share"), NULL, "untried writes no share: %s", buf);
-	cr_expect_eq(strstr(strstr(buf, "\"small\""), "sort"), NULL, "untried writes no sort: %s", buf);
+	cr_expect_eq(strstr(strstr(buf, "\"small\""), "share"), NULL, "untried writes no share: %s",
+		     buf);
+	cr_expect_eq(strstr(strstr(buf, "\"small\""), "sort"), NULL, "untried writes no sort: %s",
+		     buf);
 	cr_expect(strstr(buf, "\"sort\": \"on\""), "%s", buf);
 	/* an older file, without "share" */
 	f = fopen(path, "w");
 	cr_assert(f);
-	fprintf(f, "{\"format\": \"%s\", \"fs\": \"%s\", \"fsid\": \"%s\", \"dev\": \"8:1\", "
-		   "\"classes\": [{\"shape\": \"flat\", \"threads\": 3, \"rate\": 5, \"runs\": 2, \"updated\": 9}]}\n",
+	fprintf(f,
+		"{\"format\": \"%s\", \"fs\": \"%s\", \"fsid\": \"%s\", \"dev\": \"8:1\", "
+		"\"classes\": [{\"shape\": \"flat\", \"threads\": 3, \"rate\": 5, \"runs\": 2, \"updated\": 9}]}\n",
 		"adaptrm-profile-1", flat.fs, flat.fsid);
 	fclose(f);
 	free(path);
@@ -166,13 +185,15 @@ Test(profile, corrupt_and_foreign_files_are_ignored, .init = setup, .fini = tear
 	/* a well-formed file written for another filesystem */
 	f = fopen(path, "w");
 	fputs("{\"format\": \"adaptrm-profile-1\", \"fs\": \"xfs\", \"fsid\": \"ffff\","
-	      " \"classes\": [{\"shape\": \"flat\", \"threads\": 9}]}", f);
+	      " \"classes\": [{\"shape\": \"flat\", \"threads\": 9}]}",
+	      f);
 	fclose(f);
 	cr_expect_not(profile_load(&k, &got), "foreign file used");
 	/* out-of-range values */
 	f = fopen(path, "w");
 	fputs("{\"format\": \"adaptrm-profile-1\", \"fs\": \"xfs\", \"fsid\": \"00ab00cd00ef0012\","
-	      " \"classes\": [{\"shape\": \"flat\", \"threads\": -4}]}", f);
+	      " \"classes\": [{\"shape\": \"flat\", \"threads\": -4}]}",
+	      f);
 	fclose(f);
 	cr_expect_not(profile_load(&k, &got), "malformed entry used");
 	/* storing replaces the bad file with a good one */

@@ -1,7 +1,7 @@
+#include "lib/quote.h"
 #include <criterion/criterion.h>
 #include <locale.h>
 #include <string.h>
-#include "lib/quote.h"
 
 static const char *q(const char *s)
 {
@@ -42,7 +42,9 @@ Test(quote, quote_next_to_escape_island)
 	cr_assert_str_eq(q("\x01'"), "''$'\\001'\\'''");
 	cr_assert_str_eq(q("a\x01'b"), "'a'$'\\001'\\''b'");
 	cr_assert_str_eq(q("a\tb'"), "'a'$'\\t''b'\\'''");
-	cr_assert_str_eq(q("a'b\x01" "c'd"), "'a'\\''b'$'\\001''c'\\''d'");
+	cr_assert_str_eq(q("a'b\x01"
+			   "c'd"),
+			 "'a'\\''b'$'\\001''c'\\''d'");
 }
 
 Test(quote, gnulib_restart_prefix)

@@ -3,11 +3,11 @@
  * switch, multiplicative noise; ticks of 100 ms. Sharing (a helper needed,
  * two workers at least) for the most part; inode order (no helper, reads
  * of a sorted batch measure nothing) at the end. */
+#include "ctl/trial.h"
+#include "support/sim_noise.h"
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
-#include "ctl/trial.h"
-#include "support/sim_noise.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double noise(double rel)
@@ -16,17 +16,17 @@ static double noise(double rel)
 }
 
 struct sim {
-	double base;		/* entries/s with sharing off */
-	double gain;		/* factor with sharing on */
-	double noise;		/* relative sd per tick */
-	int big_until;		/* ticks during which the big directory is read */
-	double busy;		/* busy share of the active workers */
+	double base;   /* entries/s with sharing off */
+	double gain;   /* factor with sharing on */
+	double noise;  /* relative sd per tick */
+	int big_until; /* ticks during which the big directory is read */
+	double busy;   /* busy share of the active workers */
 };
 
 struct outcome {
-	enum ctl_trial_act last;	/* the deciding action */
-	int tick;			/* when */
-	int n;				/* workers after it */
+	enum ctl_trial_act last; /* the deciding action */
+	int tick;		 /* when */
+	int n;			 /* workers after it */
 	bool tried;
 };
 
@@ -40,8 +40,8 @@ static struct outcome run(struct ctl_trial *s, const struct sim *m, int n, int t
 		double rate = m->base * (on ? m->gain : 1) * noise(m->noise);
 		char why[160];
 		int to = n;
-		enum ctl_trial_act a = ctl_trial_tick(s, rate, 0.1, m->busy, big && !on, big && on, n, &to, why,
-						      sizeof why);
+		enum ctl_trial_act a = ctl_trial_tick(s, rate, 0.1, m->busy, big && !on, big && on,
+						      n, &to, why, sizeof why);
 		if (a == TRIAL_ACT_NONE)
 			continue;
 		cr_assert(strlen(why) > 0, "every action says why");
@@ -65,8 +65,12 @@ static struct ctl_trial fresh(int cap, bool fixed, int known)
 {
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, cap, 2);
-	struct ctl_trial_cfg tc = { .band = cfg.band, .cap = cap, .min_workers = 2, .need_helper = true,
-				    .measure = "throughput", .unit = "entries/s" };
+	struct ctl_trial_cfg tc = { .band = cfg.band,
+				    .cap = cap,
+				    .min_workers = 2,
+				    .need_helper = true,
+				    .measure = "throughput",
+				    .unit = "entries/s" };
 	struct ctl_trial s;
 	ctl_trial_init(&s, &tc, fixed, known);
 	return s;
@@ -117,7 +121,11 @@ static int count_on(double gain, int seeds)
 	for (int seed = 1; seed <= seeds; seed++) {
 		rng = 0x9e3779b97f4a7c15ull * (uint64_t)seed;
 		struct ctl_trial s = fresh(64, false, -1);
-		struct sim m = { .base = 80000, .gain = gain, .noise = 0.05, .big_until = 1000, .busy = 0.5 };
+		struct sim m = { .base = 80000,
+				 .gain = gain,
+				 .noise = 0.05,
+				 .big_until = 1000,
+				 .busy = 0.5 };
 		struct outcome o = run(&s, &m, 2, 100);
 		cr_assert(o.tried);
 		on += o.last == TRIAL_ACT_KEEP;
@@ -140,7 +148,11 @@ Test(ctl_trial, a_clear_gain_is_found_through_noise)
 	for (int seed = 1; seed <= 200; seed++) {
 		rng = 0x2545f4914f6cdd1dull * (uint64_t)seed;
 		struct ctl_trial s = fresh(64, false, -1);
-		struct sim m = { .base = 80000, .gain = 1.5, .noise = 0.08, .big_until = 1000, .busy = 0.5 };
+		struct sim m = { .base = 80000,
+				 .gain = 1.5,
+				 .noise = 0.08,
+				 .big_until = 1000,
+				 .busy = 0.5 };
 		on += run(&s, &m, 1, 100).last == TRIAL_ACT_KEEP;
 	}
 	cr_assert_geq(on, 190, "found in %d of 200 runs", on);
@@ -192,8 +204,8 @@ Test(ctl_trial, no_trial_without_a_big_directory)
 Test(ctl_trial, profile_answers_and_fixed_types_never_try)
 {
 	struct sim m = { .base = 100000, .gain = 1.6, .noise = 0.02, .big_until = 1000, .busy = 0.3 };
-	struct ctl_trial on = fresh(64, false, 1), off = fresh(64, false, 0), fixed = fresh(64, true, -1),
-			 one = fresh(1, false, -1);
+	struct ctl_trial on = fresh(64, false, 1), off = fresh(64, false, 0),
+			 fixed = fresh(64, true, -1), one = fresh(1, false, -1);
 	cr_assert(ctl_trial_on(&on));
 	cr_assert(!ctl_trial_on(&off));
 	cr_assert(!run(&on, &m, 1, 100).tried);
@@ -222,8 +234,12 @@ Test(ctl_trial, trial_workers_respect_the_cap_and_keep_a_larger_count)
  * measured) are waited out, not counted and not taken for its end. */
 static struct ctl_trial fresh_sort(void)
 {
-	struct ctl_trial_cfg tc = { .band = 0.08, .cap = 64, .min_workers = 1, .need_helper = false,
-				    .measure = "unlinkat rate", .unit = "unlinks/s" };
+	struct ctl_trial_cfg tc = { .band = 0.08,
+				    .cap = 64,
+				    .min_workers = 1,
+				    .need_helper = false,
+				    .measure = "unlinkat rate",
+				    .unit = "unlinks/s" };
 	struct ctl_trial s;
 	ctl_trial_init(&s, &tc, false, -1);
 	return s;
@@ -231,8 +247,8 @@ static struct ctl_trial fresh_sort(void)
 
 /* Ticks: base unsorted unlinks for BASE_TICKS, then READ_TICKS with the
  * batch being read (active, no measure), then sorted unlinks at GAIN. */
-static enum ctl_trial_act sort_run(struct ctl_trial *s, double gain, int read_ticks, int sorted_ticks,
-				   int n, int *n_after, char *why)
+static enum ctl_trial_act sort_run(struct ctl_trial *s, double gain, int read_ticks,
+				   int sorted_ticks, int n, int *n_after, char *why)
 {
 	int t_on = -1;
 	for (int t = 0; t < 60; t++) {
@@ -245,7 +261,8 @@ static enum ctl_trial_act sort_run(struct ctl_trial *s, double gain, int read_ti
 		double w = reading ? 0 : 0.05 * n;
 		double rate = 50000 * (on ? gain : 1) * noise(0.03);
 		int to = n;
-		enum ctl_trial_act a = ctl_trial_tick(s, rate, w, 1.0, !on, sorted_left, n, &to, why, 160);
+		enum ctl_trial_act a =
+			ctl_trial_tick(s, rate, w, 1.0, !on, sorted_left, n, &to, why, 160);
 		cr_assert_eq(to, n, "inode order never moves the worker count");
 		if (a == TRIAL_ACT_NONE || a == TRIAL_ACT_TRY)
 			continue;
@@ -288,11 +305,13 @@ Test(ctl_trial, base_waits_out_ticks_without_a_measure)
 	int to = 1;
 	ctl_trial_tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why);
 	cr_assert_eq(s.st, TRIAL_BASE);
-	for (int i = 0; i < 5; i++)	/* a slow read: asked, nothing timed */
-		cr_assert_eq(ctl_trial_tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why), TRIAL_ACT_NONE);
+	for (int i = 0; i < 5; i++) /* a slow read: asked, nothing timed */
+		cr_assert_eq(ctl_trial_tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why),
+			     TRIAL_ACT_NONE);
 	cr_assert_eq(s.st, TRIAL_BASE);
 	ctl_trial_tick(&s, 1000, 0.05, 1, true, false, 1, &to, why, sizeof why);
-	cr_assert_eq(ctl_trial_tick(&s, 1000, 0.05, 1, true, false, 1, &to, why, sizeof why), TRIAL_ACT_TRY);
+	cr_assert_eq(ctl_trial_tick(&s, 1000, 0.05, 1, true, false, 1, &to, why, sizeof why),
+		     TRIAL_ACT_TRY);
 }
 
 /* Inode order leaves the count alone, so its two sides must have run as
@@ -307,15 +326,17 @@ Test(ctl_trial, inode_order_compares_only_at_equal_concurrency)
 	char why[160];
 	int to = 2;
 	for (int round = 0; round < TRIAL_MAX_ABANDON; round++) {
-		cr_assert_eq(ctl_trial_tick(&s, 0, 0, 1, true, false, 2, &to, why, sizeof why), TRIAL_ACT_NONE);
+		cr_assert_eq(ctl_trial_tick(&s, 0, 0, 1, true, false, 2, &to, why, sizeof why),
+			     TRIAL_ACT_NONE);
 		cr_assert_eq(s.st, TRIAL_BASE);
 		ctl_trial_tick(&s, 1000, 0.05, 1.0, true, false, 2, &to, why, sizeof why);
 		cr_assert_eq(ctl_trial_tick(&s, 1000, 0.05, 1.0, true, false, 2, &to, why, sizeof why),
 			     TRIAL_ACT_TRY);
-		ctl_trial_tick(&s, 0, 0, 1, false, true, 2, &to, why, sizeof why);	/* hand-over */
+		ctl_trial_tick(&s, 0, 0, 1, false, true, 2, &to, why, sizeof why); /* hand-over */
 		/* one of two workers busy in the trial: 1.5x faster per call */
 		ctl_trial_tick(&s, 1500, 0.05, 0.5, false, true, 2, &to, why, sizeof why);
-		enum ctl_trial_act a = ctl_trial_tick(&s, 1500, 0.05, 0.5, false, true, 2, &to, why, sizeof why);
+		enum ctl_trial_act a =
+			ctl_trial_tick(&s, 1500, 0.05, 0.5, false, true, 2, &to, why, sizeof why);
 		cr_assert_eq(a, TRIAL_ACT_ABANDON, "%s", why);
 		cr_assert(strstr(why, "2.0 busy workers in the base, 1.0 in the trial"), "%s", why);
 		cr_assert_eq(to, 2);

@@ -19,8 +19,8 @@ bool interactive_needed(const struct rm_options *o)
 {
 	if (o->interactive == INTERACTIVE_ALWAYS)
 		return true;
-	return o->interactive == INTERACTIVE_SOMETIMES && o->stdin_tty &&
-	       !o->ignore_missing && geteuid() != 0;
+	return o->interactive == INTERACTIVE_SOMETIMES && o->stdin_tty && !o->ignore_missing &&
+	       geteuid() != 0;
 }
 
 bool interactive_yesno(void)
@@ -69,9 +69,8 @@ static bool dir_unreadable(int fd, const char *name)
 	return errno == EACCES;
 }
 
-int interactive_prompt(const struct rm_options *o, int fd, const char *name,
-		       const char *display, const struct stat *st,
-		       enum prompt_kind kind, bool dir_empty)
+int interactive_prompt(const struct rm_options *o, int fd, const char *name, const char *display,
+		       const struct stat *st, enum prompt_kind kind, bool dir_empty)
 {
 	if (o->interactive == INTERACTIVE_NEVER)
 		return 1;
@@ -101,9 +100,9 @@ int interactive_prompt(const struct rm_options *o, int fd, const char *name,
 
 struct frame {
 	DIR *dir;
-	char *path;		/* display path of this directory */
-	char *name;		/* its name in the parent */
-	bool keep;		/* a descendant failed or was skipped: do not rmdir */
+	char *path; /* display path of this directory */
+	char *name; /* its name in the parent */
+	bool keep;  /* a descendant failed or was skipped: do not rmdir */
 };
 
 static char *join(const char *dir, const char *name)
@@ -161,8 +160,7 @@ static void keep_ancestors(struct walk *w)
 }
 
 /* A directory entry found in FD: ask, then push it (directory) or unlink it. */
-static void visit(struct walk *w, int fd, const char *name, const char *display,
-		  const struct stat *st)
+static void visit(struct walk *w, int fd, const char *name, const char *display, const struct stat *st)
 {
 	const struct rm_options *o = w->o;
 	if (!S_ISDIR(st->st_mode)) {
@@ -222,8 +220,8 @@ static void visit(struct walk *w, int fd, const char *name, const char *display,
 		w->cap = w->cap ? w->cap * 2 : 16;
 		w->stack = xrealloc(w->stack, w->cap * sizeof(*w->stack));
 	}
-	w->stack[w->depth++] = (struct frame){ .dir = d, .path = xstrdup(display),
-					      .name = xstrdup(name) };
+	w->stack[w->depth++] =
+		(struct frame){ .dir = d, .path = xstrdup(display), .name = xstrdup(name) };
 }
 
 bool interactive_remove_tree(const struct rm_options *o, int pfd, const char *name,

@@ -18,9 +18,8 @@ enum prompt_kind { PROMPT_REMOVE, PROMPT_DESCEND };
 
 /* Ask about NAME (in directory FD, shown as DISPLAY, lstat ST) if GNU would.
  * Returns 1 = go ahead, 0 = declined, -1 = error already reported. */
-int interactive_prompt(const struct rm_options *o, int fd, const char *name,
-		       const char *display, const struct stat *st,
-		       enum prompt_kind kind, bool dir_empty);
+int interactive_prompt(const struct rm_options *o, int fd, const char *name, const char *display,
+		       const struct stat *st, enum prompt_kind kind, bool dir_empty);
 
 /* Remove the directory NAME in PFD (shown as DISPLAY) and everything under
  * it, serially, prompting like GNU rm -r. Returns false on any error. */

@@ -75,9 +75,12 @@ enum { WHEN_NEVER, WHEN_ONCE, WHEN_ALWAYS };
  * Returns the WHEN_ value, -1 if invalid, -2 if ambiguous. */
 static int argmatch_when(const char *arg)
 {
-	static const struct { const char *word; int val; } words[] = {
-		{ "never", WHEN_NEVER }, { "no", WHEN_NEVER }, { "none", WHEN_NEVER },
-		{ "once", WHEN_ONCE }, { "always", WHEN_ALWAYS }, { "yes", WHEN_ALWAYS },
+	static const struct {
+		const char *word;
+		int val;
+	} words[] = {
+		{ "never", WHEN_NEVER }, { "no", WHEN_NEVER },	    { "none", WHEN_NEVER },
+		{ "once", WHEN_ONCE },	 { "always", WHEN_ALWAYS }, { "yes", WHEN_ALWAYS },
 	};
 	size_t len = strlen(arg);
 	int found = -1;
@@ -158,7 +161,8 @@ By default, rm does not remove directories.  Use the --recursive (-r or -R)\n\
 option to remove each listed directory, too, along with all of its contents.\n\
 \n\
 To remove a file whose name starts with a '-', for example '-foo',\n\
-use one of these commands:\n", stdout);
+use one of these commands:\n",
+	      stdout);
 	printf("  %s -- -foo\n\n  %s ./-foo\n\n", program_invoked, program_invoked);
 	fputs("\
 Note that if you use rm to remove a file, it might be possible to recover\n\
@@ -167,7 +171,8 @@ assurance that the contents are truly unrecoverable, consider using shred(1).\n\
 \n\
 Unlike GNU rm, entries inside one directory are removed in parallel, so the\n\
 order of -v lines among siblings may differ from GNU rm's (children are\n\
-still listed before their directory, operands in command-line order).\n", stdout);
+still listed before their directory, operands in command-line order).\n",
+	      stdout);
 	exit(msg_close_stdout(0));
 }
 
@@ -180,8 +185,16 @@ static unsigned long parse_count(const char *opt, const char *arg, unsigned long
 		goto bad;
 	switch (*end) {
 	case '\0': break;
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
 	default: goto bad;
 	}
 	if (*end || v > max)
@@ -244,9 +257,7 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 	int c;
 	while ((c = getopt_long(argc, argv, "dfirvIR", all, NULL)) != -1) {
 		switch (c) {
-		case 'd':
-			o->remove_empty_dirs = true;
-			break;
+		case 'd': o->remove_empty_dirs = true; break;
 		case 'f':
 			o->interactive = INTERACTIVE_NEVER;
 			o->ignore_missing = true;
@@ -263,12 +274,8 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 			o->prompt_once = true;
 			break;
 		case 'r':
-		case 'R':
-			o->recursive = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
+		case 'R': o->recursive = true; break;
+		case 'v': o->verbose = true; break;
 		case OPT_INTERACTIVE: {
 			int which = optarg ? argmatch_when(optarg) : WHEN_ALWAYS;
 			if (which < 0) {
@@ -277,7 +284,8 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 				fputs("Valid arguments are:\n"
 				      "  - 'never', 'no', 'none'\n"
 				      "  - 'once'\n"
-				      "  - 'always', 'yes'\n", stderr);
+				      "  - 'always', 'yes'\n",
+				      stderr);
 				try_help();
 				exit(1);
 			}
@@ -295,9 +303,7 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 			}
 			break;
 		}
-		case OPT_ONE_FILE_SYSTEM:
-			o->one_file_system = true;
-			break;
+		case OPT_ONE_FILE_SYSTEM: o->one_file_system = true; break;
 		case OPT_NO_PRESERVE_ROOT:
 			if (strcmp(argv[optind - 1], "--no-preserve-root") != 0) {
 				warn_errno(0, "you may not abbreviate the --no-preserve-root option");
@@ -317,14 +323,9 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 				o->preserve_root = PRESERVE_ROOT;
 			}
 			break;
-		case OPT_PRESUME_INPUT_TTY:
-			o->stdin_tty = true;
-			break;
-		case OPT_HELP:
-			options_usage(0);
-		case OPT_VERSION:
-			version_print();
-			exit(msg_close_stdout(0));
+		case OPT_PRESUME_INPUT_TTY: o->stdin_tty = true; break;
+		case OPT_HELP: options_usage(0);
+		case OPT_VERSION: version_print(); exit(msg_close_stdout(0));
 		case OPT_THREADS:
 			o->threads = (int)parse_count("threads", optarg, 4096);
 			if (o->threads < 1) {
@@ -341,17 +342,11 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 				exit(1);
 			}
 			break;
-		case OPT_STATS:
-			o->stats = true;
-			break;
-		case OPT_PROGRESS:
-			o->progress = 1;
-			break;
-		case OPT_NO_PROGRESS:
-			o->progress = 0;
-			break;
+		case OPT_STATS: o->stats = true; break;
+		case OPT_PROGRESS: o->progress = 1; break;
+		case OPT_NO_PROGRESS: o->progress = 0; break;
 		case OPT_SORT:
-			assert(optarg);	/* required_argument */
+			assert(optarg); /* required_argument */
 			if (!strcmp(optarg, "auto"))
 				o->sort_policy = SORT_AUTO;
 			else if (!strcmp(optarg, "never"))
@@ -372,21 +367,17 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 		case OPT_GETDENTS_SIZE:
 			o->getdents_size = (unsigned)parse_count("getdents-size", optarg, 16u << 20);
 			if (o->getdents_size < 4096) {
-				warn_errno(0, "invalid argument '%s' for '--getdents-size' "
-					   "(at least 4096)", optarg);
+				warn_errno(0,
+					   "invalid argument '%s' for '--getdents-size' "
+					   "(at least 4096)",
+					   optarg);
 				try_help();
 				exit(1);
 			}
 			break;
-		case OPT_EXPLAIN:
-			o->explain = true;
-			break;
-		case OPT_NO_PROFILE:
-			o->no_profile = true;
-			break;
-		case OPT_JSON:
-			o->json_path = optarg;
-			break;
+		case OPT_EXPLAIN: o->explain = true; break;
+		case OPT_NO_PROFILE: o->no_profile = true; break;
+		case OPT_JSON: o->json_path = optarg; break;
 		default:
 			/* getopt printed its message; GNU adds a hint for '-foo' files */
 			for (int i = 1; i < argc; i++) {

@@ -4,40 +4,40 @@
 #include <stdbool.h>
 
 enum interactive_mode {
-	INTERACTIVE_NEVER,	/* -f, --interactive=never */
-	INTERACTIVE_SOMETIMES,	/* default: ask about write-protected files on a tty */
-	INTERACTIVE_ALWAYS,	/* -i */
+	INTERACTIVE_NEVER,     /* -f, --interactive=never */
+	INTERACTIVE_SOMETIMES, /* default: ask about write-protected files on a tty */
+	INTERACTIVE_ALWAYS,    /* -i */
 };
 
 enum preserve_root {
 	PRESERVE_ROOT_NONE,
-	PRESERVE_ROOT,		/* default: refuse '/' */
-	PRESERVE_ROOT_ALL,	/* also refuse operands on another device than their parent */
+	PRESERVE_ROOT,	   /* default: refuse '/' */
+	PRESERVE_ROOT_ALL, /* also refuse operands on another device than their parent */
 };
 
 struct rm_options {
 	/* GNU rm */
 	bool recursive;
-	bool remove_empty_dirs;	/* -d */
+	bool remove_empty_dirs; /* -d */
 	bool ignore_missing;	/* -f */
 	bool verbose;
 	bool one_file_system;
-	bool prompt_once;	/* -I */
-	bool stdin_tty;		/* stdin is a terminal, or ---presume-input-tty */
+	bool prompt_once; /* -I */
+	bool stdin_tty;	  /* stdin is a terminal, or ---presume-input-tty */
 	enum interactive_mode interactive;
 	enum preserve_root preserve_root;
 
 	/* adaptrm */
-	int threads;		/* --threads=N; 0 = automatic */
-	int max_threads;	/* --max-threads=N: the controller's cap */
-	bool stats;		/* --stats */
-	int progress;		/* --progress 1, --no-progress 0, default -1 (if stderr is a tty) */
-	int sort_policy;	/* --sort=auto|never|always */
-	unsigned sort_threshold;	/* --sort-threshold=N */
-	unsigned getdents_size;	/* --getdents-size=BYTES */
-	bool explain;		/* --explain */
-	bool no_profile;	/* --no-profile */
-	const char *json_path;	/* --json=FILE */
+	int threads;	 /* --threads=N; 0 = automatic */
+	int max_threads; /* --max-threads=N: the controller's cap */
+	bool stats;	 /* --stats */
+	int progress;	 /* --progress 1, --no-progress 0, default -1 (if stderr is a tty) */
+	int sort_policy; /* --sort=auto|never|always */
+	unsigned sort_threshold; /* --sort-threshold=N */
+	unsigned getdents_size;	 /* --getdents-size=BYTES */
+	bool explain;		 /* --explain */
+	bool no_profile;	 /* --no-profile */
+	const char *json_path;	 /* --json=FILE */
 };
 
 /* Parse ARGV. Returns the index of the first operand; exits on usage errors,

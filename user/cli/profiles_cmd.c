@@ -51,8 +51,9 @@ int profiles_main(int argc, char **argv)
 	if (n == 0)
 		printf("no profiles stored in %s\n", dir);
 	else
-		printf("profiles in %s\n%-8s %-16s %-9s %-11s %7s %5s %4s %12s %5s  %s\n", dir, "fs",
-		       "fsid", "dev", "shape", "threads", "share", "sort", "entries/s", "runs", "updated");
+		printf("profiles in %s\n%-8s %-16s %-9s %-11s %7s %5s %4s %12s %5s  %s\n", dir,
+		       "fs", "fsid", "dev", "shape", "threads", "share", "sort", "entries/s",
+		       "runs", "updated");
 	for (int i = 0; i < n; i++) {
 		char *path = NULL;
 		if (asprintf(&path, "%s/%s", dir, names[i]) >= 0) {
@@ -64,11 +65,11 @@ int profiles_main(int argc, char **argv)
 					struct tm tm;
 					if (t && localtime_r(&t, &tm))
 						strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-					printf("%-8s %-16s %-9s %-11s %7d %5s %4s %12.0f %5u  %s\n", pf.fs,
-					       pf.fsid, pf.dev, pf.shape[j], pf.e[j].threads,
+					printf("%-8s %-16s %-9s %-11s %7d %5s %4s %12.0f %5u  %s\n",
+					       pf.fs, pf.fsid, pf.dev, pf.shape[j], pf.e[j].threads,
 					       profile_switch_name(pf.e[j].share),
-					       profile_switch_name(pf.e[j].sort), pf.e[j].rate, pf.e[j].runs,
-					       when);
+					       profile_switch_name(pf.e[j].sort), pf.e[j].rate,
+					       pf.e[j].runs, when);
 				}
 			}
 			free(path);

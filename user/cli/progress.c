@@ -1,14 +1,14 @@
 #include "cli/progress.h"
 #include "ctl/controller.h"
-#include "lib/xalloc.h"
 #include "lib/clock.h"
+#include "lib/xalloc.h"
 
 #include <stdio.h>
 #include <time.h>
 
 struct progress {
 	double last;
-	int width;	/* characters of the last line, to blank it */
+	int width; /* characters of the last line, to blank it */
 };
 
 static double t_start = -1;
@@ -38,8 +38,8 @@ void progress_update(struct progress *p, struct engine *e)
 	engine_totals(e, &tot);
 	uint64_t n = tot.files + tot.dirs;
 	int active = atomic_load(&engine_knobs(e)->active_threads);
-	int w = fprintf(stderr, "\r%llu removed  %.0f/s  %.1fs  %d threads",
-			(unsigned long long)n, t > 0 ? n / t : 0.0, t, active);
+	int w = fprintf(stderr, "\r%llu removed  %.0f/s  %.1fs  %d threads", (unsigned long long)n,
+			t > 0 ? n / t : 0.0, t, active);
 	if (w < p->width)
 		fprintf(stderr, "%*s", p->width - w, "");
 	if (w > 0)
@@ -77,8 +77,7 @@ void progress_print_stats(struct engine *e, const struct controller *c)
 		"syscalls: %llu (%.3f per entry; %llu getdents64 calls, %llu bytes)\n"
 		"errors: %llu\n",
 		(unsigned long long)t.files, (unsigned long long)t.dirs, secs,
-		secs > 0 ? n / secs : 0.0, threads,
-		(unsigned long long)t.syscalls, n ? (double)t.syscalls / n : 0.0,
-		(unsigned long long)t.getdents_calls, (unsigned long long)t.getdents_bytes,
-		(unsigned long long)t.errors);
+		secs > 0 ? n / secs : 0.0, threads, (unsigned long long)t.syscalls,
+		n ? (double)t.syscalls / n : 0.0, (unsigned long long)t.getdents_calls,
+		(unsigned long long)t.getdents_bytes, (unsigned long long)t.errors);
 }

@@ -1,11 +1,11 @@
 /* The rm face: each operand in command-line order, checked the way GNU rm
  * checks it, then a plain unlink, an rmdir, or the parallel engine for a tree. */
 #include "cli/rm.h"
+#include "cli/interactive.h"
+#include "cli/progress.h"
 #include "ctl/controller.h"
 #include "engine/engine.h"
-#include "cli/interactive.h"
 #include "lib/msg.h"
-#include "cli/progress.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
@@ -71,8 +71,7 @@ static bool last_is_dot_or_dotdot(const char *path)
  * The parent is opened O_PATH so that a search-only (-wx) parent works, as
  * it does for GNU rm. Returns -1 with errno on failure, else the fd (or
  * AT_FDCWD) and sets *base (pointing into *copy, which the caller frees). */
-static int open_parent(const char *path, char **copy, const char **base,
-		       bool *trailing_slash)
+static int open_parent(const char *path, char **copy, const char **base, bool *trailing_slash)
 {
 	char *p = xstrdup(path);
 	size_t len = strlen(p);
@@ -85,7 +84,7 @@ static int open_parent(const char *path, char **copy, const char **base,
 		*base = p;
 		return AT_FDCWD;
 	}
-	if (slash == p && p[1] == '\0') {	/* "/" */
+	if (slash == p && p[1] == '\0') { /* "/" */
 		*base = ".";
 		return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
@@ -141,7 +140,7 @@ static struct engine *get_engine(struct rm_run *r)
 		initial = o->threads;
 	} else {
 		cfg.max_threads = controller_default_max_threads(o->max_threads);
-		initial = 1;	/* the controller picks the start point per filesystem */
+		initial = 1; /* the controller picks the start point per filesystem */
 	}
 	r->engine = engine_create(&cfg, initial);
 	struct engine_knobs *k = engine_knobs(r->engine);
@@ -246,8 +245,8 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 	if (!o->recursive) {
 		if (o->remove_empty_dirs) {
 			if (interactive_needed(o)) {
-				int a = interactive_prompt(o, pfd, base, arg, &st,
-							   PROMPT_REMOVE, false);
+				int a = interactive_prompt(o, pfd, base, arg, &st, PROMPT_REMOVE,
+							   false);
 				if (a <= 0) {
 					ok = a == 0;
 					goto out;
@@ -267,8 +266,7 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 		goto out;
 	}
 
-	if (o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st &&
-	    same_file(&st, &r->root_st)) {
+	if (o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st && same_file(&st, &r->root_st)) {
 		char *shown = display_name(arg);
 		if (strcmp(shown, "/") == 0)
 			warn_errno(0, "it is dangerous to operate recursively on %s",
@@ -284,7 +282,8 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 	if (o->preserve_root == PRESERVE_ROOT_ALL) {
 		struct stat pst;
 		if (fstatat(pfd, pfd == AT_FDCWD ? "." : "", &pst,
-			    pfd == AT_FDCWD ? 0 : AT_EMPTY_PATH) == 0 && pst.st_dev != st.st_dev) {
+			    pfd == AT_FDCWD ? 0 : AT_EMPTY_PATH) == 0 &&
+		    pst.st_dev != st.st_dev) {
 			warn_errno(0, "skipping %s, since it's on a different device",
 				   quote_n(0, arg));
 			warn_errno(0, "and --preserve-root=all is in effect");
@@ -327,8 +326,8 @@ static void interrupted(struct rm_run *r)
 	}
 	fflush(stdout);
 	warn_errno(0, "interrupted by %s: removed %llu files and %llu directories; the rest is left",
-		   sig == SIGTERM ? "SIGTERM" : "SIGINT",
-		   (unsigned long long)t.files, (unsigned long long)t.dirs);
+		   sig == SIGTERM ? "SIGTERM" : "SIGINT", (unsigned long long)t.files,
+		   (unsigned long long)t.dirs);
 	/* Nodes and fds of the abandoned tree die with the process. */
 	_exit(128 + sig);
 }
@@ -362,16 +361,17 @@ int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct 
 		r.have_root_st = true;
 	install_signal_handlers();
 
-	bool show_progress = o->progress == 1 || (o->progress == -1 && !o->verbose &&
-						  isatty(STDERR_FILENO));
+	bool show_progress = o->progress == 1 ||
+			     (o->progress == -1 && !o->verbose && isatty(STDERR_FILENO));
 	if (show_progress)
 		r.progress = progress_new();
 
 	/* -I: one question before doing anything; "no" is not an error. */
 	if (o->prompt_once && (o->recursive || nfiles > 3)) {
 		if (o->recursive)
-			fprintf(stderr, nfiles == 1 ? "%s: remove %d argument recursively? "
-						    : "%s: remove %d arguments recursively? ",
+			fprintf(stderr,
+				nfiles == 1 ? "%s: remove %d argument recursively? " :
+					      "%s: remove %d arguments recursively? ",
 				program_invoked, nfiles);
 		else
 			fprintf(stderr, "%s: remove %d arguments? ", program_invoked, nfiles);

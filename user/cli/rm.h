@@ -1,7 +1,7 @@
 #ifndef ADAPTRM_RM_H
 #define ADAPTRM_RM_H
-#include "ctl/decision.h"
 #include "cli/options.h"
+#include "ctl/decision.h"
 #include <stddef.h>
 /* Remove FILES as GNU rm would, with the parallel engine for trees. Returns
  * the exit status (0 ok, 1 some error); exits 130/143 when interrupted. */
@@ -9,8 +9,8 @@ int rm_main(const struct rm_options *o, int nfiles, char **files);
 
 /* What the adaptive controller did in a run, for `adaptrm --trace -rf`. */
 struct rm_report {
-	char controller[160];	/* controller_describe(); "" if no controller ran */
-	struct controller_decision *decisions;	/* malloc'ed copy (free it), or NULL */
+	char controller[160];		       /* controller_describe(); "" if no controller ran */
+	struct controller_decision *decisions; /* malloc'ed copy (free it), or NULL */
 	size_t ndecisions;
 };
 /* rm_main, filling REP (zeroed first) before the controller is freed. */

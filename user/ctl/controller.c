@@ -10,23 +10,23 @@
  * every TRIAL_RETRY_RUNS runs). How and why: docs/design.md#controller. */
 #include "ctl/controller.h"
 #include "ctl/policy.h"
-#include "ctl/trial.h"
+#include "ctl/profile.h"
 #include "ctl/signals.h"
+#include "ctl/trial.h"
 #include "engine/fsinfo.h"
+#include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/json.h"
 #include "lib/msg.h"
-#include "ctl/profile.h"
 #include "lib/xalloc.h"
-#include "lib/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,25 +42,25 @@
 struct controller {
 	struct engine *e;
 	struct ctl_config cfg;
-	bool steer;		/* false: --threads=N, record only */
+	bool steer; /* false: --threads=N, record only */
 	struct ctl_source *src;
 	struct ctl_policy pol;
-	bool pol_known;		/* the policy started from a known point */
+	bool pol_known; /* the policy started from a known point */
 	/* The two switches tried where the filesystem type is silent: sharing
 	 * big directories among workers, and unlinking them in inode order. */
 	struct ctl_trial share, sort;
-	enum ctl_trial_state share_during, sort_during;	/* states in the interval just measured */
-	bool share_asked, sort_asked;	/* this tree started with it untried */
+	enum ctl_trial_state share_during, sort_during; /* states in the interval just measured */
+	bool share_asked, sort_asked;			/* this tree started with it untried */
 	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
-	bool cache_in_tree;	/* the profile directory is inside the tree */
+	bool cache_in_tree; /* the profile directory is inside the tree */
 	struct profile_key key;
 	struct profile_entry prof;
-	const char *start_from;	/* "profile", "prior", "pinned" */
+	const char *start_from; /* "profile", "prior", "pinned" */
 	int start_threads, final_threads;
-	double t0;		/* first begin_tree */
+	double t0; /* first begin_tree */
 	double tree_t0;
 	double last_lat_us;	/* unlinkat mean latency of the last interval */
-	uint64_t tree_entries0;	/* engine entries removed when the tree began */
+	uint64_t tree_entries0; /* engine entries removed when the tree began */
 	/* Whole-tree evidence for the closing --explain line: interval shares
 	 * weighted by interval length (only intervals that measured them). */
 	double cont_sum, cont_dt, blk_sum, blk_dt;
@@ -115,7 +115,7 @@ static int prior_threads(uint64_t f_type, const char *fs, const char *shape)
 	 * small directories share their parent, whose rmdirs serialize. */
 	if (!strcmp(fs, "xfs"))
 		return !strcmp(shape, "tree-wide") ? 2 : 1;
-	return cpus < 2 ? cpus : 2;	/* ext4 and the rest */
+	return cpus < 2 ? cpus : 2; /* ext4 and the rest */
 }
 
 static void explain(struct controller *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -192,7 +192,8 @@ static void try_bpf(struct controller *c)
 	c->bpf_tried = true;
 	bool ok = bpf_allowed() ? ctl_source_start_bpf(c->src) : false;
 	if (!bpf_allowed())
-		ctl_source_set_missing(c->src, "eBPF probes off (ADAPTRM_CTL_BPF=0): lock contention and "
+		ctl_source_set_missing(c->src,
+				       "eBPF probes off (ADAPTRM_CTL_BPF=0): lock contention and "
 				       "latency percentiles not measured");
 	if (!c->said_missing && *ctl_source_missing(c->src)) {
 		/* Say once what is not measured, when the user looks. */
@@ -255,8 +256,12 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	 * and an abandoned retrial keeps the stored answer. */
 	bool retry = c->have_profile && c->prof.runs % TRIAL_RETRY_RUNS == 0;
 	struct ctl_trial_cfg tc = {
-		.band = cfg.band, .cap = cfg.cap, .min_workers = 2, .need_helper = true,
-		.measure = "throughput", .unit = "entries/s",
+		.band = cfg.band,
+		.cap = cfg.cap,
+		.min_workers = 2,
+		.need_helper = true,
+		.measure = "throughput",
+		.unit = "entries/s",
 	};
 	ctl_trial_init(&c->share, &tc,
 		       !c->steer || !c->have_key || fsinfo_type_share_known(c->key.f_type),
@@ -265,8 +270,12 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	 * whole before its first unlink, so throughput would compare a read
 	 * phase with an unlink phase; the reads cost the same either way. */
 	tc = (struct ctl_trial_cfg){
-		.band = cfg.band, .cap = cfg.cap, .min_workers = 1, .need_helper = false,
-		.measure = "unlinkat rate", .unit = "unlinks/s",
+		.band = cfg.band,
+		.cap = cfg.cap,
+		.min_workers = 1,
+		.need_helper = false,
+		.measure = "unlinkat rate",
+		.unit = "unlinks/s",
 	};
 	/* A batch is sorted only past the threshold: with a threshold at the
 	 * batch size or above, there is nothing to compare. */
@@ -294,17 +303,21 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	if (c->have_profile)
 		explain(c, "start %s %s: %d %s from the profile (%u runs, %.0f entries/s%s%s)",
 			c->key.fs, c->key.shape, c->pol.n, th, c->prof.runs, c->prof.rate,
-			c->share.st == TRIAL_ON ? ", big directories shared" :
+			c->share.st == TRIAL_ON	 ? ", big directories shared" :
 			c->share.st == TRIAL_OFF ? ", big directories not shared" :
-			c->prof.share >= 0 && c->share.st == TRIAL_UNTRIED ? ", sharing to be tried again" : "",
-			c->sort.st == TRIAL_ON ? ", big directories in inode order" :
+			c->prof.share >= 0 && c->share.st == TRIAL_UNTRIED ?
+						   ", sharing to be tried again" :
+						   "",
+			c->sort.st == TRIAL_ON	? ", big directories in inode order" :
 			c->sort.st == TRIAL_OFF ? ", big directories in readdir order" :
-			c->prof.sort >= 0 && c->sort.st == TRIAL_UNTRIED ? ", inode order to be tried again" : "");
+			c->prof.sort >= 0 && c->sort.st == TRIAL_UNTRIED ?
+						  ", inode order to be tried again" :
+						  "");
 	else
 		explain(c, "start %s %s: %d %s (%s)", c->key.fs, c->key.shape, c->pol.n, th,
-			!c->steer ? "pinned by --threads" :
+			!c->steer		       ? "pinned by --threads" :
 			strcmp(c->start_from, "prior") ? "set by ADAPTRM_CTL_START" :
-			"prior for this filesystem type");
+							 "prior for this filesystem type");
 	log_decision(c, 0, c->pol.n, c->start_from);
 	if (c->json) {
 		jw_object(&c->jw, NULL);
@@ -363,16 +376,16 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 
 /* One tick of trial T (trial.c) of the engine switch KNOB, NAME in the
  * log. Its windows pause the worker-count policy. */
-static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *knob, const char *name,
-		       double rate, double weight, double busy, bool asked, bool active,
-		       struct ctl_decision *d)
+static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *knob,
+		       const char *name, double rate, double weight, double busy, bool asked,
+		       bool active, struct ctl_decision *d)
 {
 	if (t->st == TRIAL_FIXED)
 		return;
 	int n = atomic_load(&engine_knobs(c->e)->active_threads), to = n;
 	char why[CTL_WHY_LEN - 40];
-	enum ctl_trial_act act = ctl_trial_tick(t, rate, weight, busy, asked, active, n, &to, why,
-						sizeof why);
+	enum ctl_trial_act act =
+		ctl_trial_tick(t, rate, weight, busy, asked, active, n, &to, why, sizeof why);
 	if (act == TRIAL_ACT_NONE)
 		return;
 	atomic_store(knob, ctl_trial_on(t));
@@ -382,7 +395,7 @@ static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *
 	 * where it is (and holds where the trial found a loss); inode order
 	 * leaves the count alone, and the policy goes on where it paused. */
 	if (act != TRIAL_ACT_TRY && ctl_trial_moves_workers(t)) {
-		struct ctl_policy_cfg cfg = c->pol.cfg;	/* init clears the policy */
+		struct ctl_policy_cfg cfg = c->pol.cfg; /* init clears the policy */
 		ctl_policy_init(&c->pol, &cfg, to, c->pol_known || act == TRIAL_ACT_DROP);
 	}
 	/* A decision of this tick even where the count stays: the policy
@@ -409,8 +422,8 @@ static void sort_tick(struct controller *c, const struct ctl_signals *s, struct 
 	struct engine_knobs *k = engine_knobs(c->e);
 	bool trial = c->sort.st == TRIAL_TRIAL;
 	trial_tick(c, &c->sort, &k->sort_unknown, "inode order in big directories",
-		   trial ? s->sorted_rate : s->batch_rate, trial ? s->sorted_secs : s->batch_secs, s->busy,
-		   s->sort_asked, s->sort_active || s->sort_asked, d);
+		   trial ? s->sorted_rate : s->batch_rate, trial ? s->sorted_secs : s->batch_secs,
+		   s->busy, s->sort_asked, s->sort_active || s->sort_asked, d);
 	atomic_store(&k->sort_base, c->sort.st == TRIAL_BASE);
 }
 
@@ -420,7 +433,7 @@ void controller_tick(struct controller *c)
 		return;
 	if (!c->bpf_tried && now_s() - c->tree_t0 >= BPF_LAZY_S && c->last_lat_us >= BPF_LAZY_LAT_US) {
 		try_bpf(c);
-		ctl_source_reset(c->src);	/* the load took a while: a clean interval */
+		ctl_source_reset(c->src); /* the load took a while: a clean interval */
 		return;
 	}
 	struct ctl_signals s;
@@ -447,13 +460,14 @@ void controller_tick(struct controller *c)
 			   s.busy, s.big_unasked, s.big_shared, &d);
 	if (!ctl_trial_measuring(&c->share) && !d.changed)
 		sort_tick(c, &s, &d);
-	if (c->steer && !ctl_trial_measuring(&c->share) && !ctl_trial_measuring(&c->sort) && !d.changed) {
+	if (c->steer && !ctl_trial_measuring(&c->share) && !ctl_trial_measuring(&c->sort) &&
+	    !d.changed) {
 		struct ctl_sample smp;
 		ctl_signals_to_sample(&s, &smp);
 		if (ctl_policy_tick(&c->pol, &smp, &d) && d.changed) {
 			engine_set_active(c->e, d.to);
 			c->changes++;
-			char why[CTL_WHY_LEN + 40];	/* the evidence and the policy's rule */
+			char why[CTL_WHY_LEN + 40]; /* the evidence and the policy's rule */
 			snprintf(why, sizeof why, "%s [%s]", d.why, d.rule);
 			log_decision(c, d.from, d.to, why);
 			explain(c, "threads %d->%d: %s", d.from, d.to, why);
@@ -472,12 +486,15 @@ void controller_end_tree(struct controller *c)
 	/* A switch's answer learned now is worth keeping even when the delete
 	 * was too short to learn a worker count: keep the count known. */
 	int share = ctl_trial_learned(&c->share), sort = ctl_trial_learned(&c->sort);
-	bool news = (share >= 0 && c->share_asked) || (sort >= 0 && c->sort_asked);	/* a trial decided */
+	bool news = (share >= 0 && c->share_asked) ||
+		    (sort >= 0 && c->sort_asked); /* a trial decided */
 	if (share < 0 && c->have_profile)
-		share = c->prof.share;	/* not asked this time: keep what is known */
+		share = c->prof.share; /* not asked this time: keep what is known */
 	if (sort < 0 && c->have_profile)
 		sort = c->prof.sort;
-	int keep = best > 0 ? best : news ? (c->have_profile ? c->prof.threads : c->final_threads) : -1;
+	int keep = best > 0 ? best :
+		   news	    ? (c->have_profile ? c->prof.threads : c->final_threads) :
+			      -1;
 	struct engine_totals tot;
 	engine_totals(c->e, &tot);
 	double secs = now_s() - c->tree_t0;
@@ -511,7 +528,7 @@ void controller_end_tree(struct controller *c)
 			c->key.fs, c->key.shape, c->final_threads, evidence,
 			saved ? "; what the trials found saved in the profile" : "");
 	if (c->json && c->json_tree_open) {
-		jw_end(&c->jw);	/* intervals */
+		jw_end(&c->jw); /* intervals */
 		jw_int(&c->jw, "final_threads", c->final_threads);
 		if (best > 0)
 			jw_int(&c->jw, "learned_threads", best);
@@ -532,7 +549,7 @@ void controller_finish(struct controller *c)
 		return;
 	controller_end_tree(c);
 	if (c->json) {
-		jw_end(&c->jw);	/* trees */
+		jw_end(&c->jw); /* trees */
 		jw_int(&c->jw, "final_threads", c->final_threads);
 		jw_string(&c->jw, "not_measured", ctl_source_missing(c->src));
 		jw_array(&c->jw, "decisions");

@@ -15,12 +15,12 @@ struct controller;
 /* What the face asks of the controller (the rm face fills it from its
  * options). */
 struct ctl_config {
-	int pinned_threads;	/* --threads=N: record only, steer nothing; 0: steer */
-	bool explain;		/* --explain: each decision on stderr */
-	const char *json_path;	/* --json=FILE: the time series, or NULL */
-	bool stats;		/* --stats: the evidence is wanted, load the probes */
-	bool no_profile;	/* --no-profile: neither read nor store profiles */
-	int sort_policy;	/* enum sort_policy (--sort): not SORT_AUTO pins it */
+	int pinned_threads;    /* --threads=N: record only, steer nothing; 0: steer */
+	bool explain;	       /* --explain: each decision on stderr */
+	const char *json_path; /* --json=FILE: the time series, or NULL */
+	bool stats;	       /* --stats: the evidence is wanted, load the probes */
+	bool no_profile;       /* --no-profile: neither read nor store profiles */
+	int sort_policy;       /* enum sort_policy (--sort): not SORT_AUTO pins it */
 };
 
 /* Workers to create when the controller decides (cap; --max-threads). */

@@ -5,8 +5,8 @@
 #define ADAPTRM_CTL_DECISION_H
 
 struct controller_decision {
-	double t;		/* seconds since the first tree began */
-	int from, to;		/* active workers */
+	double t;     /* seconds since the first tree began */
+	int from, to; /* active workers */
 	char why[200];
 };
 #endif

@@ -209,7 +209,7 @@ static int trimmed_count(double busy, int n)
 
 static void mean_add(struct ctl_mean *m, double v)
 {
-	if (v >= 0)	/* also leaves out NaN */
+	if (v >= 0) /* also leaves out NaN */
 		m->sum += v, m->n++;
 }
 
@@ -223,9 +223,9 @@ struct window {
 	double ops, dt, rate;
 	double lat, cont, blk, busy, cpu, spare;
 	/* Filled by the phase's handler: */
-	double gain;	/* rate against the reference (hold) or the base (candidate) */
-	double thr;	/* the gain that counts as real (candidate) */
-	double crate;	/* the candidate's rate over all its windows */
+	double gain;  /* rate against the reference (hold) or the base (candidate) */
+	double thr;   /* the gain that counts as real (candidate) */
+	double crate; /* the candidate's rate over all its windows */
 };
 
 /* Tick-to-tick spread of the window's rates: a noise estimate from the very
@@ -237,7 +237,7 @@ static void noise_from_ticks(struct ctl_policy *p)
 		return;
 	double m = a->r / a->ticks;
 	double v = (a->r2 / a->ticks - m * m) / (m * m);
-	v = v * a->ticks / (a->ticks - 1) / a->ticks;	/* of the window mean */
+	v = v * a->ticks / (a->ticks - 1) / a->ticks; /* of the window mean */
 	if (v > 0) {
 		p->noise_var = p->noise_n ? 0.8 * p->noise_var + 0.2 * v : v;
 		p->noise_n++;
@@ -270,9 +270,15 @@ static bool window_close(struct ctl_policy *p, const struct ctl_sample *s, struc
 	if (a->ticks < need)
 		return false;
 	*w = (struct window){
-		.ops = a->ops, .dt = a->dt, .rate = a->ops / a->dt,
-		.lat = mean_get(&a->lat), .cont = mean_get(&a->cont), .blk = mean_get(&a->blk),
-		.busy = mean_get(&a->busy), .cpu = mean_get(&a->cpu), .spare = mean_get(&a->spare),
+		.ops = a->ops,
+		.dt = a->dt,
+		.rate = a->ops / a->dt,
+		.lat = mean_get(&a->lat),
+		.cont = mean_get(&a->cont),
+		.blk = mean_get(&a->blk),
+		.busy = mean_get(&a->busy),
+		.cpu = mean_get(&a->cpu),
+		.spare = mean_get(&a->spare),
 	};
 	noise_from_ticks(p);
 	*a = (struct ctl_window_acc){ 0 };
@@ -287,9 +293,9 @@ static bool window_close(struct ctl_policy *p, const struct ctl_sample *s, struc
 }
 
 /* --explain's evidence for D with a printf-made note (at most 95 bytes). */
-__attribute__((format(printf, 4, 5)))
-static void explainf(struct ctl_decision *d, double gain, const struct window *w,
-		     const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void explainf(struct ctl_decision *d, double gain,
+							   const struct window *w, const char *fmt,
+							   ...)
 {
 	char note[96];
 	va_list ap;
@@ -307,8 +313,14 @@ struct rule {
 	bool (*act)(struct ctl_policy *p, const struct window *w, struct ctl_decision *d);
 	void (*track)(struct ctl_policy *p, const struct window *w);
 };
-#define RULE(n, if_, then) { .name = n, .applies = if_, .act = then }
-#define TRACK(fn) { .track = fn }
+#define RULE(n, if_, then) \
+	{ \
+		.name = n, .applies = if_, .act = then \
+	}
+#define TRACK(fn) \
+	{ \
+		.track = fn \
+	}
 
 static bool walk(const struct rule *r, struct ctl_policy *p, const struct window *w,
 		 struct ctl_decision *d)
@@ -507,7 +519,7 @@ static bool accept(struct ctl_policy *p, const struct window *w, struct ctl_deci
 	int to = big_step(p, p->n, p->dir);
 	if (to == p->n)
 		return enter_hold(p, p->n, w->crate, false, d);
-	return move_to(p, to, d);	/* reports the accepted step and steps on */
+	return move_to(p, to, d); /* reports the accepted step and steps on */
 }
 
 static bool keep_fewer(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
@@ -619,7 +631,7 @@ static void track_settled(struct ctl_policy *p, const struct window *w)
 		p->ref_rate = p->ref_rate > 0 ? 0.7 * p->ref_rate + 0.3 * w->rate : w->rate;
 	p->starved = idle(w) && p->n > 1 ? p->starved + 1 : 0;
 	if (p->trimmed && w->busy >= 0.95 && p->hold_left > 1)
-		p->hold_left = 1;	/* work came back: probe up soon */
+		p->hold_left = 1; /* work came back: probe up soon */
 	if (w->busy >= 0.95)
 		p->trimmed = false;
 }
@@ -647,7 +659,7 @@ static bool drifted_on_chain(const struct ctl_policy *p, const struct window *w)
 
 static bool contended(const struct ctl_policy *p, const struct window *w)
 {
-	return w->cont >= 0.4 && p->n > 1;	/* most busy time waits on locks */
+	return w->cont >= 0.4 && p->n > 1; /* most busy time waits on locks */
 }
 
 static bool contended_clear(const struct ctl_policy *p, const struct window *w)
@@ -706,18 +718,18 @@ static bool start_probe(struct ctl_policy *p, const struct window *w, struct ctl
 			int dir, bool halve, const char *note)
 {
 	if (gentle_step(p, p->n, dir) == p->n) {
-		d->rule = CTL_RULE_HOLD;	/* no neighbour that way */
+		d->rule = CTL_RULE_HOLD; /* no neighbour that way */
 		p->hold_left = p->hold_len;
 		return false;
 	}
 	p->phase = CTL_PROBE;
 	p->dir = dir;
 	set_base(p, p->ref_rate, w->lat, w->cont);
-	p->base_blk = w->blk;	/* for the CPU-bound keep rule */
+	p->base_blk = w->blk; /* for the CPU-bound keep rule */
 	evidence(d->why, 0, w->cont, w->blk, note);
 	int to = halve ? clampn(p, p->n / 2) : gentle_step(p, p->n, dir);
 	if (dir < 0 && to < p->cfg.ncpu && p->n > p->cfg.ncpu && cpu_bound(w->blk, w->cont))
-		to = p->cfg.ncpu;	/* CPU-bound above the CPUs: try one per CPU */
+		to = p->cfg.ncpu; /* CPU-bound above the CPUs: try one per CPU */
 	return move_to(p, to, d);
 }
 
@@ -741,7 +753,7 @@ static bool probe_up(struct ctl_policy *p, const struct window *w, struct ctl_de
 /* Reasons not to probe in DIR after all (then the hold starts over). */
 static bool veto_idle(const struct ctl_policy *p, const struct window *w, int dir)
 {
-	return dir > 0 && idle(w);	/* more cannot help */
+	return dir > 0 && idle(w); /* more cannot help */
 }
 
 /* Another worker could only take work that waited for one: waiting less than
@@ -842,16 +854,14 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 	if (!(s->dt > 0) || !window_close(p, s, &w))
 		return false;
 	switch (p->phase) {
-	case CTL_HOLD:
-		return on_hold(p, &w, d);
+	case CTL_HOLD: return on_hold(p, &w, d);
 	case CTL_CLIMB:
-		if (p->n == p->base_n)	/* the first window at the start point */
+		if (p->n == p->base_n) /* the first window at the start point */
 			return on_start(p, &w, d);
 		break;
-	case CTL_PROBE:
-		break;
+	case CTL_PROBE: break;
 	}
-	return on_candidate(p, &w, d);	/* a climb step or a gentle probe */
+	return on_candidate(p, &w, d); /* a climb step or a gentle probe */
 }
 
 int ctl_policy_best(const struct ctl_policy *p, double *rate)

@@ -16,15 +16,15 @@
 /* What one tick measured. Shares are of the active workers' busy time;
  * a negative value means "not measured" (no BPF, no schedstats). */
 struct ctl_sample {
-	double dt;		/* seconds covered */
-	double ops;		/* work done in it (syscalls, or entries removed) */
-	double lat_mean_us;	/* unlinkat mean latency */
+	double dt;	    /* seconds covered */
+	double ops;	    /* work done in it (syscalls, or entries removed) */
+	double lat_mean_us; /* unlinkat mean latency */
 	double lat_p99_us;
-	double contention;	/* time waiting on locks / busy time */
-	double blocked;		/* time blocked off-CPU (D state, FUSE waits) / busy time */
-	double busy;		/* busy worker time / (active workers * dt): <1 when starved */
-	double cpu;		/* on-CPU time / busy time: near 1 when CPU-bound */
-	double spare;		/* share of dt work waited for a worker (1: a directory
+	double contention; /* time waiting on locks / busy time */
+	double blocked;	   /* time blocked off-CPU (D state, FUSE waits) / busy time */
+	double busy;	   /* busy worker time / (active workers * dt): <1 when starved */
+	double cpu;	   /* on-CPU time / busy time: near 1 when CPU-bound */
+	double spare;	   /* share of dt work waited for a worker (1: a directory
 				 * big enough to share was read) */
 };
 
@@ -38,7 +38,7 @@ struct ctl_policy_cfg {
 	int ncpu;		/* CPUs: CPU-bound work never gains below this */
 	int window_ticks;	/* ticks per decision window */
 	double band;		/* relative gain that counts as real (hysteresis) */
-	int hold_min, hold_max;	/* windows between gentle probes */
+	int hold_min, hold_max; /* windows between gentle probes */
 };
 
 enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
@@ -47,61 +47,61 @@ enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 
 /* The rule that decided a tick (ctl_decision.rule): one name each, in the
  * order the policy tries them (policy.c has the tables). */
-#define CTL_RULE_MEASURING		"measuring"		/* window still open */
+#define CTL_RULE_MEASURING "measuring" /* window still open */
 /* The first window at the start point. */
-#define CTL_RULE_FIRST_IDLE		"first-idle-cut"	/* cut to the busy workers */
-#define CTL_RULE_FIRST_SATURATED	"first-cpu-saturated"	/* hold: more would time-slice */
-#define CTL_RULE_FIRST_AT_CAP		"first-blocked-at-cap"	/* hold: fewer can only lose */
-#define CTL_RULE_FIRST_CONTENDED	"first-contended-down"	/* climb down first */
-#define CTL_RULE_FIRST_CLIMB		"first-climb"		/* climb */
+#define CTL_RULE_FIRST_IDLE "first-idle-cut"		/* cut to the busy workers */
+#define CTL_RULE_FIRST_SATURATED "first-cpu-saturated"	/* hold: more would time-slice */
+#define CTL_RULE_FIRST_AT_CAP "first-blocked-at-cap"	/* hold: fewer can only lose */
+#define CTL_RULE_FIRST_CONTENDED "first-contended-down" /* climb down first */
+#define CTL_RULE_FIRST_CLIMB "first-climb"		/* climb */
 /* A candidate (climb step or gentle probe) against its base. */
-#define CTL_RULE_REJECT_IDLE		"reject-idle"		/* more workers, idle ones */
-#define CTL_RULE_CONTENTION		"contention-backoff"	/* contention rose with threads */
-#define CTL_RULE_QUEUEING		"reject-queueing"	/* latency up, no gain */
-#define CTL_RULE_ACCEPT			"climb-accept"		/* a real gain: step on */
-#define CTL_RULE_CONFIRM_DOWN		"confirm-down"		/* a step down gets two windows */
-#define CTL_RULE_CONFIRM		"confirm-flat"		/* inside the band: one more window */
-#define CTL_RULE_WORSE			"reject-worse"		/* back to the base */
-#define CTL_RULE_KEEP_FEWER		"flat-keep-fewer"	/* flat going down: keep fewer */
-#define CTL_RULE_FLAT			"reject-flat"		/* back to the base */
+#define CTL_RULE_REJECT_IDLE "reject-idle"	 /* more workers, idle ones */
+#define CTL_RULE_CONTENTION "contention-backoff" /* contention rose with threads */
+#define CTL_RULE_QUEUEING "reject-queueing"	 /* latency up, no gain */
+#define CTL_RULE_ACCEPT "climb-accept"		 /* a real gain: step on */
+#define CTL_RULE_CONFIRM_DOWN "confirm-down"	 /* a step down gets two windows */
+#define CTL_RULE_CONFIRM "confirm-flat"		 /* inside the band: one more window */
+#define CTL_RULE_WORSE "reject-worse"		 /* back to the base */
+#define CTL_RULE_KEEP_FEWER "flat-keep-fewer"	 /* flat going down: keep fewer */
+#define CTL_RULE_FLAT "reject-flat"		 /* back to the base */
 /* Holding at the settled point. */
-#define CTL_RULE_DRIFT_CHAIN		"drift-on-chain"	/* rate moved, nothing to chase */
-#define CTL_RULE_DRIFT			"drift-reclimb"		/* rate moved: climb again */
-#define CTL_RULE_IDLE_CUT		"idle-cut"		/* cut to the busy workers */
-#define CTL_RULE_CONTENTION_HALVE	"contention-halve"	/* most busy time waits on locks */
-#define CTL_RULE_BLOCKED_UP		"blocked-probe-up"	/* workers blocked, all busy */
-#define CTL_RULE_HOLD			"hold"			/* nothing to do this window */
-#define CTL_RULE_CONTENTION_RETRY	"contention-retry"	/* halve again after a hold */
-#define CTL_RULE_PROBE			"gentle-probe"		/* look at a neighbour */
-#define CTL_RULE_VETO_IDLE		"probe-veto-idle"	/* up: idle workers */
-#define CTL_RULE_VETO_NO_WAITING	"probe-veto-no-waiting-work"	/* up: nothing waits */
-#define CTL_RULE_VETO_CPU_BOUND		"probe-veto-cpu-bound"	/* down: a CPU would idle */
-#define CTL_RULE_VETO_SATURATED		"probe-veto-cpu-saturated"	/* up: would time-slice */
+#define CTL_RULE_DRIFT_CHAIN "drift-on-chain"		      /* rate moved, nothing to chase */
+#define CTL_RULE_DRIFT "drift-reclimb"			      /* rate moved: climb again */
+#define CTL_RULE_IDLE_CUT "idle-cut"			      /* cut to the busy workers */
+#define CTL_RULE_CONTENTION_HALVE "contention-halve"	      /* most busy time waits on locks */
+#define CTL_RULE_BLOCKED_UP "blocked-probe-up"		      /* workers blocked, all busy */
+#define CTL_RULE_HOLD "hold"				      /* nothing to do this window */
+#define CTL_RULE_CONTENTION_RETRY "contention-retry"	      /* halve again after a hold */
+#define CTL_RULE_PROBE "gentle-probe"			      /* look at a neighbour */
+#define CTL_RULE_VETO_IDLE "probe-veto-idle"		      /* up: idle workers */
+#define CTL_RULE_VETO_NO_WAITING "probe-veto-no-waiting-work" /* up: nothing waits */
+#define CTL_RULE_VETO_CPU_BOUND "probe-veto-cpu-bound"	      /* down: a CPU would idle */
+#define CTL_RULE_VETO_SATURATED "probe-veto-cpu-saturated"    /* up: would time-slice */
 
 struct ctl_decision {
 	bool changed;
 	int from, to;
-	const char *rule;	/* CTL_RULE_*: which rule decided (never NULL after a tick) */
-	char why[CTL_WHY_LEN];	/* "throughput +38%, contention 2%, blocked 61%" */
+	const char *rule;      /* CTL_RULE_*: which rule decided (never NULL after a tick) */
+	char why[CTL_WHY_LEN]; /* "throughput +38%, contention 2%, blocked 61%" */
 };
 
-#define CTL_TABLE 257		/* remembered rate per worker count (cap ≤ 256) */
+#define CTL_TABLE 257 /* remembered rate per worker count (cap ≤ 256) */
 
 struct ctl_policy {
 	struct ctl_policy_cfg cfg;
-	int n;			/* current worker count */
+	int n; /* current worker count */
 	enum ctl_phase phase;
-	int dir;		/* +1 climbing up, -1 down */
-	bool tried_down;	/* this climb already tried below its base */
-	int climb_accepts;	/* steps this climb accepted */
-	bool settled_once;	/* a hold was reached: flat no longer means "go lower"
+	int dir;	   /* +1 climbing up, -1 down */
+	bool tried_down;   /* this climb already tried below its base */
+	int climb_accepts; /* steps this climb accepted */
+	bool settled_once; /* a hold was reached: flat no longer means "go lower"
 				 * (except down to one worker per CPU when CPU-bound) */
-	bool fast_up;		/* blocked workers made an up-step pay: one tick windows */
+	bool fast_up;	   /* blocked workers made an up-step pay: one tick windows */
 
 	/* Window being accumulated at n. */
 	struct ctl_window_acc {
 		double ops, dt;
-		double r, r2;	/* sum of tick rates and of their squares (noise) */
+		double r, r2; /* sum of tick rates and of their squares (noise) */
 		struct ctl_mean lat, cont, blk, busy, cpu, spare;
 		int ticks;
 	} w;
@@ -109,24 +109,24 @@ struct ctl_policy {
 	/* The base a probe or climb step is compared with. */
 	int base_n;
 	double base_rate, base_lat, base_cont, base_cpu, base_blk;
-	int cand_windows;	/* windows measured at a candidate */
+	int cand_windows; /* windows measured at a candidate */
 	double cand_ops, cand_dt;
 
 	/* Hold phase. */
-	double ref_rate;	/* EWMA of window rates at the settled point */
+	double ref_rate; /* EWMA of window rates at the settled point */
 	int hold_left, hold_len, probe_dir, drift_up, drift_down;
-	int ceiling;		/* contention said: not above this (0: none) */
-	int starved;		/* consecutive hold windows with idle workers */
-	bool trimmed;		/* the count was cut to the busy workers */
-	int up_failed_at, down_failed_at;	/* a move from here lost: clear signals
+	int ceiling;			  /* contention said: not above this (0: none) */
+	int starved;			  /* consecutive hold windows with idle workers */
+	bool trimmed;			  /* the count was cut to the busy workers */
+	int up_failed_at, down_failed_at; /* a move from here lost: clear signals
 						 * do not retry it before the next change */
 
-	double lat_min;		/* lowest window mean latency seen (Vegas base) */
-	double noise_var;	/* variance of a hold window's rate around the reference (relative) */
+	double lat_min;	  /* lowest window mean latency seen (Vegas base) */
+	double noise_var; /* variance of a hold window's rate around the reference (relative) */
 	int noise_n;
-	double rate_at[CTL_TABLE];	/* EWMA of window rate per worker count */
+	double rate_at[CTL_TABLE]; /* EWMA of window rate per worker count */
 	int seen_at[CTL_TABLE];
-	long windows;		/* decision windows completed */
+	long windows; /* decision windows completed */
 };
 
 void ctl_policy_defaults(struct ctl_policy_cfg *cfg, int cap, int ncpu);

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/sysmacros.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -177,7 +177,8 @@ bool profile_read(const char *path, const struct profile_key *k, struct profile_
 	if (strcmp(json_get_str(v, "format", ""), PROFILE_FORMAT) != 0 || !cl ||
 	    cl->type != JSON_ARRAY)
 		goto out;
-	if (k && (strcmp(json_get_str(v, "fs", ""), k->fs) || strcmp(json_get_str(v, "fsid", ""), k->fsid))) {
+	if (k && (strcmp(json_get_str(v, "fs", ""), k->fs) ||
+		  strcmp(json_get_str(v, "fsid", ""), k->fsid))) {
 		why = "written for another filesystem";
 		goto out;
 	}
@@ -235,14 +236,14 @@ static int make_profile_dir(const char *dir)
 	const char *x = env_str(ENV_XDG_CACHE_HOME);
 	bool xdg = x && x[0] == '/';
 	char *d = xstrdup(dir);
-	char *cut = strrchr(d, '/');	/* .../adaptrm */
+	char *cut = strrchr(d, '/'); /* .../adaptrm */
 	int r = -1;
 	struct stat st;
 	if (!cut)
 		goto out;
 	*cut = '\0';
 	if (!xdg) {
-		char *cache = strrchr(d, '/');	/* $HOME/.cache */
+		char *cache = strrchr(d, '/'); /* $HOME/.cache */
 		if (!cache)
 			goto out;
 		*cache = '\0';
@@ -278,7 +279,7 @@ bool profile_dir_inside(dev_t dev, ino_t ino)
 	if (!d)
 		return false;
 	/* Every existing prefix of the path: is one of them that directory? */
-	for (char *s = d + strlen(d); s > d && !inside; ) {
+	for (char *s = d + strlen(d); s > d && !inside;) {
 		struct stat st;
 		if (stat(d, &st) == 0 && st.st_dev == dev && st.st_ino == ino)
 			inside = true;
@@ -299,7 +300,7 @@ bool profile_store(const struct profile_key *k, const struct profile_entry *e)
 		goto out;
 	struct profile_file pf;
 	if (!profile_read(path, k, &pf))
-		pf.n = 0;	/* replace a corrupt or foreign file */
+		pf.n = 0; /* replace a corrupt or foreign file */
 	int i;
 	for (i = 0; i < pf.n && strcmp(pf.shape[i], k->shape); i++)
 		;

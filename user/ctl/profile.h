@@ -10,22 +10,22 @@
 #include <sys/types.h>
 
 struct profile_key {
-	char fs[24];		/* "xfs", "tmpfs", "fuse", ... */
+	char fs[24]; /* "xfs", "tmpfs", "fuse", ... */
 	uint64_t f_type;
-	char fsid[20];		/* fstatfs f_fsid, hex */
-	unsigned dev_major, dev_minor;	/* st_dev of the tree's top */
-	char shape[16];		/* "flat", "chain", "tree-wide", "tree-small", "small", "empty" */
+	char fsid[20];		       /* fstatfs f_fsid, hex */
+	unsigned dev_major, dev_minor; /* st_dev of the tree's top */
+	char shape[16]; /* "flat", "chain", "tree-wide", "tree-small", "small", "empty" */
 };
 
 struct profile_entry {
-	int threads;		/* settled worker count */
-	double rate;		/* entries/s measured there */
-	unsigned runs;		/* deletes that taught it */
-	int64_t updated;	/* unix time */
-	int share;		/* sharing big directories, learned where the
+	int threads;	 /* settled worker count */
+	double rate;	 /* entries/s measured there */
+	unsigned runs;	 /* deletes that taught it */
+	int64_t updated; /* unix time */
+	int share;	 /* sharing big directories, learned where the
 				 * filesystem type says nothing: 1 on, 0 off,
 				 * -1 not tried ("share" absent from the file) */
-	int sort;		/* inode order in big directories, the same way
+	int sort;	 /* inode order in big directories, the same way
 				 * ("sort": "on"/"off", or absent) */
 };
 

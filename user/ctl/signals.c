@@ -12,10 +12,10 @@
  * on locks" and "blocked" (off-CPU time in D state stands in when schedstats
  * are missing). */
 #include "ctl/signals.h"
+#include "lib/clock.h"
+#include "lib/xalloc.h"
 #include "probes/hist.h"
 #include "probes/probes.h"
-#include "lib/xalloc.h"
-#include "lib/clock.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -30,10 +30,10 @@ struct ctl_source {
 	int nworkers;
 	double t0, last;
 	struct engine_totals tot;
-	uint64_t waited_ns;		/* engine_waited_ns at the last sample */
-	uint64_t *run_ns, *wait_ns;	/* per worker, from schedstat */
-	uint64_t *calls;		/* per worker syscalls at the last sample */
-	bool *moved;			/* worker issued syscalls in the last interval */
+	uint64_t waited_ns;	    /* engine_waited_ns at the last sample */
+	uint64_t *run_ns, *wait_ns; /* per worker, from schedstat */
+	uint64_t *calls;	    /* per worker syscalls at the last sample */
+	bool *moved;		    /* worker issued syscalls in the last interval */
 	long nvcsw;
 	bool schedstat_ok;
 	struct probes *probes;
@@ -243,9 +243,11 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	sig->sort_asked = tt->sort_asks > was->sort_asks;
 	sig->sort_active = tt->sorted_work > was->sorted_work;
 	unlink_rate(tt->batch_unlink_ns - was->batch_unlink_ns,
-		    tt->batch_unlink_calls - was->batch_unlink_calls, &sig->batch_rate, &sig->batch_secs);
+		    tt->batch_unlink_calls - was->batch_unlink_calls, &sig->batch_rate,
+		    &sig->batch_secs);
 	unlink_rate(tt->sorted_unlink_ns - was->sorted_unlink_ns,
-		    tt->sorted_unlink_calls - was->sorted_unlink_calls, &sig->sorted_rate, &sig->sorted_secs);
+		    tt->sorted_unlink_calls - was->sorted_unlink_calls, &sig->sorted_rate,
+		    &sig->sorted_secs);
 	sig->spare = sig->big_shared ? 1 : share(waited - s->waited_ns, sig->dt * 1e9);
 	s->waited_ns = waited;
 
@@ -270,8 +272,9 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 			if (sig->blocked >= 0)
 				sig->blocked = share(sig->blocked * busy_ns - lw, busy_ns);
 			else if (probes_group_attached(s->probes, PROBE_G_OFFCPU))
-				sig->blocked = share(s->snap_diff->misc.offcpu[PROBE_OFFCPU_BLOCKED].total - lw,
-						     busy_ns);
+				sig->blocked = share(
+					s->snap_diff->misc.offcpu[PROBE_OFFCPU_BLOCKED].total - lw,
+					busy_ns);
 		}
 		sig->bpf = true;
 	}

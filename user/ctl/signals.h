@@ -10,26 +10,26 @@
 #include <stdint.h>
 
 struct ctl_signals {
-	double t;		/* seconds since the source started */
-	double dt;		/* seconds covered by this sample */
-	uint64_t ops;		/* entries removed in it */
-	uint64_t work;		/* syscalls the workers issued in it: the policy's
+	double t;		       /* seconds since the source started */
+	double dt;		       /* seconds covered by this sample */
+	uint64_t ops;		       /* entries removed in it */
+	uint64_t work;		       /* syscalls the workers issued in it: the policy's
 				 * measure of progress (a chain removes nothing
 				 * while it descends, but it works) */
-	double rate;		/* ops / dt */
-	int active;		/* workers allowed to run during it */
-	double lat_mean_us;	/* unlinkat: engine timing, or BPF when loaded */
-	double lat_p50_us, lat_p99_us;	/* BPF only, else -1 */
-	double contention;	/* lock wait / busy time: BPF only, else -1 */
-	double blocked;		/* BPF: D-state time / busy; else off-CPU while busy (schedstat) */
-	double busy;		/* busy worker time / (active * dt) */
-	double cpu;		/* on-CPU worker time / busy time (schedstat), or -1 */
-	double vcsw_per_op;	/* voluntary context switches per entry (getrusage) */
-	double spare;		/* share of dt some task waited for a worker; 1 when a
+	double rate;		       /* ops / dt */
+	int active;		       /* workers allowed to run during it */
+	double lat_mean_us;	       /* unlinkat: engine timing, or BPF when loaded */
+	double lat_p50_us, lat_p99_us; /* BPF only, else -1 */
+	double contention;	       /* lock wait / busy time: BPF only, else -1 */
+	double blocked;	    /* BPF: D-state time / busy; else off-CPU while busy (schedstat) */
+	double busy;	    /* busy worker time / (active * dt) */
+	double cpu;	    /* on-CPU worker time / busy time (schedstat), or -1 */
+	double vcsw_per_op; /* voluntary context switches per entry (getrusage) */
+	double spare;	    /* share of dt some task waited for a worker; 1 when a
 				 * directory read was big enough to share (engine); -1: unknown */
-	bool bpf;		/* the BPF fields are measured */
-	bool big_shared;	/* a read big enough to share was shared (engine) */
-	bool big_unasked;	/* one was read where sharing is untried (engine) */
+	bool bpf;	    /* the BPF fields are measured */
+	bool big_shared;    /* a read big enough to share was shared (engine) */
+	bool big_unasked;   /* one was read where sharing is untried (engine) */
 	/* The sort trial's (engine): big directories where inode order is
 	 * untried were read or unlinked from in readdir order (sort_asked), or
 	 * in sorted batches (sort_active); unlinks per second of the timed

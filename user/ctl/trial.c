@@ -84,12 +84,14 @@ static enum ctl_trial_act abandon(struct ctl_trial *t, int *n_out, char *why, si
 	bool give_up = ++t->abandons >= TRIAL_MAX_ABANDON;
 	t->st = give_up ? TRIAL_FIXED : TRIAL_UNTRIED;
 	*n_out = t->n_before;
-	snprintf(why, whylen, "trial abandoned: %s%s", reason, give_up ? "; not tried again in this run" : "");
+	snprintf(why, whylen, "trial abandoned: %s%s", reason,
+		 give_up ? "; not tried again in this run" : "");
 	return TRIAL_ACT_ABANDON;
 }
 
 enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weight, double busy,
-				  bool asked, bool active, int n, int *n_out, char *why, size_t whylen)
+				  bool asked, bool active, int n, int *n_out, char *why,
+				  size_t whylen)
 {
 	double busy_workers = busy >= 0 ? busy * n : -1;
 	/* A switch whose measure never comes (e.g. batches that never pass
@@ -116,7 +118,7 @@ enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weigh
 		}
 		return TRIAL_ACT_NONE;
 	case TRIAL_BASE:
-		if (!asked) {	/* that work is done: wait for the next */
+		if (!asked) { /* that work is done: wait for the next */
 			t->st = TRIAL_UNTRIED;
 			return TRIAL_ACT_NONE;
 		}
@@ -136,8 +138,8 @@ enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weigh
 		reset(t);
 		*n_out = t->n_trial;
 		if (t->cfg.min_workers > 1)
-			snprintf(why, whylen, "trying it with %d workers (base %.0f %s at %d)", t->n_trial,
-				 t->base_rate, t->cfg.unit, t->n_before);
+			snprintf(why, whylen, "trying it with %d workers (base %.0f %s at %d)",
+				 t->n_trial, t->base_rate, t->cfg.unit, t->n_before);
 		else
 			snprintf(why, whylen, "trying it (base %.0f %s)", t->base_rate, t->cfg.unit);
 		return TRIAL_ACT_TRY;
@@ -148,7 +150,7 @@ enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weigh
 		}
 		if (!active)
 			return abandon(t, n_out, why, whylen, "the work ended first");
-		if (weight <= 0)	/* e.g. a sorted batch still being read */
+		if (weight <= 0) /* e.g. a sorted batch still being read */
 			return TRIAL_ACT_NONE;
 		add_tick(t, rate, weight, busy_workers);
 		if (t->ticks < TRIAL_WINDOW)
@@ -160,17 +162,20 @@ enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weigh
 		if (!ctl_trial_moves_workers(t) && t->base_busy > 0 && trial_busy > 0 &&
 		    (trial_busy > 1.25 * t->base_busy || t->base_busy > 1.25 * trial_busy)) {
 			char reason[96];
-			snprintf(reason, sizeof reason, "%.1f busy workers in the base, %.1f in the trial",
-				 t->base_busy, trial_busy);
+			snprintf(reason, sizeof reason,
+				 "%.1f busy workers in the base, %.1f in the trial", t->base_busy,
+				 trial_busy);
 			return abandon(t, n_out, why, whylen, reason);
 		}
 		double r = t->x / t->w;
 		double gain = t->base_rate > 0 ? r / t->base_rate - 1 : 0;
 		bool win = gain > 2 * t->cfg.band && t->tick_min > t->base_max;
 		snprintf(why, whylen, "%s: %s %+.0f%% (%.0f -> %.0f %s, %d -> %d workers)%s",
-			 win ? "on" : "off", t->cfg.measure, 100 * gain, t->base_rate, r, t->cfg.unit,
-			 t->n_before, n,
-			 win ? "" : gain > 2 * t->cfg.band ? ", not in every tick" : "");
+			 win ? "on" : "off", t->cfg.measure, 100 * gain, t->base_rate, r,
+			 t->cfg.unit, t->n_before, n,
+			 win			? "" :
+			 gain > 2 * t->cfg.band ? ", not in every tick" :
+						  "");
 		if (win) {
 			t->st = TRIAL_ON;
 			*n_out = n;
@@ -182,8 +187,7 @@ enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weigh
 	}
 	case TRIAL_FIXED:
 	case TRIAL_ON:
-	case TRIAL_OFF:
-		break;
+	case TRIAL_OFF: break;
 	}
 	return TRIAL_ACT_NONE;
 }

@@ -24,51 +24,51 @@
 #include "ctl/policy.h"
 
 enum ctl_trial_state {
-	TRIAL_FIXED,	/* the filesystem type decides, or the user pinned it */
-	TRIAL_UNTRIED,	/* waiting for work the switch applies to */
-	TRIAL_BASE,	/* measuring with the switch off */
-	TRIAL_TRIAL,	/* measuring with the switch on */
-	TRIAL_ON,	/* decided (or from the profile) */
+	TRIAL_FIXED,   /* the filesystem type decides, or the user pinned it */
+	TRIAL_UNTRIED, /* waiting for work the switch applies to */
+	TRIAL_BASE,    /* measuring with the switch off */
+	TRIAL_TRIAL,   /* measuring with the switch on */
+	TRIAL_ON,      /* decided (or from the profile) */
 	TRIAL_OFF,
 };
 
 enum ctl_trial_act {
 	TRIAL_ACT_NONE,
-	TRIAL_ACT_TRY,		/* switch on, workers to *n */
-	TRIAL_ACT_KEEP,		/* decided on: keep the switch and the workers */
-	TRIAL_ACT_DROP,		/* decided off: switch off, workers back to *n */
-	TRIAL_ACT_ABANDON,	/* the work ended first, or the sides were not
+	TRIAL_ACT_TRY,	   /* switch on, workers to *n */
+	TRIAL_ACT_KEEP,	   /* decided on: keep the switch and the workers */
+	TRIAL_ACT_DROP,	   /* decided off: switch off, workers back to *n */
+	TRIAL_ACT_ABANDON, /* the work ended first, or the sides were not
 				 * comparable: off, *n, untried (after
 				 * TRIAL_MAX_ABANDON, or TRIAL_MAX_WAIT ticks
 				 * without a measure: not tried again this run) */
 };
 
-#define TRIAL_WINDOW 2		/* measured ticks on each side */
-#define TRIAL_MAX_WAIT 100	/* ticks in a row with nothing measured: give up */
-#define TRIAL_MAX_ABANDON 3	/* abandoned trials in one run: give up */
+#define TRIAL_WINDOW 2	    /* measured ticks on each side */
+#define TRIAL_MAX_WAIT 100  /* ticks in a row with nothing measured: give up */
+#define TRIAL_MAX_ABANDON 3 /* abandoned trials in one run: give up */
 
 struct ctl_trial_cfg {
-	double band;		/* the policy's noise band (ctl_policy_cfg) */
-	int cap;		/* worker cap */
-	int min_workers;	/* the switch needs this many workers (sharing: 2);
+	double band;	     /* the policy's noise band (ctl_policy_cfg) */
+	int cap;	     /* worker cap */
+	int min_workers;     /* the switch needs this many workers (sharing: 2);
 				 * at most 1: the switch leaves the count alone, and
 				 * the two sides must have run as many busy workers */
-	bool need_helper;	/* start only where a worker would be free */
-	const char *measure;	/* what the rate is, for WHY: "throughput" */
-	const char *unit;	/* "entries/s" */
+	bool need_helper;    /* start only where a worker would be free */
+	const char *measure; /* what the rate is, for WHY: "throughput" */
+	const char *unit;    /* "entries/s" */
 };
 
 struct ctl_trial {
 	struct ctl_trial_cfg cfg;
 	enum ctl_trial_state st;
-	int ticks;		/* measured ticks in this phase */
-	bool handover;		/* the trial's first tick (not measured) */
-	double x, w;		/* the phase's measure: sum of rate * weight, weight */
-	double bw;		/* busy workers * weight (-1: unknown) */
-	int waited;		/* ticks in a row with nothing measured */
-	int abandons;		/* trials abandoned in this run */
+	int ticks;     /* measured ticks in this phase */
+	bool handover; /* the trial's first tick (not measured) */
+	double x, w;   /* the phase's measure: sum of rate * weight, weight */
+	double bw;     /* busy workers * weight (-1: unknown) */
+	int waited;    /* ticks in a row with nothing measured */
+	int abandons;  /* trials abandoned in this run */
 	double base_busy;
-	double tick_min, tick_max;	/* slowest / fastest tick rate of the phase */
+	double tick_min, tick_max; /* slowest / fastest tick rate of the phase */
 	double base_rate, base_max;
 	int n_before, n_trial;
 };
@@ -86,7 +86,8 @@ void ctl_trial_init(struct ctl_trial *t, const struct ctl_trial_cfg *cfg, bool f
  *   N             active workers
  * Returns the action, with *N_OUT and WHY filled for every action but NONE. */
 enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weight, double busy,
-				  bool asked, bool active, int n, int *n_out, char *why, size_t whylen);
+				  bool asked, bool active, int n, int *n_out, char *why,
+				  size_t whylen);
 /* Whether the switch moves the worker count (then the policy restarts after
  * the trial). */
 bool ctl_trial_moves_workers(const struct ctl_trial *t);

@@ -35,8 +35,7 @@ void build_path(struct worker *w, struct strbuf *sb, struct dnode *n, const char
 	}
 }
 
-static void report(struct worker *w, struct dnode *dir, const char *leaf, const char *what,
-		   int err)
+static void report(struct worker *w, struct dnode *dir, const char *leaf, const char *what, int err)
 {
 	build_path(w, &w->path, dir, leaf);
 	sb_reset(&w->msg);

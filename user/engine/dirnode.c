@@ -94,7 +94,7 @@ static void batch_close_later(struct fd_batch *b, int fd)
 	if (b->n < (int)(sizeof b->fd / sizeof b->fd[0]))
 		b->fd[b->n++] = fd;
 	else
-		close(fd);	/* rare: the budget shrank, or pinned fds beyond it came back */
+		close(fd); /* rare: the budget shrank, or pinned fds beyond it came back */
 }
 
 static void batch_close(struct fd_batch *b)
@@ -199,8 +199,8 @@ int fdc_openat_evicting(struct fdcache *c, int dirfd, const char *name, int flag
 }
 
 /* Open NAME in DIRFD as a directory and check it is the one we recorded. */
-static int open_verified(struct fdcache *c, int dirfd, const char *name,
-			 const struct dnode *expect, int *err)
+static int open_verified(struct fdcache *c, int dirfd, const char *name, const struct dnode *expect,
+			 int *err)
 {
 	int fd = fdc_openat(c, dirfd, name, DIR_OPEN_FLAGS);
 	if (fd < 0) {

@@ -28,26 +28,26 @@
 #include <sys/types.h>
 
 enum {
-	DN_ANCHOR = 1u << 0,	/* the operand's parent: a borrowed fd, never closed */
-	DN_FAILED = 1u << 1,	/* something below could not be removed: skip rmdir */
-	DN_SORT = 1u << 2,	/* read this directory in inode-sorted batches */
-	DN_SHARE = 1u << 3,	/* its filesystem gains from several unlinkers per directory */
-	DN_REVERSE = 1u << 4,	/* unlink each getdents64 batch last-first */
-	DN_SIZE_BOUND = 1u << 5,	/* st_size bounds the entries (ext2/3/4) */
-	DN_SHARE_ASK = 1u << 6,	/* no one measured sharing on this filesystem type:
+	DN_ANCHOR = 1u << 0,	 /* the operand's parent: a borrowed fd, never closed */
+	DN_FAILED = 1u << 1,	 /* something below could not be removed: skip rmdir */
+	DN_SORT = 1u << 2,	 /* read this directory in inode-sorted batches */
+	DN_SHARE = 1u << 3,	 /* its filesystem gains from several unlinkers per directory */
+	DN_REVERSE = 1u << 4,	 /* unlink each getdents64 batch last-first */
+	DN_SIZE_BOUND = 1u << 5, /* st_size bounds the entries (ext2/3/4) */
+	DN_SHARE_ASK = 1u << 6,	 /* no one measured sharing on this filesystem type:
 				 * the controller tries it (knobs.share_unknown) */
-	DN_SORT_ASK = 1u << 7,	/* no one measured inode order on this filesystem type:
+	DN_SORT_ASK = 1u << 7,	 /* no one measured inode order on this filesystem type:
 				 * the controller tries it (knobs.sort_unknown) */
 };
 
 struct dnode {
 	struct dnode *parent;
-	struct dnode *lru_prev, *lru_next;	/* open and unpinned: in the LRU */
-	_Atomic int refs;		/* 1 for the scan + 1 per unfinished child dir */
+	struct dnode *lru_prev, *lru_next; /* open and unpinned: in the LRU */
+	_Atomic int refs;		   /* 1 for the scan + 1 per unfinished child dir */
 	_Atomic unsigned flags;
-	_Atomic uint32_t progress;	/* entries removed in the current pass */
-	int fd;				/* -1 when closed; guarded by the cache lock */
-	int pins;			/* users of fd right now; guarded by the cache lock */
+	_Atomic uint32_t progress; /* entries removed in the current pass */
+	int fd;			   /* -1 when closed; guarded by the cache lock */
+	int pins;		   /* users of fd right now; guarded by the cache lock */
 	dev_t dev;
 	ino_t ino;
 	uint16_t retries;
@@ -57,10 +57,10 @@ struct dnode {
 
 struct fdcache {
 	pthread_mutex_t lock;
-	struct dnode lru;		/* sentinel: lru.lru_next is most recent */
-	unsigned budget;		/* open fds allowed (pinned ones may exceed it) */
-	unsigned open;			/* fds currently open */
-	_Atomic uint64_t reopens;	/* directories re-opened after eviction */
+	struct dnode lru;	  /* sentinel: lru.lru_next is most recent */
+	unsigned budget;	  /* open fds allowed (pinned ones may exceed it) */
+	unsigned open;		  /* fds currently open */
+	_Atomic uint64_t reopens; /* directories re-opened after eviction */
 	_Atomic uint64_t evictions;
 };
 
@@ -97,7 +97,7 @@ int fdc_openat_evicting(struct fdcache *c, int dirfd, const char *name, int flag
 
 /* openat() for directories that, on EMFILE, closes cached fds and retries.
  * -1 and errno on failure. Inline: the syscall belongs in the caller's loop
- * (user/rawsys.h). */
+ * (user/engine/rawsys.h). */
 static inline int fdc_openat(struct fdcache *c, int dirfd, const char *name, int flags)
 {
 	int fd = sys_openat(dirfd, name, flags);

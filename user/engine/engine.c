@@ -1,12 +1,12 @@
-#include "engine/engine_int.h"
 #include "engine/dirnode.h"
+#include "engine/engine_int.h"
 #include "engine/fsinfo.h"
+#include "engine/rawsys.h"
+#include "lib/clock.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
-#include "engine/rawsys.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
-#include "lib/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -44,12 +44,12 @@ struct sort_ent {
 struct chunk {
 	struct dnode *d;
 	uint32_t n;
-	uint8_t big_mode;		/* enum big_mode of its unlinks */
+	uint8_t big_mode; /* enum big_mode of its unlinks */
 	struct sort_ent ents[];
 };
 
-#define UNLINK_SAMPLE 8		/* time one unlinkat in 8 (a power of two) */
-#define CHUNK_MIN 256		/* entries: below this a hand-off costs more than it saves */
+#define UNLINK_SAMPLE 8 /* time one unlinkat in 8 (a power of two) */
+#define CHUNK_MIN 256	/* entries: below this a hand-off costs more than it saves */
 /* getdents64 bytes that hold two chunks' worth of entries (24 bytes or more each) */
 #define SHAREABLE_BYTES (2 * CHUNK_MIN * 24)
 
@@ -57,9 +57,9 @@ struct chunk {
  * directory (past the sort threshold) where inode order is untried. */
 enum big_mode {
 	BIG_NONE,
-	BIG_PLAIN,		/* readdir order, between reads: sort_asks */
-	BIG_BATCH,		/* a whole batch in readdir order: sort_asks, batch_unlink_* */
-	BIG_SORTED,		/* a sorted batch: sorted_work, sorted_unlink_* */
+	BIG_PLAIN,  /* readdir order, between reads: sort_asks */
+	BIG_BATCH,  /* a whole batch in readdir order: sort_asks, batch_unlink_* */
+	BIG_SORTED, /* a sorted batch: sorted_work, sorted_unlink_* */
 };
 
 static void mark_failed(struct dnode *n)
@@ -198,7 +198,7 @@ static void flush_newdirs(struct worker *w)
  * Inlined at the end of scan_dir, where most directories are removed; the
  * other callers share one out-of-line copy (node_release). */
 static inline __attribute__((always_inline)) void node_release_inline(struct worker *w,
-								     struct dnode *d)
+								      struct dnode *d)
 {
 	struct engine *e = w->e;
 	while (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) == 1) {
@@ -208,7 +208,7 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 			return;
 		}
 		if (e->stop)
-			return;	/* abandoned: the process is about to exit */
+			return; /* abandoned: the process is about to exit */
 		unsigned flags = atomic_load(&d->flags);
 		if (flags & DN_FAILED) {
 			/* something inside stays: the ancestors stay too, silently */
@@ -237,8 +237,8 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 				verbose_removed(w, d, NULL, true);
 		} else {
 			err = -r;
-			if ((err == ENOTEMPTY || err == EEXIST) &&
-			    atomic_load(&d->progress) > 0 && d->retries < e->cfg.max_retries) {
+			if ((err == ENOTEMPTY || err == EEXIST) && atomic_load(&d->progress) > 0 &&
+			    d->retries < e->cfg.max_retries) {
 				/* Refilled while we deleted it. Scan again, but only
 				 * while each pass makes progress. */
 				d->retries++;
@@ -278,9 +278,7 @@ static void big_unlink_timed(struct worker *w, uint64_t ns)
 {
 	struct trial_stats *s = &w->st->trial;
 	switch (w->big_mode) {
-	case BIG_PLAIN:
-		stat_add(&s->sort_asks, 1);
-		break;
+	case BIG_PLAIN: stat_add(&s->sort_asks, 1); break;
 	case BIG_BATCH:
 		stat_add(&s->sort_asks, 1);
 		stat_add(&s->batch_unlink_ns, ns);
@@ -296,9 +294,9 @@ static void big_unlink_timed(struct worker *w, uint64_t ns)
 
 /* A plain unlink, timed one call in UNLINK_SAMPLE: the controller wants the
  * mean unlinkat time, and sampling gives it at a fraction of the clock reads.
- * Returns 0 or -errno. Inline, with the syscall itself (user/rawsys.h). */
+ * Returns 0 or -errno. Inline, with the syscall itself (user/engine/rawsys.h). */
 static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, int fd,
-								const char *name)
+							      const char *name)
 {
 	bool timed = (w->unlink_seq++ & (UNLINK_SAMPLE - 1)) == 0;
 	uint64_t t0 = timed ? now_ns() : 0;
@@ -315,7 +313,7 @@ static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, 
 }
 
 static inline __attribute__((always_inline)) void file_removed(struct worker *w, struct dnode *d,
-								 const char *name)
+							       const char *name)
 {
 	stat_add(&w->st->files, 1);
 	atomic_fetch_add_explicit(&d->progress, 1, memory_order_relaxed);
@@ -381,8 +379,8 @@ static __attribute__((noinline)) bool not_a_directory(struct worker *w, struct d
 /* Remove one entry of D (open as FD). Subdirectories become tasks; files
  * are unlinked here, the syscall inline in the caller's loop. */
 static inline __attribute__((always_inline)) void remove_entry(struct worker *w, struct dnode *d,
-								int fd, const char *name,
-								unsigned char type)
+							       int fd, const char *name,
+							       unsigned char type)
 {
 	if ((type == DT_DIR || type == DT_UNKNOWN) && !not_a_directory(w, d, fd, name, type))
 		return;
@@ -405,28 +403,28 @@ static bool want_reverse(struct engine *e, struct dnode *d);
 /* How the entries of one getdents64 read are consumed, decided before the
  * read (choose_mode). */
 struct scan_mode {
-	bool sort;		/* batches past the threshold go in inode order */
-	bool base_batch;	/* whole batches in readdir order: the sort trial's base */
-	bool batching;		/* entries are batched (sorted, base or shared), not
+	bool sort;	 /* batches past the threshold go in inode order */
+	bool base_batch; /* whole batches in readdir order: the sort trial's base */
+	bool batching;	 /* entries are batched (sorted, base or shared), not
 				 * unlinked as they are read */
-	bool reverse;		/* unbatched entries go last-first (per directory) */
-	bool timed;		/* time the read, for reader_slice */
+	bool reverse;	 /* unbatched entries go last-first (per directory) */
+	bool timed;	 /* time the read, for reader_slice */
 };
 
 /* One directory being read: what scan_dir's steps share. */
 struct scan {
 	struct dnode *d;
 	int fd;
-	uint64_t dir_size;	/* st_size, for want_sort */
-	unsigned batch;		/* sort_batch: entries read and sorted at a time */
-	unsigned threshold;	/* sort_threshold */
-	bool ask_sort;		/* inode order untried (DN_SORT_ASK): the sort
+	uint64_t dir_size;  /* st_size, for want_sort */
+	unsigned batch;	    /* sort_batch: entries read and sorted at a time */
+	unsigned threshold; /* sort_threshold */
+	bool ask_sort;	    /* inode order untried (DN_SORT_ASK): the sort
 				 * trial switches it mid-directory */
-	bool read_any;		/* a read succeeded: a failure now is a traversal's */
-	bool big;		/* the last read could fill a split (reader_slice) */
-	bool dir_past;		/* the last read began past the sort threshold,
+	bool read_any;	    /* a read succeeded: a failure now is a traversal's */
+	bool big;	    /* the last read could fill a split (reader_slice) */
+	bool dir_past;	    /* the last read began past the sort threshold,
 				 * where inode order is untried */
-	uint64_t nread;		/* entries read so far */
+	uint64_t nread;	    /* entries read so far */
 	struct scan_mode mode;
 };
 
@@ -482,10 +480,11 @@ static void flush_batch(struct worker *w, const struct scan *s)
 	if (sorted)
 		qsort(w->ents, n, sizeof(*w->ents), cmp_ino);
 	bool ask = atomic_load_explicit(&d->flags, memory_order_relaxed) & DN_SORT_ASK;
-	w->big_mode = !ask	       ? BIG_NONE :
-		      sorted	       ? BIG_SORTED :
+	w->big_mode = !ask				  ? BIG_NONE :
+		      sorted				  ? BIG_SORTED :
 		      s->mode.base_batch && n > threshold ? BIG_BATCH :
-		      !sort && s->dir_past ? BIG_PLAIN : BIG_NONE;
+		      !sort && s->dir_past		  ? BIG_PLAIN :
+							    BIG_NONE;
 
 	unsigned share = dir_share(e, d);
 	if (share > 1 && n >= 2 * CHUNK_MIN) {
@@ -593,8 +592,8 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 	struct dnode *p = d->parent;
 	unsigned flags;
 	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev) {
-		flags = atomic_load(&p->flags) &
-			(DN_SORT | DN_SORT_ASK | DN_SHARE | DN_SHARE_ASK | DN_REVERSE | DN_SIZE_BOUND);
+		flags = atomic_load(&p->flags) & (DN_SORT | DN_SORT_ASK | DN_SHARE | DN_SHARE_ASK |
+						  DN_REVERSE | DN_SIZE_BOUND);
 	} else {
 		uint64_t type = fsinfo_type(fd);
 		flags = (fsinfo_type_sort_pays(type) ? DN_SORT : 0) |
@@ -647,10 +646,10 @@ static unsigned dir_share(struct engine *e, struct dnode *d)
 {
 	unsigned share = atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed);
 	if (share == DIR_SHARE_AUTO)
-		share = shares(e, atomic_load_explicit(&d->flags, memory_order_relaxed))
-			? (unsigned)atomic_load_explicit(&e->knobs.active_threads,
-							 memory_order_relaxed)
-			: 1;
+		share = shares(e, atomic_load_explicit(&d->flags, memory_order_relaxed)) ?
+				(unsigned)atomic_load_explicit(&e->knobs.active_threads,
+							       memory_order_relaxed) :
+				1;
 	return share;
 }
 
@@ -664,8 +663,7 @@ static __attribute__((noinline)) void dir_failed(struct worker *w, struct dnode 
 
 /* Opening directory D (in its parent PFD, held) failed with ERR. Remove it
  * another way where GNU rm would, then finish D without an rmdir. */
-static __attribute__((noinline)) void open_failed(struct worker *w, struct dnode *d, int pfd,
-						  int err)
+static __attribute__((noinline)) void open_failed(struct worker *w, struct dnode *d, int pfd, int err)
 {
 	struct engine *e = w->e;
 	bool gone = false;
@@ -798,7 +796,8 @@ static struct scan_mode choose_mode(struct worker *w, struct scan *s)
 	struct scan_mode m = s->mode;
 	if (s->ask_sort) {
 		m.sort = want_sort(e, s->d, s->dir_size);
-		m.base_batch = !m.sort && atomic_load_explicit(&e->knobs.sort_base, memory_order_relaxed);
+		m.base_batch = !m.sort &&
+			       atomic_load_explicit(&e->knobs.sort_base, memory_order_relaxed);
 		if ((m.sort != s->mode.sort || m.base_batch != s->mode.base_batch) && w->n_ents)
 			flush_batch(w, s);
 	}
@@ -857,13 +856,15 @@ static void count_trials(struct worker *w, struct scan *s)
 		if (shares(e, fl))
 			stat_add(&w->st->trial.shareable, 1);
 		else if ((fl & DN_SHARE_ASK) &&
-			 atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed) == DIR_SHARE_AUTO)
+			 atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed) ==
+				 DIR_SHARE_AUTO)
 			stat_add(&w->st->trial.share_asks, 1);
 	}
 	if (s->ask_sort) {
 		s->dir_past = s->nread > s->threshold;
 		if (s->dir_past)
-			stat_add(s->mode.sort ? &w->st->trial.sorted_work : &w->st->trial.sort_asks, 1);
+			stat_add(s->mode.sort ? &w->st->trial.sorted_work : &w->st->trial.sort_asks,
+				 1);
 		w->big_mode = s->dir_past && !s->mode.batching ? BIG_PLAIN : BIG_NONE;
 	}
 }
@@ -871,8 +872,8 @@ static void count_trials(struct worker *w, struct scan *s)
 /* Dispatch the N bytes of entries read: each unlinked at once (last-first
  * where that pays), or batched for flush_batch. always_inline: the unlinkat
  * must be issued in this loop itself (rawsys.h). */
-static inline __attribute__((always_inline)) void consume_batch(struct worker *w,
-								  struct scan *s, long n)
+static inline __attribute__((always_inline)) void consume_batch(struct worker *w, struct scan *s,
+								long n)
 {
 	struct engine *e = w->e;
 	struct dnode *d = s->d;
@@ -965,8 +966,8 @@ uint64_t engine_waited_ns(struct engine *e)
 	return ns;
 }
 
-bool engine_remove_tree(struct engine *e, int dirfd, const char *name,
-			const char *display, dev_t root_dev)
+bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
+			dev_t root_dev)
 {
 	struct stat st;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)

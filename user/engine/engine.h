@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 enum sort_policy {
-	SORT_AUTO = 0,		/* by filesystem type: ext2/3/4, btrfs, reiserfs */
+	SORT_AUTO = 0, /* by filesystem type: ext2/3/4, btrfs, reiserfs */
 	SORT_NEVER,
 	SORT_ALWAYS,
 };
@@ -27,44 +27,44 @@ enum sort_policy {
 #define DIR_SHARE_AUTO 0u
 
 struct engine_knobs {
-	_Atomic int active_threads;	/* workers allowed to run (1..max_threads) */
-	_Atomic int sort_policy;	/* enum sort_policy */
-	_Atomic unsigned sort_threshold;	/* sort a batch only above this many entries */
-	_Atomic unsigned sort_batch;	/* entries read and sorted at a time */
-	_Atomic unsigned getdents_size;	/* bytes per getdents64 call */
-	_Atomic unsigned dir_share;	/* workers that may unlink inside one directory
+	_Atomic int active_threads;	 /* workers allowed to run (1..max_threads) */
+	_Atomic int sort_policy;	 /* enum sort_policy */
+	_Atomic unsigned sort_threshold; /* sort a batch only above this many entries */
+	_Atomic unsigned sort_batch;	 /* entries read and sorted at a time */
+	_Atomic unsigned getdents_size;	 /* bytes per getdents64 call */
+	_Atomic unsigned dir_share;	 /* workers that may unlink inside one directory
 					 * at once (1: one worker per directory;
 					 * DIR_SHARE_AUTO: all active workers where the
 					 * filesystem type says it pays, else 1) */
-	_Atomic bool share_unknown;	/* DIR_SHARE_AUTO on a type nobody measured
+	_Atomic bool share_unknown;	 /* DIR_SHARE_AUTO on a type nobody measured
 					 * (DN_SHARE_ASK): share; the controller's trial */
-	_Atomic bool sort_unknown;	/* SORT_AUTO on a type nobody measured
+	_Atomic bool sort_unknown;	 /* SORT_AUTO on a type nobody measured
 					 * (DN_SORT_ASK): sort; the controller's trial */
-	_Atomic bool sort_base;		/* there, read big directories in whole
+	_Atomic bool sort_base;		 /* there, read big directories in whole
 					 * batches but unlink them in readdir order:
 					 * the trial's base, so that it compares the
 					 * order and nothing else */
-	_Atomic int reverse_policy;	/* unlink each getdents64 batch last-first:
+	_Atomic int reverse_policy;	 /* unlink each getdents64 batch last-first:
 					 * enum sort_policy's AUTO (by filesystem
 					 * type), NEVER or ALWAYS */
 };
 
 struct engine_config {
-	int max_threads;	/* worker slots (threads start when first made
+	int max_threads;      /* worker slots (threads start when first made
 				 * active); active_threads ≤ this */
-	bool force;		/* -f: missing files are not errors */
-	bool verbose;		/* -v: "removed 'x'" on stdout */
-	bool one_file_system;	/* do not descend into other mounts */
-	unsigned fd_budget;	/* directory fds kept open at most (0: from RLIMIT_NOFILE) */
-	unsigned max_retries;	/* rescans of a directory refilled while we delete it */
+	bool force;	      /* -f: missing files are not errors */
+	bool verbose;	      /* -v: "removed 'x'" on stdout */
+	bool one_file_system; /* do not descend into other mounts */
+	unsigned fd_budget;   /* directory fds kept open at most (0: from RLIMIT_NOFILE) */
+	unsigned max_retries; /* rescans of a directory refilled while we delete it */
 };
 
 /* Counters that exist only for the controller's trials (dir_share and inode
  * order where the filesystem type is unmeasured): the experiment's
  * measures, not the engine's. Same writers and readers as worker_stats. */
 struct trial_stats {
-	_Atomic uint64_t shareable;	/* reads big enough to split among workers (DN_SHARE) */
-	_Atomic uint64_t share_asks;	/* such reads where sharing is untried (DN_SHARE_ASK, off) */
+	_Atomic uint64_t shareable;  /* reads big enough to split among workers (DN_SHARE) */
+	_Atomic uint64_t share_asks; /* such reads where sharing is untried (DN_SHARE_ASK, off) */
 	/* Big directories (past the sort threshold) where inode order is
 	 * untried (DN_SORT_ASK): reads and timed unlinks of them in readdir
 	 * order (sort_asks) and in sorted batches (sorted_work); the time of
@@ -79,15 +79,15 @@ struct trial_stats {
 /* Per-worker counters. Written only by their worker (relaxed atomics), read
  * by the progress line, --stats and the controller at any time. */
 struct worker_stats {
-	_Atomic uint64_t files;		/* non-directories removed */
-	_Atomic uint64_t dirs;		/* directories removed */
-	_Atomic uint64_t errors;	/* diagnostics printed */
-	_Atomic uint64_t syscalls;	/* syscalls issued by the worker */
+	_Atomic uint64_t files;	   /* non-directories removed */
+	_Atomic uint64_t dirs;	   /* directories removed */
+	_Atomic uint64_t errors;   /* diagnostics printed */
+	_Atomic uint64_t syscalls; /* syscalls issued by the worker */
 	_Atomic uint64_t getdents_calls;
 	_Atomic uint64_t getdents_bytes;
-	_Atomic uint64_t unlink_ns;	/* wall time inside the timed unlinkat calls */
-	_Atomic uint64_t unlink_calls;	/* unlinkat calls timed (a sample, 1 in 8) */
-	_Atomic uint64_t busy_ns;	/* time spent running tasks (not parked/idle) */
+	_Atomic uint64_t unlink_ns;    /* wall time inside the timed unlinkat calls */
+	_Atomic uint64_t unlink_calls; /* unlinkat calls timed (a sample, 1 in 8) */
+	_Atomic uint64_t busy_ns;      /* time spent running tasks (not parked/idle) */
 	struct trial_stats trial;
 } __attribute__((aligned(64)));
 
@@ -120,8 +120,8 @@ void engine_set_active(struct engine *e, int n);
  * user spelled it, used for messages. Blocks until the tree is gone or failed
  * or the engine was stopped. Returns true if everything, the top directory
  * included, was removed. */
-bool engine_remove_tree(struct engine *e, int dirfd, const char *name,
-			const char *display, dev_t root_dev);
+bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
+			dev_t root_dev);
 
 /* Ask the workers to stop as soon as possible (async-signal-safe). */
 void engine_request_stop(struct engine *e);

@@ -4,8 +4,8 @@
 #ifndef ADAPTRM_ENGINE_INT_H
 #define ADAPTRM_ENGINE_INT_H
 
-#include "engine/engine.h"
 #include "engine/dirnode.h"
+#include "engine/engine.h"
 #include "lib/strbuf.h"
 
 #include <pthread.h>
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TASK_CHUNK ((uintptr_t)1)	/* tag bit of a chunk on the task stack */
+#define TASK_CHUNK ((uintptr_t)1) /* tag bit of a chunk on the task stack */
 
 struct worker {
 	struct engine *e;
@@ -22,22 +22,22 @@ struct worker {
 	pthread_t thread;
 	_Atomic pid_t tid;
 	struct worker_stats *st;
-	char *dbuf;			/* getdents64 buffer, reused for every directory */
+	char *dbuf; /* getdents64 buffer, reused for every directory */
 	size_t dbuf_size;
 	const struct linux_dirent64 **rev; /* the buffer's entries, to walk last-first */
 	size_t cap_rev;
-	struct dnode **newdirs;		/* subdirectories found in the current buffer */
+	struct dnode **newdirs; /* subdirectories found in the current buffer */
 	size_t n_newdirs, cap_newdirs;
-	struct sort_ent *ents;		/* inode-sort batch */
+	struct sort_ent *ents; /* inode-sort batch */
 	size_t n_ents, cap_ents;
-	struct strbuf names;		/* arena for the batch's names */
-	struct strbuf msg;		/* message / -v line being built */
-	struct strbuf path;		/* path of the entry being reported */
-	struct dnode **chain;		/* scratch for building paths */
+	struct strbuf names;  /* arena for the batch's names */
+	struct strbuf msg;    /* message / -v line being built */
+	struct strbuf path;   /* path of the entry being reported */
+	struct dnode **chain; /* scratch for building paths */
 	size_t cap_chain;
 	bool joined;
-	unsigned unlink_seq;		/* unlinks so far, for sampling their time */
-	uint8_t big_mode;		/* enum big_mode of the unlinks being issued */
+	unsigned unlink_seq; /* unlinks so far, for sampling their time */
+	uint8_t big_mode;    /* enum big_mode of the unlinks being issued */
 	/* For splitting a shared directory so that the reader's next read
 	 * overlaps its helpers' work: the last getdents64 call's time, and
 	 * the cost of one entry in the reader's last slice (EWMA). */
@@ -47,27 +47,27 @@ struct worker {
 struct engine {
 	struct engine_config cfg;
 	struct engine_knobs knobs;
-	struct worker *workers;		/* max_threads slots */
-	atomic_int nstarted;		/* of which this many threads exist */
-	int spawn_err;			/* pthread_create failed: no more */
+	struct worker *workers; /* max_threads slots */
+	atomic_int nstarted;	/* of which this many threads exist */
+	int spawn_err;		/* pthread_create failed: no more */
 	struct worker_stats *stats;
 
 	pthread_mutex_t qlock;
-	pthread_cond_t work_cond;	/* active workers wait here for tasks */
-	pthread_cond_t park_cond;	/* workers beyond active_threads wait here */
-	pthread_cond_t done_cond;	/* the caller waits here for the tree */
-	uintptr_t *stack;		/* LIFO of tasks: a dnode to scan, or a chunk
+	pthread_cond_t work_cond; /* active workers wait here for tasks */
+	pthread_cond_t park_cond; /* workers beyond active_threads wait here */
+	pthread_cond_t done_cond; /* the caller waits here for the tree */
+	uintptr_t *stack;	  /* LIFO of tasks: a dnode to scan, or a chunk
 					 * (tagged). Depth-first keeps the frontier small. */
 	size_t qlen, qcap;
 	/* Time some task sat in the stack with no worker taking it, in waits
 	 * long enough for another worker to take it (WAIT_MIN_NS): the most
 	 * such a worker could have gained. Under qlock. */
 	uint64_t waited_ns, waiting_since;
-	int idle;			/* active workers waiting for work */
-	atomic_int in_chunk;		/* workers removing a chunk right now */
-	int seen_active;		/* active_threads as the workers last saw it */
+	int idle;	     /* active workers waiting for work */
+	atomic_int in_chunk; /* workers removing a chunk right now */
+	int seen_active;     /* active_threads as the workers last saw it */
 	bool shutdown;
-	atomic_int stop;		/* lock-free, so the signal handler may set it */
+	atomic_int stop; /* lock-free, so the signal handler may set it */
 
 	struct fdcache fdc;
 

@@ -6,19 +6,19 @@
 #include <stdlib.h>
 #include <sys/vfs.h>
 
-#define EXT4_MAGIC	0xEF53
-#define XFS_MAGIC	0x58465342
-#define BTRFS_MAGIC	0x9123683E
-#define TMPFS_MAGIC	0x01021994
-#define FUSE_MAGIC	0x65735546
-#define NFS_MAGIC	0x6969
-#define REISERFS_MAGIC	0x52654973
-#define OVERLAY_MAGIC	0x794c7630
-#define ZFS_MAGIC	0x2fc12fc1
-#define CIFS_MAGIC	0xFF534D42
-#define SMB2_MAGIC	0xFE534D42
-#define F2FS_MAGIC	0xF2F52010
-#define RAMFS_MAGIC	0x858458f6
+#define EXT4_MAGIC 0xEF53
+#define XFS_MAGIC 0x58465342
+#define BTRFS_MAGIC 0x9123683E
+#define TMPFS_MAGIC 0x01021994
+#define FUSE_MAGIC 0x65735546
+#define NFS_MAGIC 0x6969
+#define REISERFS_MAGIC 0x52654973
+#define OVERLAY_MAGIC 0x794c7630
+#define ZFS_MAGIC 0x2fc12fc1
+#define CIFS_MAGIC 0xFF534D42
+#define SMB2_MAGIC 0xFE534D42
+#define F2FS_MAGIC 0xF2F52010
+#define RAMFS_MAGIC 0x858458f6
 
 uint64_t fsinfo_type(int fd)
 {
@@ -40,7 +40,8 @@ const char *fsinfo_name(uint64_t t, char buf[24])
 	case REISERFS_MAGIC: return "reiserfs";
 	case OVERLAY_MAGIC: return "overlay";
 	case ZFS_MAGIC: return "zfs";
-	case CIFS_MAGIC: case SMB2_MAGIC: return "cifs";
+	case CIFS_MAGIC:
+	case SMB2_MAGIC: return "cifs";
 	case F2FS_MAGIC: return "f2fs";
 	case RAMFS_MAGIC: return "ramfs";
 	}

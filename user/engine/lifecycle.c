@@ -1,10 +1,10 @@
 /* The engine's life cycle: creating it, its workers' threads (started when
  * first wanted), steering and stopping them, and the counters' sums. */
-#include "engine/engine_int.h"
 #include "engine/dirnode.h"
+#include "engine/engine_int.h"
+#include "lib/env.h"
 #include "lib/msg.h"
 #include "lib/xalloc.h"
-#include "lib/env.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -108,7 +108,7 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	if (got < 1)
 		die(e->spawn_err, "cannot create worker thread");
 	if (got < initial_threads) {
-		pthread_mutex_lock(&e->qlock);	/* the workers read seen_active under it */
+		pthread_mutex_lock(&e->qlock); /* the workers read seen_active under it */
 		atomic_store(&e->knobs.active_threads, got);
 		e->seen_active = got;
 		pthread_mutex_unlock(&e->qlock);
@@ -157,9 +157,18 @@ void engine_destroy(struct engine *e)
 	free(e);
 }
 
-struct engine_knobs *engine_knobs(struct engine *e) { return &e->knobs; }
-int engine_max_threads(const struct engine *e) { return e->cfg.max_threads; }
-pid_t engine_worker_tid(const struct engine *e, int i) { return atomic_load(&e->workers[i].tid); }
+struct engine_knobs *engine_knobs(struct engine *e)
+{
+	return &e->knobs;
+}
+int engine_max_threads(const struct engine *e)
+{
+	return e->cfg.max_threads;
+}
+pid_t engine_worker_tid(const struct engine *e, int i)
+{
+	return atomic_load(&e->workers[i].tid);
+}
 
 void engine_set_active(struct engine *e, int n)
 {
@@ -176,7 +185,10 @@ void engine_set_active(struct engine *e, int n)
 	pthread_cond_broadcast(&e->work_cond);
 	pthread_mutex_unlock(&e->qlock);
 }
-const struct worker_stats *engine_worker_stats(const struct engine *e, int i) { return &e->stats[i]; }
+const struct worker_stats *engine_worker_stats(const struct engine *e, int i)
+{
+	return &e->stats[i];
+}
 
 void engine_set_tick(struct engine *e, engine_tick_fn fn, void *arg)
 {
@@ -186,7 +198,7 @@ void engine_set_tick(struct engine *e, engine_tick_fn fn, void *arg)
 
 void engine_request_stop(struct engine *e)
 {
-	e->stop = 1;	/* async-signal-safe; waiters notice within one tick */
+	e->stop = 1; /* async-signal-safe; waiters notice within one tick */
 }
 
 bool engine_stopping(const struct engine *e)
@@ -202,7 +214,7 @@ bool engine_join_stopped(struct engine *e, unsigned timeout_ms)
 	pthread_cond_broadcast(&e->park_cond);
 	pthread_mutex_unlock(&e->qlock);
 	struct timespec dl;
-	clock_gettime(CLOCK_REALTIME, &dl);	/* pthread_timedjoin_np's clock */
+	clock_gettime(CLOCK_REALTIME, &dl); /* pthread_timedjoin_np's clock */
 	dl.tv_sec += timeout_ms / 1000;
 	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
 	if (dl.tv_nsec >= 1000000000) {
@@ -226,12 +238,23 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 	for (int i = 0; i < e->cfg.max_threads; i++) {
 		const struct worker_stats *s = &e->stats[i];
 #define SUM(f) t->f += atomic_load_explicit(&s->f, memory_order_relaxed)
-		SUM(files); SUM(dirs); SUM(errors); SUM(syscalls);
-		SUM(getdents_calls); SUM(getdents_bytes); SUM(unlink_ns);
-		SUM(unlink_calls); SUM(busy_ns);
-		SUM(trial.shareable); SUM(trial.share_asks); SUM(trial.sort_asks);
-		SUM(trial.sorted_work); SUM(trial.batch_unlink_ns); SUM(trial.batch_unlink_calls);
-		SUM(trial.sorted_unlink_ns); SUM(trial.sorted_unlink_calls);
+		SUM(files);
+		SUM(dirs);
+		SUM(errors);
+		SUM(syscalls);
+		SUM(getdents_calls);
+		SUM(getdents_bytes);
+		SUM(unlink_ns);
+		SUM(unlink_calls);
+		SUM(busy_ns);
+		SUM(trial.shareable);
+		SUM(trial.share_asks);
+		SUM(trial.sort_asks);
+		SUM(trial.sorted_work);
+		SUM(trial.batch_unlink_ns);
+		SUM(trial.batch_unlink_calls);
+		SUM(trial.sorted_unlink_ns);
+		SUM(trial.sorted_unlink_calls);
 #undef SUM
 	}
 }

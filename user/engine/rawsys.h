@@ -63,7 +63,7 @@ static inline int sys_close(int fd)
 static inline int sys_fstat(int fd, struct stat *st)
 {
 #if ((defined(__x86_64__) && !defined(__ILP32__)) || defined(__aarch64__)) && \
-	!defined(__clang_analyzer__)	/* the analyzer cannot see asm fill *st */
+	!defined(__clang_analyzer__) /* the analyzer cannot see asm fill *st */
 	return (int)rawsys3(SYS_fstat, fd, (long)st, 0);
 #else
 	return fstat(fd, st) == 0 ? 0 : -errno;

@@ -33,7 +33,7 @@ static void put_string(FILE *f, const char *s)
 			if (*p < 0x20)
 				fprintf(f, "\\u%04x", *p);
 			else
-				fputc(*p, f);	/* UTF-8 passes through */
+				fputc(*p, f); /* UTF-8 passes through */
 		}
 	}
 	fputc('"', f);
@@ -68,9 +68,18 @@ static void open_(struct json_writer *w, const char *key, char c, bool compact)
 	}
 }
 
-void jw_object(struct json_writer *w, const char *key) { open_(w, key, '{', false); }
-void jw_array(struct json_writer *w, const char *key) { open_(w, key, '[', false); }
-void jw_array_compact(struct json_writer *w, const char *key) { open_(w, key, '[', true); }
+void jw_object(struct json_writer *w, const char *key)
+{
+	open_(w, key, '{', false);
+}
+void jw_array(struct json_writer *w, const char *key)
+{
+	open_(w, key, '[', false);
+}
+void jw_array_compact(struct json_writer *w, const char *key)
+{
+	open_(w, key, '[', true);
+}
 
 void jw_end(struct json_writer *w)
 {
@@ -171,7 +180,7 @@ static char *string(struct parser *ps)
 		fail(ps, "out of memory");
 		return NULL;
 	}
-	ps->p++;	/* opening quote */
+	ps->p++; /* opening quote */
 	while (*ps->p && *ps->p != '"') {
 		char c = *ps->p++;
 		unsigned cp = 0;
@@ -183,17 +192,26 @@ static char *string(struct parser *ps)
 			case 'r': c = '\r'; break;
 			case 'b': c = '\b'; break;
 			case 'f': c = '\f'; break;
-			case '"': case '\\': case '/': break;
+			case '"':
+			case '\\':
+			case '/': break;
 			case 'u':
 				for (int i = 0; i < 4; i++) {
 					char h = *ps->p++;
 					cp <<= 4;
-					if (h >= '0' && h <= '9') cp |= h - '0';
-					else if (h >= 'a' && h <= 'f') cp |= h - 'a' + 10;
-					else if (h >= 'A' && h <= 'F') cp |= h - 'A' + 10;
-					else { fail(ps, "bad \\u escape"); free(out); return NULL; }
+					if (h >= '0' && h <= '9')
+						cp |= h - '0';
+					else if (h >= 'a' && h <= 'f')
+						cp |= h - 'a' + 10;
+					else if (h >= 'A' && h <= 'F')
+						cp |= h - 'A' + 10;
+					else {
+						fail(ps, "bad \\u escape");
+						free(out);
+						return NULL;
+					}
 				}
-				c = cp < 0x80 ? (char)cp : '?';	/* our files only escape controls */
+				c = cp < 0x80 ? (char)cp : '?'; /* our files only escape controls */
 				break;
 			default:
 				fail(ps, "bad escape");
@@ -203,7 +221,11 @@ static char *string(struct parser *ps)
 		}
 		if (n + 2 > cap) {
 			char *no = realloc(out, cap *= 2);
-			if (!no) { free(out); fail(ps, "out of memory"); return NULL; }
+			if (!no) {
+				free(out);
+				fail(ps, "out of memory");
+				return NULL;
+			}
 			out = no;
 		}
 		out[n++] = c;
@@ -220,7 +242,7 @@ static char *string(struct parser *ps)
 
 static bool push(struct json_value *v, struct json_value *item, char *key)
 {
-	if ((v->n & (v->n - 1)) == 0) {	/* grow at powers of two */
+	if ((v->n & (v->n - 1)) == 0) { /* grow at powers of two */
 		size_t cap = v->n ? v->n * 2 : 1;
 		struct json_value **ni = realloc(v->items, cap * sizeof *ni);
 		if (!ni)
@@ -259,11 +281,18 @@ static struct json_value *container(struct parser *ps, int depth, bool obj)
 		char *key = NULL;
 		ws(ps);
 		if (obj) {
-			if (*ps->p != '"') { fail(ps, "expected a key"); break; }
+			if (*ps->p != '"') {
+				fail(ps, "expected a key");
+				break;
+			}
 			if (!(key = string(ps)))
 				break;
 			ws(ps);
-			if (*ps->p != ':') { free(key); fail(ps, "expected ':'"); break; }
+			if (*ps->p != ':') {
+				free(key);
+				fail(ps, "expected ':'");
+				break;
+			}
 			ps->p++;
 		}
 		struct json_value *item = value(ps, depth + 1);
@@ -274,8 +303,14 @@ static struct json_value *container(struct parser *ps, int depth, bool obj)
 			break;
 		}
 		ws(ps);
-		if (*ps->p == ',') { ps->p++; continue; }
-		if (*ps->p == (obj ? '}' : ']')) { ps->p++; return v; }
+		if (*ps->p == ',') {
+			ps->p++;
+			continue;
+		}
+		if (*ps->p == (obj ? '}' : ']')) {
+			ps->p++;
+			return v;
+		}
 		fail(ps, obj ? "expected ',' or '}'" : "expected ',' or ']'");
 		break;
 	}
@@ -300,7 +335,10 @@ static struct json_value *value(struct parser *ps, int depth)
 	}
 	if (*ps->p == '"') {
 		v->type = JSON_STRING;
-		if (!(v->str = string(ps))) { free(v); return NULL; }
+		if (!(v->str = string(ps))) {
+			free(v);
+			return NULL;
+		}
 	} else if (!strncmp(ps->p, "true", 4) || !strncmp(ps->p, "false", 5)) {
 		v->type = JSON_BOOL;
 		v->b = *ps->p == 't';
@@ -313,7 +351,11 @@ static struct json_value *value(struct parser *ps, int depth)
 		v->type = JSON_NUMBER;
 		errno = 0;
 		v->num = strtod(ps->p, &end);
-		if (end == ps->p) { free(v); fail(ps, "bad number"); return NULL; }
+		if (end == ps->p) {
+			free(v);
+			fail(ps, "bad number");
+			return NULL;
+		}
 		if (*ps->p != '-') {
 			char *uend;
 			unsigned long long u = strtoull(ps->p, &uend, 10);

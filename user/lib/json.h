@@ -13,8 +13,8 @@ struct json_writer {
 	FILE *f;
 	int depth;
 	bool need_comma[JSON_MAX_DEPTH];
-	bool compact[JSON_MAX_DEPTH];	/* arrays of scalars stay on one line */
-	char close[JSON_MAX_DEPTH];	/* the bracket that ends each level */
+	bool compact[JSON_MAX_DEPTH]; /* arrays of scalars stay on one line */
+	char close[JSON_MAX_DEPTH];   /* the bracket that ends each level */
 };
 
 void jw_init(struct json_writer *w, FILE *f);
@@ -22,7 +22,7 @@ void jw_init(struct json_writer *w, FILE *f);
 void jw_object(struct json_writer *w, const char *key);
 void jw_array(struct json_writer *w, const char *key);
 void jw_array_compact(struct json_writer *w, const char *key);
-void jw_end(struct json_writer *w);	/* closes the innermost object/array */
+void jw_end(struct json_writer *w); /* closes the innermost object/array */
 void jw_string(struct json_writer *w, const char *key, const char *s);
 void jw_uint(struct json_writer *w, const char *key, uint64_t v);
 void jw_int(struct json_writer *w, const char *key, int64_t v);
@@ -38,11 +38,11 @@ struct json_value {
 	enum json_type type;
 	bool b;
 	double num;
-	uint64_t u;		/* exact value of a non-negative integer */
+	uint64_t u; /* exact value of a non-negative integer */
 	char *str;
-	size_t n;		/* items of an array or object */
+	size_t n; /* items of an array or object */
 	struct json_value **items;
-	char **keys;		/* object keys, parallel to items */
+	char **keys; /* object keys, parallel to items */
 };
 
 /* Parses TEXT (NUL-terminated). NULL on error, with "line N: what" in ERR. */

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
-#include <stdio_ext.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 

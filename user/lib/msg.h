@@ -5,8 +5,8 @@
 #define ADAPTRM_MSG_H
 
 
-extern const char *program_name;	/* basename of argv[0] (error lines) */
-extern const char *program_invoked;	/* argv[0] as given (prompts, Try '... --help') */
+extern const char *program_name;    /* basename of argv[0] (error lines) */
+extern const char *program_invoked; /* argv[0] as given (prompts, Try '... --help') */
 
 void msg_init(const char *argv0);
 void warn_errno(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

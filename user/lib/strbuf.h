@@ -8,14 +8,17 @@ struct strbuf {
 	size_t len, cap;
 };
 
-#define STRBUF_INIT { 0 }
+#define STRBUF_INIT \
+	{ \
+		0 \
+	}
 
 void sb_reset(struct strbuf *sb);
 void sb_add(struct strbuf *sb, const void *p, size_t n);
 void sb_addc(struct strbuf *sb, char c);
 void sb_adds(struct strbuf *sb, const char *s);
 void sb_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const char *sb_str(struct strbuf *sb);	/* NUL-terminated view, never NULL */
+const char *sb_str(struct strbuf *sb); /* NUL-terminated view, never NULL */
 void sb_free(struct strbuf *sb);
 
 #endif

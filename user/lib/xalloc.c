@@ -11,7 +11,19 @@ static void *check(void *p)
 	return p;
 }
 
-void *xmalloc(size_t n) { return check(malloc(n ? n : 1)); }
-void *xcalloc(size_t n, size_t size) { return check(calloc(n ? n : 1, size ? size : 1)); }
-void *xrealloc(void *p, size_t n) { return check(realloc(p, n ? n : 1)); }
-char *xstrdup(const char *s) { return check(strdup(s)); }
+void *xmalloc(size_t n)
+{
+	return check(malloc(n ? n : 1));
+}
+void *xcalloc(size_t n, size_t size)
+{
+	return check(calloc(n ? n : 1, size ? size : 1));
+}
+void *xrealloc(void *p, size_t n)
+{
+	return check(realloc(p, n ? n : 1));
+}
+char *xstrdup(const char *s)
+{
+	return check(strdup(s));
+}

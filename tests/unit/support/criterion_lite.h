@@ -43,11 +43,12 @@ static inline void lite_register(const char *name, const struct lite_suite *s, v
 	lite_tests[lite_ntests++] = (struct lite_test){ name, s, fn };
 }
 
-__attribute__((format(printf, 4, 5)))
-static inline void lite_fail(const char *file, int line, const char *expr, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static inline void lite_fail(const char *file, int line,
+								   const char *expr,
+								   const char *fmt, ...)
 {
 	fprintf(stderr, "%s:%d: assertion failed: %s", file, line, expr);
-	if (fmt[1]) {	/* fmt is " " followed by the test's message */
+	if (fmt[1]) { /* fmt is " " followed by the test's message */
 		va_list ap;
 		va_start(ap, fmt);
 		fputc(':', stderr);
@@ -60,29 +61,28 @@ static inline void lite_fail(const char *file, int line, const char *expr, const
 
 #define TestSuite(suite, ...) static const struct lite_suite lite_suite_##suite = { __VA_ARGS__ }
 
-#define Test(suite, name)                                                        \
-	static void lite_fn_##suite##_##name(void);                              \
+#define Test(suite, name) \
+	static void lite_fn_##suite##_##name(void); \
 	__attribute__((constructor)) static void lite_reg_##suite##_##name(void) \
-	{                                                                        \
-		lite_register(#suite "::" #name, &lite_suite_##suite,            \
-			      lite_fn_##suite##_##name);                         \
-	}                                                                        \
+	{ \
+		lite_register(#suite "::" #name, &lite_suite_##suite, lite_fn_##suite##_##name); \
+	} \
 	static void lite_fn_##suite##_##name(void)
 
-#define cr_assert(cond, ...)                                                     \
-	do {                                                                     \
-		if (!(cond))                                                     \
-			lite_fail(__FILE__, __LINE__, #cond, " " __VA_ARGS__);    \
+#define cr_assert(cond, ...) \
+	do { \
+		if (!(cond)) \
+			lite_fail(__FILE__, __LINE__, #cond, " " __VA_ARGS__); \
 	} while (0)
 #define cr_assert_not(cond, ...) cr_assert(!(cond), __VA_ARGS__)
 #define cr_assert_eq(a, b, ...) cr_assert((a) == (b), __VA_ARGS__)
 #define cr_assert_geq(a, b, ...) cr_assert((a) >= (b), __VA_ARGS__)
 #define cr_assert_not_null(p, ...) cr_assert((p) != NULL, __VA_ARGS__)
-#define cr_skip_test(...)                                                        \
-	do {                                                                     \
-		fprintf(stderr, "skipped: " __VA_ARGS__);                        \
-		fputc('\n', stderr);                                             \
-		longjmp(lite_jmp, LITE_SKIPPED);                                 \
+#define cr_skip_test(...) \
+	do { \
+		fprintf(stderr, "skipped: " __VA_ARGS__); \
+		fputc('\n', stderr); \
+		longjmp(lite_jmp, LITE_SKIPPED); \
 	} while (0)
 
 /* One test: init, body, fini; returns 0, LITE_FAILED or LITE_SKIPPED. */
@@ -109,10 +109,14 @@ int main(void)
 		int rc = lite_run(&lite_tests[i]);
 		failed += rc == LITE_FAILED;
 		skipped += rc == LITE_SKIPPED;
-		fprintf(stderr, "%s %s\n", rc == LITE_FAILED ? "FAIL" : rc == LITE_SKIPPED ? "SKIP" : "PASS",
+		fprintf(stderr, "%s %s\n",
+			rc == LITE_FAILED  ? "FAIL" :
+			rc == LITE_SKIPPED ? "SKIP" :
+					     "PASS",
 			lite_tests[i].name);
 	}
-	fprintf(stderr, "criterion_lite: %d tests, %d failed, %d skipped\n", lite_ntests, failed, skipped);
+	fprintf(stderr, "criterion_lite: %d tests, %d failed, %d skipped\n", lite_ntests, failed,
+		skipped);
 	return failed ? 1 : 0;
 }
 

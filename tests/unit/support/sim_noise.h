@@ -14,7 +14,7 @@ static inline double sim_noise(uint64_t *state)
 		*state ^= *state << 17;
 		s += (double)(*state >> 11) / (double)(1ull << 53) - 0.5;
 	}
-	return s * 1.732;	/* a uniform's sd is 0.289, 4 of them 0.577 */
+	return s * 1.732; /* a uniform's sd is 0.289, 4 of them 0.577 */
 }
 
 #endif
