@@ -32,6 +32,7 @@ const struct env_desc env_table[ENV_COUNT] = {
 				 false },
 	[ENV_HOME] = { "HOME", "without XDG_CACHE_HOME, profiles are kept in $HOME/.cache/adaptrm",
 		       false },
+	[ENV_PATH] = { "PATH", "where --trace -- COMMAND is looked up, as execvp does", false },
 };
 
 const char *env_str(enum env_var v)

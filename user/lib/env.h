@@ -17,6 +17,7 @@ enum env_var {
 	ENV_KALLSYMS,	    /* 1: name kernel callers from /proc/kallsyms */
 	ENV_XDG_CACHE_HOME, /* where profiles are kept */
 	ENV_HOME,
+	ENV_PATH, /* where --trace -- COMMAND is looked up */
 	ENV_COUNT
 };
 
