@@ -69,7 +69,8 @@ static const struct option own_opts[] = {
 };
 #define N_OWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
-enum { WHEN_NEVER, WHEN_ONCE, WHEN_ALWAYS };
+/* --interactive=WHEN; WHEN_FORCE is -f (never asks, ignores missing files). */
+enum { WHEN_NEVER, WHEN_ONCE, WHEN_ALWAYS, WHEN_FORCE };
 
 /* gnulib argmatch: an exact word, or a prefix of words that all mean the same.
  * Returns the WHEN_ value, -1 if invalid, -2 if ambiguous. */
@@ -176,13 +177,21 @@ still listed before their directory, operands in command-line order).\n",
 	exit(msg_close_stdout(0));
 }
 
+static __attribute__((noreturn)) void bad_argument(const char *opt, const char *arg, const char *note)
+{
+	warn_errno(0, "invalid argument '%s' for '--%s'%s", arg, opt, note);
+	try_help();
+	exit(1);
+}
+
+/* A count: digits with an optional K or M suffix, at most MAX. */
 static unsigned long parse_count(const char *opt, const char *arg, unsigned long max)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(arg, &end, 10);
 	if (errno || end == arg || v > max || arg[0] == '-')
-		goto bad;
+		bad_argument(opt, arg, "");
 	switch (*end) {
 	case '\0': break;
 	case 'k':
@@ -195,15 +204,26 @@ static unsigned long parse_count(const char *opt, const char *arg, unsigned long
 		v <<= 20;
 		end++;
 		break;
-	default: goto bad;
+	default: bad_argument(opt, arg, "");
 	}
 	if (*end || v > max)
-		goto bad;
+		bad_argument(opt, arg, "");
 	return v;
-bad:
-	warn_errno(0, "invalid argument '%s' for '--%s'", arg, opt);
-	try_help();
-	exit(1);
+}
+
+/* parse_count, and at least MIN: below it the message names the minimum
+ * when it is above 1 ("(at least 4096)"). */
+static unsigned long parse_count_min(const char *arg, unsigned long min, unsigned long max,
+				     const char *opt)
+{
+	unsigned long v = parse_count(opt, arg, max);
+	if (v < min) {
+		char note[40] = "";
+		if (min > 1)
+			snprintf(note, sizeof note, " (at least %lu)", min);
+		bad_argument(opt, arg, note);
+	}
+	return v;
 }
 
 /* Rewrite "--ab[=x]" to GNU's full option name when GNU rm would read it as
@@ -236,7 +256,90 @@ static char *prefer_gnu_abbrev(char *arg)
 	return buf;
 }
 
-int options_parse(struct rm_options *o, int argc, char **argv)
+/* -f, -i, -I and --interactive=WHEN, as GNU rm sets them: -f also ignores
+ * missing files, --interactive=never leaves that as it was, the others
+ * clear it. */
+static void set_interactive(struct rm_options *o, int when)
+{
+	o->interactive = when == WHEN_ALWAYS ? INTERACTIVE_ALWAYS :
+			 when == WHEN_ONCE   ? INTERACTIVE_SOMETIMES :
+					       INTERACTIVE_NEVER;
+	o->prompt_once = when == WHEN_ONCE;
+	if (when != WHEN_NEVER)
+		o->ignore_missing = when == WHEN_FORCE;
+}
+
+/* --interactive[=WHEN] -> WHEN_*, or exit 1 with argmatch's message. */
+static int parse_when(const char *arg)
+{
+	int which = arg ? argmatch_when(arg) : WHEN_ALWAYS;
+	if (which >= 0)
+		return which;
+	warn_errno(0, "%s argument %s for '--interactive'", which == -2 ? "ambiguous" : "invalid",
+		   quote_n(0, arg));
+	fputs("Valid arguments are:\n"
+	      "  - 'never', 'no', 'none'\n"
+	      "  - 'once'\n"
+	      "  - 'always', 'yes'\n",
+	      stderr);
+	try_help();
+	exit(1);
+}
+
+/* --sort=WHEN -> SORT_*, or exit 1. */
+static int parse_sort(const char *arg)
+{
+	assert(arg); /* required_argument */
+	if (!strcmp(arg, "auto"))
+		return SORT_AUTO;
+	if (!strcmp(arg, "never"))
+		return SORT_NEVER;
+	if (!strcmp(arg, "always"))
+		return SORT_ALWAYS;
+	warn_errno(0, "invalid argument '%s' for '--sort'", arg);
+	fputs("Valid arguments are:\n  - 'auto'\n  - 'never'\n  - 'always'\n", stderr);
+	try_help();
+	exit(1);
+}
+
+/* --preserve-root[=all] -> PRESERVE_ROOT*, or exit 1. */
+static enum preserve_root parse_preserve_root(const char *arg)
+{
+	if (!arg)
+		return PRESERVE_ROOT;
+	if (strcmp(arg, "all") != 0) {
+		warn_errno(0, "unrecognized --preserve-root argument: %s", quote_n(0, arg));
+		exit(1);
+	}
+	return PRESERVE_ROOT_ALL;
+}
+
+/* --no-preserve-root only spelled out in full (ARG is the word getopt read). */
+static void check_no_preserve_root(const char *arg)
+{
+	if (strcmp(arg, "--no-preserve-root") != 0) {
+		warn_errno(0, "you may not abbreviate the --no-preserve-root option");
+		exit(1);
+	}
+}
+
+/* getopt printed its message; GNU adds a hint for '-foo' files, then exits. */
+static __attribute__((noreturn)) void bad_option(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-' && argv[i][1] && access(argv[i], F_OK) == 0) {
+			struct strbuf sb = STRBUF_INIT;
+			quote_maybe_append(&sb, argv[i], strlen(argv[i]));
+			fprintf(stderr, "Try '%s ./%s' to remove the file %s.\n", program_invoked,
+				sb_str(&sb), quote_n(1, argv[i]));
+			sb_free(&sb);
+			break;
+		}
+	}
+	options_usage(1);
+}
+
+static void set_defaults(struct rm_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->interactive = INTERACTIVE_SOMETIMES;
@@ -244,7 +347,11 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 	o->progress = -1;
 	o->sort_policy = SORT_AUTO;
 	o->stdin_tty = isatty(STDIN_FILENO);
+}
 
+int options_parse(struct rm_options *o, int argc, char **argv)
+{
+	set_defaults(o);
 	struct option all[N_GNU + N_OWN + 1];
 	memcpy(all, gnu_opts, sizeof(gnu_opts));
 	memcpy(all + N_GNU, own_opts, sizeof(own_opts));
@@ -258,139 +365,44 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "dfirvIR", all, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->remove_empty_dirs = true; break;
-		case 'f':
-			o->interactive = INTERACTIVE_NEVER;
-			o->ignore_missing = true;
-			o->prompt_once = false;
-			break;
-		case 'i':
-			o->interactive = INTERACTIVE_ALWAYS;
-			o->ignore_missing = false;
-			o->prompt_once = false;
-			break;
-		case 'I':
-			o->interactive = INTERACTIVE_SOMETIMES;
-			o->ignore_missing = false;
-			o->prompt_once = true;
-			break;
+		case 'f': set_interactive(o, WHEN_FORCE); break;
+		case 'i': set_interactive(o, WHEN_ALWAYS); break;
+		case 'I': set_interactive(o, WHEN_ONCE); break;
 		case 'r':
 		case 'R': o->recursive = true; break;
 		case 'v': o->verbose = true; break;
-		case OPT_INTERACTIVE: {
-			int which = optarg ? argmatch_when(optarg) : WHEN_ALWAYS;
-			if (which < 0) {
-				warn_errno(0, "%s argument %s for '--interactive'",
-					   which == -2 ? "ambiguous" : "invalid", quote_n(0, optarg));
-				fputs("Valid arguments are:\n"
-				      "  - 'never', 'no', 'none'\n"
-				      "  - 'once'\n"
-				      "  - 'always', 'yes'\n",
-				      stderr);
-				try_help();
-				exit(1);
-			}
-			if (which == WHEN_NEVER) {
-				o->interactive = INTERACTIVE_NEVER;
-				o->prompt_once = false;
-			} else if (which == WHEN_ONCE) {
-				o->interactive = INTERACTIVE_SOMETIMES;
-				o->ignore_missing = false;
-				o->prompt_once = true;
-			} else {
-				o->interactive = INTERACTIVE_ALWAYS;
-				o->ignore_missing = false;
-				o->prompt_once = false;
-			}
-			break;
-		}
+		case OPT_INTERACTIVE: set_interactive(o, parse_when(optarg)); break;
 		case OPT_ONE_FILE_SYSTEM: o->one_file_system = true; break;
 		case OPT_NO_PRESERVE_ROOT:
-			if (strcmp(argv[optind - 1], "--no-preserve-root") != 0) {
-				warn_errno(0, "you may not abbreviate the --no-preserve-root option");
-				exit(1);
-			}
+			check_no_preserve_root(argv[optind - 1]);
 			o->preserve_root = PRESERVE_ROOT_NONE;
 			break;
-		case OPT_PRESERVE_ROOT:
-			if (optarg) {
-				if (strcmp(optarg, "all") != 0) {
-					warn_errno(0, "unrecognized --preserve-root argument: %s",
-						   quote_n(0, optarg));
-					exit(1);
-				}
-				o->preserve_root = PRESERVE_ROOT_ALL;
-			} else {
-				o->preserve_root = PRESERVE_ROOT;
-			}
-			break;
+		case OPT_PRESERVE_ROOT: o->preserve_root = parse_preserve_root(optarg); break;
 		case OPT_PRESUME_INPUT_TTY: o->stdin_tty = true; break;
 		case OPT_HELP: options_usage(0);
 		case OPT_VERSION: version_print(); exit(msg_close_stdout(0));
 		case OPT_THREADS:
-			o->threads = (int)parse_count("threads", optarg, 4096);
-			if (o->threads < 1) {
-				warn_errno(0, "invalid argument '%s' for '--threads'", optarg);
-				try_help();
-				exit(1);
-			}
+			o->threads = (int)parse_count_min(optarg, 1, 4096, "threads");
 			break;
 		case OPT_MAX_THREADS:
-			o->max_threads = (int)parse_count("max-threads", optarg, 4096);
-			if (o->max_threads < 1) {
-				warn_errno(0, "invalid argument '%s' for '--max-threads'", optarg);
-				try_help();
-				exit(1);
-			}
+			o->max_threads = (int)parse_count_min(optarg, 1, 4096, "max-threads");
 			break;
 		case OPT_STATS: o->stats = true; break;
 		case OPT_PROGRESS: o->progress = 1; break;
 		case OPT_NO_PROGRESS: o->progress = 0; break;
-		case OPT_SORT:
-			assert(optarg); /* required_argument */
-			if (!strcmp(optarg, "auto"))
-				o->sort_policy = SORT_AUTO;
-			else if (!strcmp(optarg, "never"))
-				o->sort_policy = SORT_NEVER;
-			else if (!strcmp(optarg, "always"))
-				o->sort_policy = SORT_ALWAYS;
-			else {
-				warn_errno(0, "invalid argument '%s' for '--sort'", optarg);
-				fputs("Valid arguments are:\n  - 'auto'\n  - 'never'\n  - 'always'\n",
-				      stderr);
-				try_help();
-				exit(1);
-			}
-			break;
+		case OPT_SORT: o->sort_policy = parse_sort(optarg); break;
 		case OPT_SORT_THRESHOLD:
-			o->sort_threshold = (unsigned)parse_count("sort-threshold", optarg, UINT_MAX);
+			o->sort_threshold =
+				(unsigned)parse_count_min(optarg, 0, UINT_MAX, "sort-threshold");
 			break;
 		case OPT_GETDENTS_SIZE:
-			o->getdents_size = (unsigned)parse_count("getdents-size", optarg, 16u << 20);
-			if (o->getdents_size < 4096) {
-				warn_errno(0,
-					   "invalid argument '%s' for '--getdents-size' "
-					   "(at least 4096)",
-					   optarg);
-				try_help();
-				exit(1);
-			}
+			o->getdents_size =
+				(unsigned)parse_count_min(optarg, 4096, 16u << 20, "getdents-size");
 			break;
 		case OPT_EXPLAIN: o->explain = true; break;
 		case OPT_NO_PROFILE: o->no_profile = true; break;
 		case OPT_JSON: o->json_path = optarg; break;
-		default:
-			/* getopt printed its message; GNU adds a hint for '-foo' files */
-			for (int i = 1; i < argc; i++) {
-				if (argv[i][0] == '-' && argv[i][1] && access(argv[i], F_OK) == 0) {
-					struct strbuf sb = STRBUF_INIT;
-					quote_maybe_append(&sb, argv[i], strlen(argv[i]));
-					fprintf(stderr, "Try '%s ./%s' to remove the file %s.\n",
-						program_invoked, sb_str(&sb), quote_n(1, argv[i]));
-					sb_free(&sb);
-					break;
-				}
-			}
-			options_usage(1);
+		default: bad_option(argc, argv);
 		}
 	}
 	return optind;

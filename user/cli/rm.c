@@ -167,148 +167,185 @@ static bool same_file(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-static bool remove_operand(struct rm_run *r, const char *arg)
+/* What to do with one operand (check_operand), and what came of it (the
+ * actions): report() turns each outcome into its message and status. */
+enum op_action {
+	/* decisions */
+	OP_REMOVE_FILE,	     /* not a directory: prompt if asked, unlink */
+	OP_REMOVE_EMPTY_DIR, /* -d without -r: prompt if asked, rmdir */
+	OP_PROMPT_TREE,	     /* -r with prompts: interactive.c walks it */
+	OP_ENGINE_TREE,	     /* -r: the parallel engine (and the controller) */
+	/* outcomes, and decisions to stop at once */
+	OP_DONE,	   /* removed, or the user said no: success */
+	OP_FAILED,	   /* failed, and already said so (a prompt, the tree) */
+	OP_FAIL,	   /* "cannot remove ARG: ERR" */
+	OP_FAIL_IGNORABLE, /* the same unless -f ignores ERR (a missing file) */
+	OP_REFUSE_DOT,	   /* "refusing to remove '.' or '..'" */
+	OP_REFUSE_ROOT,	   /* --preserve-root: '/', or a name of it */
+	OP_REFUSE_DEVICE,  /* --preserve-root=all: on another device than its parent */
+};
+
+/* One operand: its opened parent, last component, and lstat. */
+struct operand {
+	const char *arg;
+	char *copy; /* open_parent's copy of ARG, where BASE points */
+	const char *base;
+	bool trailing_slash;
+	int pfd; /* parent, or AT_FDCWD */
+	struct stat st;
+	int err; /* for OP_FAIL and OP_FAIL_IGNORABLE */
+};
+
+static enum op_action fail(struct operand *op, int err, enum op_action how)
+{
+	op->err = err;
+	return how;
+}
+
+/* --preserve-root is in effect and '/' could be stat'ed. */
+static bool guards_root(const struct rm_run *r)
+{
+	return r->o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st;
+}
+
+/* OP's parent is on another device than OP itself. */
+static bool on_other_device(const struct operand *op)
+{
+	struct stat pst;
+	bool cwd = op->pfd == AT_FDCWD;
+	return fstatat(op->pfd, cwd ? "." : "", &pst, cwd ? 0 : AT_EMPTY_PATH) == 0 &&
+	       pst.st_dev != op->st.st_dev;
+}
+
+/* GNU rm's checks of an operand in GNU's order (for a directory, those of
+ * rm_fts's FTS_D case); opens the parent and fills OP on the way. */
+static enum op_action check_operand(const struct rm_run *r, struct operand *op)
 {
 	const struct rm_options *o = r->o;
-	bool ok = true;
+	const char *arg = op->arg;
+	if (last_is_dot_or_dotdot(arg) && (o->recursive || o->remove_empty_dirs))
+		return OP_REFUSE_DOT;
+	op->pfd = open_parent(arg, &op->copy, &op->base, &op->trailing_slash);
+	if (op->pfd < 0 && op->pfd != AT_FDCWD)
+		return fail(op, errno, OP_FAIL_IGNORABLE);
+	if (*arg == '\0')
+		return fail(op, ENOENT, OP_FAIL_IGNORABLE);
+	if (fstatat(op->pfd, op->base, &op->st, AT_SYMLINK_NOFOLLOW) < 0)
+		return fail(op, errno, OP_FAIL_IGNORABLE);
+	bool dir = S_ISDIR(op->st.st_mode);
+	if (op->trailing_slash && S_ISLNK(op->st.st_mode) && o->recursive && guards_root(r)) {
+		/* "rootlink/" names '/' itself: GNU's failsafe speaks first. */
+		struct stat tst;
+		if (stat(arg, &tst) == 0 && same_file(&tst, &r->root_st))
+			return OP_REFUSE_ROOT;
+	}
+	/* "file/" and "symlink/": GNU resolves "link/" and empties the target
+	 * before failing; adaptrm never follows an operand's symlink and fails
+	 * at once with GNU's final message. */
+	if (op->trailing_slash && !dir)
+		return fail(op, ENOTDIR, OP_FAIL);
+	if (!dir)
+		return OP_REMOVE_FILE;
+	if (!o->recursive)
+		return o->remove_empty_dirs ? OP_REMOVE_EMPTY_DIR : fail(op, EISDIR, OP_FAIL);
+	if (guards_root(r) && same_file(&op->st, &r->root_st))
+		return OP_REFUSE_ROOT;
+	if (o->preserve_root == PRESERVE_ROOT_ALL && on_other_device(op))
+		return OP_REFUSE_DEVICE;
+	return interactive_needed(o) ? OP_PROMPT_TREE : OP_ENGINE_TREE;
+}
 
-	if (last_is_dot_or_dotdot(arg) && (o->recursive || o->remove_empty_dirs)) {
-		char *shown = display_name(arg);
+/* OP_REMOVE_FILE and OP_REMOVE_EMPTY_DIR: ask if asked, then unlink or rmdir.
+ * A missing file is ignorable under -f, a directory's error is not. */
+static enum op_action remove_one(const struct rm_options *o, struct operand *op, bool dir)
+{
+	if (interactive_needed(o)) {
+		int a = interactive_prompt(o, op->pfd, op->base, op->arg, &op->st, PROMPT_REMOVE,
+					   false);
+		if (a <= 0)
+			return a == 0 ? OP_DONE : OP_FAILED;
+	}
+	if (unlinkat(op->pfd, op->base, dir ? AT_REMOVEDIR : 0) < 0)
+		return fail(op, errno, dir ? OP_FAIL : OP_FAIL_IGNORABLE);
+	if (o->verbose)
+		printf("removed %s%s\n", dir ? "directory " : "", quote_n(0, op->arg));
+	return OP_DONE;
+}
+
+/* OP_PROMPT_TREE and OP_ENGINE_TREE: the tree, shown as GNU shows it. */
+static enum op_action remove_tree(struct rm_run *r, struct operand *op, bool prompt)
+{
+	char *display = display_name(op->arg);
+	bool ok;
+	if (prompt) {
+		ok = interactive_remove_tree(r->o, op->pfd, op->base, display, &op->st);
+	} else {
+		struct engine *e = get_engine(r);
+		if (r->ctl)
+			controller_begin_tree(r->ctl, op->pfd, op->base);
+		ok = engine_remove_tree(e, op->pfd, op->base, display, op->st.st_dev);
+		if (r->ctl)
+			controller_end_tree(r->ctl);
+	}
+	free(display);
+	return ok ? OP_DONE : OP_FAILED;
+}
+
+static void refuse_root(const char *arg)
+{
+	char *shown = display_name(arg);
+	if (strcmp(shown, "/") == 0)
+		warn_errno(0, "it is dangerous to operate recursively on %s", quote_n(0, shown));
+	else
+		warn_errno(0, "it is dangerous to operate recursively on %s (same as '/')",
+			   quote_n(0, shown));
+	free(shown);
+	warn_errno(0, "use --no-preserve-root to override this failsafe");
+}
+
+/* The one place where an operand's outcome becomes its message and status. */
+static bool report(const struct rm_options *o, const struct operand *op, enum op_action a)
+{
+	char *shown;
+	switch (a) {
+	case OP_DONE: return true;
+	case OP_FAIL_IGNORABLE:
+		if (ignorable_missing(o, op->err))
+			return true;
+		cannot_remove(op->arg, op->err);
+		return false;
+	case OP_FAIL: cannot_remove(op->arg, op->err); return false;
+	case OP_REFUSE_DOT:
+		shown = display_name(op->arg);
 		warn_errno(0, "refusing to remove '.' or '..' directory: skipping %s",
 			   quote_n(0, shown));
 		free(shown);
 		return false;
+	case OP_REFUSE_ROOT: refuse_root(op->arg); return false;
+	case OP_REFUSE_DEVICE:
+		warn_errno(0, "skipping %s, since it's on a different device", quote_n(0, op->arg));
+		warn_errno(0, "and --preserve-root=all is in effect");
+		return false;
+	case OP_FAILED:
+	default: return false; /* said already (or a decision never acted on) */
 	}
+}
 
-	char *copy = NULL;
-	const char *base = NULL;
-	bool trailing_slash = false;
-	int pfd = open_parent(arg, &copy, &base, &trailing_slash);
-	if (pfd < 0 && pfd != AT_FDCWD) {
-		int err = errno;
-		if (!ignorable_missing(o, err))
-			cannot_remove(arg, err), ok = false;
-		free(copy);
-		return ok;
+static bool remove_operand(struct rm_run *r, const char *arg)
+{
+	struct operand op = { .arg = arg, .pfd = AT_FDCWD };
+	enum op_action a = check_operand(r, &op);
+	switch (a) {
+	case OP_REMOVE_FILE: a = remove_one(r->o, &op, false); break;
+	case OP_REMOVE_EMPTY_DIR: a = remove_one(r->o, &op, true); break;
+	case OP_PROMPT_TREE: a = remove_tree(r, &op, true); break;
+	case OP_ENGINE_TREE: a = remove_tree(r, &op, false); break;
+	default: break; /* stop here: report says why */
 	}
-
-	struct stat st;
-	if (*arg == '\0' || fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-		int err = *arg == '\0' ? ENOENT : errno;
-		if (!ignorable_missing(o, err))
-			cannot_remove(arg, err), ok = false;
-		goto out;
-	}
-
-	if (trailing_slash && S_ISLNK(st.st_mode) && o->recursive &&
-	    o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st) {
-		/* "rootlink/" names '/' itself: GNU's failsafe speaks first. */
-		struct stat tst;
-		if (stat(arg, &tst) == 0 && same_file(&tst, &r->root_st)) {
-			char *shown = display_name(arg);
-			warn_errno(0, "it is dangerous to operate recursively on %s (same as '/')",
-				   quote_n(0, shown));
-			warn_errno(0, "use --no-preserve-root to override this failsafe");
-			free(shown);
-			ok = false;
-			goto out;
-		}
-	}
-
-	if (trailing_slash && !S_ISDIR(st.st_mode)) {
-		/* "file/" and "symlink/": GNU resolves "link/" and empties the
-		 * target before failing; adaptrm never follows an operand's
-		 * symlink and fails at once with GNU's final message. */
-		cannot_remove(arg, ENOTDIR);
-		ok = false;
-		goto out;
-	}
-
-	if (!S_ISDIR(st.st_mode)) {
-		if (interactive_needed(o)) {
-			int a = interactive_prompt(o, pfd, base, arg, &st, PROMPT_REMOVE, false);
-			if (a <= 0) {
-				ok = a == 0;
-				goto out;
-			}
-		}
-		if (unlinkat(pfd, base, 0) == 0) {
-			if (o->verbose)
-				printf("removed %s\n", quote_n(0, arg));
-		} else if (!ignorable_missing(o, errno)) {
-			cannot_remove(arg, errno);
-			ok = false;
-		}
-		goto out;
-	}
-
-	if (!o->recursive) {
-		if (o->remove_empty_dirs) {
-			if (interactive_needed(o)) {
-				int a = interactive_prompt(o, pfd, base, arg, &st, PROMPT_REMOVE,
-							   false);
-				if (a <= 0) {
-					ok = a == 0;
-					goto out;
-				}
-			}
-			if (unlinkat(pfd, base, AT_REMOVEDIR) == 0) {
-				if (o->verbose)
-					printf("removed directory %s\n", quote_n(0, arg));
-			} else {
-				cannot_remove(arg, errno);
-				ok = false;
-			}
-		} else {
-			cannot_remove(arg, EISDIR);
-			ok = false;
-		}
-		goto out;
-	}
-
-	if (o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st && same_file(&st, &r->root_st)) {
-		char *shown = display_name(arg);
-		if (strcmp(shown, "/") == 0)
-			warn_errno(0, "it is dangerous to operate recursively on %s",
-				   quote_n(0, shown));
-		else
-			warn_errno(0, "it is dangerous to operate recursively on %s (same as '/')",
-				   quote_n(0, shown));
-		free(shown);
-		warn_errno(0, "use --no-preserve-root to override this failsafe");
-		ok = false;
-		goto out;
-	}
-	if (o->preserve_root == PRESERVE_ROOT_ALL) {
-		struct stat pst;
-		if (fstatat(pfd, pfd == AT_FDCWD ? "." : "", &pst,
-			    pfd == AT_FDCWD ? 0 : AT_EMPTY_PATH) == 0 &&
-		    pst.st_dev != st.st_dev) {
-			warn_errno(0, "skipping %s, since it's on a different device",
-				   quote_n(0, arg));
-			warn_errno(0, "and --preserve-root=all is in effect");
-			ok = false;
-			goto out;
-		}
-	}
-
-	char *display = display_name(arg);
-	if (interactive_needed(o)) {
-		ok = interactive_remove_tree(o, pfd, base, display, &st);
-		free(display);
-		goto out;
-	}
-	struct engine *e = get_engine(r);
-	if (r->ctl)
-		controller_begin_tree(r->ctl, pfd, base);
-	ok = engine_remove_tree(e, pfd, base, display, st.st_dev);
-	if (r->ctl)
-		controller_end_tree(r->ctl);
-	free(display);
-out:
-	if (pfd >= 0)
-		close(pfd);
-	free(copy);
+	bool ok = report(r->o, &op, a);
+	if (op.pfd >= 0)
+		close(op.pfd);
+	free(op.copy);
 	return ok;
 }
 

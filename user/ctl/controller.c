@@ -204,9 +204,10 @@ static void try_bpf(struct controller *c)
 	(void)ok;
 }
 
-void controller_begin_tree(struct controller *c, int dirfd, const char *name)
+/* The tree's profile key (filesystem and shape), its stored profile, and
+ * whether the profile directory lies inside it. */
+static void identify_tree(struct controller *c, int dirfd, const char *name)
 {
-	struct engine_knobs *k = engine_knobs(c->e);
 	c->have_key = profile_key_for(dirfd, name, &c->key);
 	if (!c->have_key) {
 		snprintf(c->key.fs, sizeof c->key.fs, "?");
@@ -217,47 +218,65 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	struct stat top;
 	c->cache_in_tree = fstatat(dirfd, name, &top, AT_SYMLINK_NOFOLLOW) == 0 &&
 			   profile_dir_inside(top.st_dev, top.st_ino);
-	int cap = engine_max_threads(c->e);
+}
+
+/* The worker count to start at, within 1..CAP, and where it came from in
+ * *FROM: "pinned" (--threads), "profile", "prior", or "ADAPTRM_CTL_START"
+ * (which also sets the profile aside). */
+static int choose_start(struct controller *c, int cap, const char **from)
+{
 	int start;
 	if (!c->steer) {
-		start = atomic_load(&k->active_threads);
-		c->start_from = "pinned";
+		start = atomic_load(&engine_knobs(c->e)->active_threads);
+		*from = "pinned";
 	} else if (c->have_profile) {
 		start = c->prof.threads;
-		c->start_from = "profile";
+		*from = "profile";
 	} else {
 		start = prior_threads(c->key.f_type, c->key.fs, c->key.shape);
-		c->start_from = "prior";
+		*from = "prior";
 	}
 	/* For tests and experiments: start elsewhere, to watch it converge. */
 	int force = env_int(ENV_CTL_START, 0);
 	if (c->steer && force > 0) {
 		start = force;
-		c->start_from = "ADAPTRM_CTL_START";
+		*from = "ADAPTRM_CTL_START";
 		c->have_profile = false;
 	}
 	if (start > cap)
 		start = cap;
 	if (start < 1)
 		start = 1;
+	return start;
+}
+
+/* The worker-count policy from START (into CFG), and the engine set to it. */
+static void configure_policy(struct controller *c, int cap, int start, struct ctl_policy_cfg *cfg)
+{
 	/* getdents64 buffer: left at the engine's 64 KiB; a bigger one made
 	 * slowfs slower (docs/design.md#getdents64-buffer). */
-	struct ctl_policy_cfg cfg;
-	ctl_policy_defaults(&cfg, cap, ncpus());
+	ctl_policy_defaults(cfg, cap, ncpus());
 	/* A chain has one directory in flight whatever the count: trust the
 	 * prior of 1 as much as a profile (no climb, gentle probes later). */
 	c->pol_known = c->have_profile || !strcmp(c->key.shape, "chain");
-	ctl_policy_init(&c->pol, &cfg, start, c->pol_known);
+	ctl_policy_init(&c->pol, cfg, start, c->pol_known);
 	if (c->steer)
 		engine_set_active(c->e, c->pol.n);
+}
+
+/* The sharing and inode-order trials: fixed where the filesystem type, the
+ * options or the profile answer, else asked (untried) in this tree. */
+static void setup_trials(struct controller *c, const struct ctl_policy_cfg *cfg)
+{
+	struct engine_knobs *k = engine_knobs(c->e);
 	/* A stored answer came from one trial on a machine that may have been
 	 * busy (a sharing trial run beside another job said off, +79% on the
 	 * same overlayfs later): every TRIAL_RETRY_RUNS runs it is tried again,
 	 * and an abandoned retrial keeps the stored answer. */
 	bool retry = c->have_profile && c->prof.runs % TRIAL_RETRY_RUNS == 0;
 	struct ctl_trial_cfg tc = {
-		.band = cfg.band,
-		.cap = cfg.cap,
+		.band = cfg->band,
+		.cap = cfg->cap,
 		.min_workers = 2,
 		.need_helper = true,
 		.measure = "throughput",
@@ -270,8 +289,8 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	 * whole before its first unlink, so throughput would compare a read
 	 * phase with an unlink phase; the reads cost the same either way. */
 	tc = (struct ctl_trial_cfg){
-		.band = cfg.band,
-		.cap = cfg.cap,
+		.band = cfg->band,
+		.cap = cfg->cap,
 		.min_workers = 1,
 		.need_helper = false,
 		.measure = "unlinkat rate",
@@ -286,9 +305,14 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		       c->have_profile && !retry ? c->prof.sort : -1);
 	c->share_asked = c->share.st == TRIAL_UNTRIED;
 	c->sort_asked = c->sort.st == TRIAL_UNTRIED;
-	atomic_store(&engine_knobs(c->e)->share_unknown, ctl_trial_on(&c->share));
-	atomic_store(&engine_knobs(c->e)->sort_unknown, ctl_trial_on(&c->sort));
-	atomic_store(&engine_knobs(c->e)->sort_base, false);
+	atomic_store(&k->share_unknown, ctl_trial_on(&c->share));
+	atomic_store(&k->sort_unknown, ctl_trial_on(&c->sort));
+	atomic_store(&k->sort_base, false);
+}
+
+/* The tree's clock, entry count and evidence sums start now. */
+static void start_measuring(struct controller *c)
+{
 	c->start_threads = c->pol.n;
 	c->in_tree = true;
 	c->tree_t0 = now_s();
@@ -299,6 +323,11 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	if (c->bpf_eager || !bpf_allowed())
 		try_bpf(c);
 	ctl_source_reset(c->src);
+}
+
+/* The start point: --explain's line, the decision log, --json's tree. */
+static void report_start(struct controller *c)
+{
 	const char *th = c->pol.n == 1 ? "thread" : "threads";
 	if (c->have_profile)
 		explain(c, "start %s %s: %d %s from the profile (%u runs, %.0f entries/s%s%s)",
@@ -328,6 +357,18 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		jw_array(&c->jw, "intervals");
 		c->json_tree_open = true;
 	}
+}
+
+void controller_begin_tree(struct controller *c, int dirfd, const char *name)
+{
+	identify_tree(c, dirfd, name);
+	int cap = engine_max_threads(c->e);
+	int start = choose_start(c, cap, &c->start_from);
+	struct ctl_policy_cfg cfg;
+	configure_policy(c, cap, start, &cfg);
+	setup_trials(c, &cfg);
+	start_measuring(c);
+	report_start(c);
 }
 
 static void json_num_or_null(struct json_writer *w, const char *key, double v)
