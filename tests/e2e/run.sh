@@ -27,6 +27,8 @@ for f in "$here"/test_*.sh; do
 		start=$(date +%s.%N)
 		out=$( (
 			export SCRATCH=$scratch
+			# profiles stay in the test's scratch, not in the user's cache
+			export XDG_CACHE_HOME=$scratch/.cache
 			cd "$scratch" || exit 1
 			source "$here/lib.sh"
 			trap run_cleanup EXIT

@@ -263,7 +263,7 @@ test_controller_share_trial_on_overlayfs() {
 		fail "no profile line: $(cat "$SCRATCH/explain2")"
 	expect_eq "$(ctl_json "$SCRATCH/b.json" 'd["trees"][0]["share"]')" "$answer" "second run's sharing"
 	# every 8th run tries again (a trial beside a busy job may have lied)
-	python3 - "$XDG_CACHE_HOME"/adaptrm/overlay-*.json <<'PY'
+	python3 - "$XDG_CACHE_HOME"/adaptrm/overlay.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for c in d["classes"]:

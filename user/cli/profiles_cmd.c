@@ -18,6 +18,17 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* T as local "YYYY-MM-DD HH:MM" in BUF, or "?". */
+static const char *date(int64_t t, char buf[32])
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	snprintf(buf, 32, "?");
+	if (t && localtime_r(&tt, &tm))
+		strftime(buf, 32, "%Y-%m-%d %H:%M", &tm);
+	return buf;
+}
+
 int profiles_main(int argc, char **argv)
 {
 	(void)argc;
@@ -51,25 +62,24 @@ int profiles_main(int argc, char **argv)
 	if (n == 0)
 		printf("no profiles stored in %s\n", dir);
 	else
-		printf("profiles in %s\n%-8s %-16s %-9s %-11s %7s %5s %4s %12s %5s  %s\n", dir,
-		       "fs", "fsid", "dev", "shape", "threads", "share", "sort", "entries/s",
-		       "runs", "updated");
+		printf("profiles in %s\n%-8s %-16s %-9s %-11s %7s %5s %4s %12s %5s  %-16s  %s\n",
+		       dir, "fs", "fsid", "dev", "shape", "threads", "share", "sort", "entries/s",
+		       "runs", "updated", "used");
 	for (int i = 0; i < n; i++) {
 		char *path = NULL;
 		if (asprintf(&path, "%s/%s", dir, names[i]) >= 0) {
 			struct profile_file pf;
 			if (profile_read(path, NULL, &pf)) {
 				for (int j = 0; j < pf.n; j++) {
-					char when[32] = "?";
-					time_t t = (time_t)pf.e[j].updated;
-					struct tm tm;
-					if (t && localtime_r(&t, &tm))
-						strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
-					printf("%-8s %-16s %-9s %-11s %7d %5s %4s %12.0f %5u  %s\n",
-					       pf.fs, pf.fsid, pf.dev, pf.shape[j], pf.e[j].threads,
-					       profile_switch_name(pf.e[j].share),
+					char when[32], used[32];
+					/* a per-type file (tmpfs.json): every mount of it */
+					printf("%-8s %-16s %-9s %-11s %7d %5s %4s %12.0f %5u  %-16s  %s\n",
+					       pf.fs, pf.by_type ? "(by type)" : pf.fsid,
+					       pf.by_type ? "-" : pf.dev, pf.shape[j],
+					       pf.e[j].threads, profile_switch_name(pf.e[j].share),
 					       profile_switch_name(pf.e[j].sort), pf.e[j].rate,
-					       pf.e[j].runs, when);
+					       pf.e[j].runs, date(pf.e[j].updated, when),
+					       date(pf.e[j].used, used));
 				}
 			}
 			free(path);

@@ -20,6 +20,47 @@
 #include <unistd.h>
 
 #define PROFILE_FORMAT "adaptrm-profile-1"
+#define DAY 86400
+/* A found entry older than this is written back with "used" now, so that
+ * loads count as use without a write on most starts. */
+#define REFRESH_USED (7 * DAY)
+/* A profile file is a few hundred bytes per class. */
+#define MAX_FILE_BYTES 65536
+
+/* Filesystems whose fsid or device is made up at mount time (a per-id file
+ * would never be read again after a remount), kept in one file per type.
+ * Network filesystems (NFS, CIFS) and btrfs/zfs subvolumes keep the id key:
+ * their server or pool is worth telling apart, and the file cap bounds them. */
+static const struct {
+	uint64_t f_type;
+	const char *name; /* fsinfo_name's */
+} by_type[] = {
+	{ 0x01021994, "tmpfs" }, /* also devtmpfs */
+	{ 0x858458f6, "ramfs" },
+	{ 0x794c7630, "overlay" },
+	{ 0x65735546, "fuse" }, /* every FUSE filesystem, fuseblk and virtiofs too */
+};
+#define N_BY_TYPE (sizeof by_type / sizeof by_type[0])
+
+bool profile_fs_by_type(uint64_t f_type)
+{
+	for (size_t i = 0; i < N_BY_TYPE; i++)
+		if (by_type[i].f_type == f_type)
+			return true;
+	return false;
+}
+
+void profile_key_fs(struct profile_key *k, uint64_t f_type, const char *fsid, unsigned dev_major,
+		    unsigned dev_minor)
+{
+	char nb[24];
+	k->f_type = f_type;
+	snprintf(k->fs, sizeof k->fs, "%s", fsinfo_name(f_type, nb));
+	k->by_type = profile_fs_by_type(f_type);
+	snprintf(k->fsid, sizeof k->fsid, "%s", fsid);
+	k->dev_major = dev_major;
+	k->dev_minor = dev_minor;
+}
 
 const char *profile_shape_class(unsigned entries, unsigned dirs, bool more, int sub_entries)
 {
@@ -83,15 +124,13 @@ bool profile_key_for(int dirfd, const char *name, struct profile_key *k)
 		close(fd);
 		return false;
 	}
-	k->f_type = (uint64_t)sfs.f_type;
-	char nb[24];
-	snprintf(k->fs, sizeof k->fs, "%s", fsinfo_name(k->f_type, nb));
 	unsigned a, b;
 	memcpy(&a, &sfs.f_fsid, sizeof a);
 	memcpy(&b, (char *)&sfs.f_fsid + sizeof a, sizeof b);
-	snprintf(k->fsid, sizeof k->fsid, "%08x%08x", a, b);
-	k->dev_major = major(st.st_dev);
-	k->dev_minor = minor(st.st_dev);
+	char fsid[20];
+	snprintf(fsid, sizeof fsid, "%08x%08x", a, b);
+	/* as fsinfo_type: f_type is a 32-bit magic in a signed long */
+	profile_key_fs(k, (uint32_t)sfs.f_type, fsid, major(st.st_dev), minor(st.st_dev));
 
 	unsigned entries, dirs, se, sd;
 	bool more, smore;
@@ -128,15 +167,54 @@ char *profile_dir(void)
 	return d;
 }
 
+/* K's file in DIR; the per-id name when ID even if K is kept per type (an
+ * older version's file). */
+static char *path_in(const char *dir, const struct profile_key *k, bool id)
+{
+	char *p = NULL;
+	int r = k->by_type && !id ? asprintf(&p, "%s/%s.json", dir, k->fs) :
+				    asprintf(&p, "%s/%s-%s-%u_%u.json", dir, k->fs, k->fsid,
+					     k->dev_major, k->dev_minor);
+	return r < 0 ? NULL : p;
+}
+
 char *profile_path(const struct profile_key *k)
 {
 	char *dir = profile_dir(), *p = NULL;
 	if (!dir)
 		return NULL;
-	if (asprintf(&p, "%s/%s-%s-%u_%u.json", dir, k->fs, k->fsid, k->dev_major, k->dev_minor) < 0)
-		p = NULL;
+	p = path_in(dir, k, false);
 	free(dir);
 	return p;
+}
+
+/* [a-z0-9]{1,MAX} then STOP: the length taken, or 0. */
+static size_t span(const char *s, const char *set, size_t max, char stop)
+{
+	size_t n = strspn(s, set);
+	return n >= 1 && n <= max && s[n] == stop ? n : 0;
+}
+
+bool profile_file_name(const char *name)
+{
+	for (size_t i = 0; i < N_BY_TYPE; i++) {
+		size_t l = strlen(by_type[i].name);
+		if (!strncmp(name, by_type[i].name, l) && !strcmp(name + l, ".json"))
+			return true;
+	}
+	/* FS-FSID-MAJOR_MINOR.json: fsinfo_name's names are [a-z0-9] ("0x..."
+	 * for unknown types), the fsid 16 hex digits */
+	const char *s = name;
+	size_t n = span(s, "abcdefghijklmnopqrstuvwxyz0123456789", 23, '-');
+	if (!n || strlen(s += n + 1) < 16 || span(s, "0123456789abcdef", 16, '-') != 16)
+		return false;
+	s += 17;
+	if (!(n = span(s, "0123456789", 10, '_')))
+		return false;
+	s += n + 1;
+	if (!(n = span(s, "0123456789", 10, '.')))
+		return false;
+	return !strcmp(s + n, ".json");
 }
 
 static bool warned;
@@ -160,13 +238,54 @@ const char *profile_switch_name(int v)
 	return v < 0 ? "-" : v ? "on" : "off";
 }
 
+/* PATH's text (malloc'ed), read without following a symbolic link nor
+ * blocking on a FIFO; NULL with *MISSING when it does not exist, else with
+ * the reason in ERR. */
+static char *read_text(const char *path, bool *missing, int64_t *mtime, char *err, size_t errlen)
+{
+	*missing = false;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*missing = errno == ENOENT;
+		snprintf(err, errlen, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	char *buf = NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "not a regular file");
+	} else if (st.st_size > MAX_FILE_BYTES) {
+		snprintf(err, errlen, "larger than %d bytes", MAX_FILE_BYTES);
+	} else if ((buf = malloc((size_t)st.st_size + 1))) {
+		size_t len = 0;
+		ssize_t r;
+		while (len < (size_t)st.st_size &&
+		       (r = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
+			len += (size_t)r;
+		buf[len] = '\0';
+		*mtime = (int64_t)st.st_mtim.tv_sec;
+	} else {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+	}
+	close(fd);
+	return buf;
+}
+
 bool profile_read(const char *path, const struct profile_key *k, struct profile_file *pf)
 {
 	memset(pf, 0, sizeof(*pf));
-	if (access(path, F_OK) != 0)
-		return true;
 	char err[200];
-	struct json_value *v = json_parse_file(path, err, sizeof err);
+	bool missing;
+	char *text = read_text(path, &missing, &pf->mtime, err, sizeof err);
+	if (!text) {
+		if (missing)
+			return true;
+		warn_once(path, err);
+		return false;
+	}
+	pf->present = true;
+	struct json_value *v = json_parse(text, err, sizeof err);
+	free(text);
 	if (!v) {
 		warn_once(path, err);
 		return false;
@@ -177,14 +296,17 @@ bool profile_read(const char *path, const struct profile_key *k, struct profile_
 	if (strcmp(json_get_str(v, "format", ""), PROFILE_FORMAT) != 0 || !cl ||
 	    cl->type != JSON_ARRAY)
 		goto out;
+	/* a per-type file names no fsid; a per-id one names its own */
+	const char *fsid = json_get_str(v, "fsid", NULL);
 	if (k && (strcmp(json_get_str(v, "fs", ""), k->fs) ||
-		  strcmp(json_get_str(v, "fsid", ""), k->fsid))) {
+		  (k->by_type ? fsid != NULL : !fsid || strcmp(fsid, k->fsid)))) {
 		why = "written for another filesystem";
 		goto out;
 	}
+	pf->by_type = !fsid;
 	snprintf(pf->fs, sizeof pf->fs, "%s", json_get_str(v, "fs", "?"));
-	snprintf(pf->fsid, sizeof pf->fsid, "%s", json_get_str(v, "fsid", "?"));
-	snprintf(pf->dev, sizeof pf->dev, "%s", json_get_str(v, "dev", "?"));
+	snprintf(pf->fsid, sizeof pf->fsid, "%s", fsid ? fsid : "-");
+	snprintf(pf->dev, sizeof pf->dev, "%s", json_get_str(v, "dev", "-"));
 	for (size_t i = 0; i < cl->n && pf->n < PROFILE_MAX_CLASSES; i++) {
 		const struct json_value *c = cl->items[i];
 		const char *shape = json_get_str(c, "shape", NULL);
@@ -198,6 +320,7 @@ bool profile_read(const char *path, const struct profile_key *k, struct profile_
 		pf->e[pf->n].rate = json_get_num(c, "rate", 0);
 		pf->e[pf->n].runs = (unsigned)json_get_num(c, "runs", 1);
 		pf->e[pf->n].updated = (int64_t)json_get_num(c, "updated", 0);
+		pf->e[pf->n].used = (int64_t)json_get_num(c, "used", (double)pf->e[pf->n].updated);
 		pf->e[pf->n].share = on_off(json_get_str(c, "share", ""));
 		pf->e[pf->n].sort = on_off(json_get_str(c, "sort", ""));
 		pf->n++;
@@ -208,23 +331,6 @@ out:
 		warn_once(path, why);
 	json_free(v);
 	return ok;
-}
-
-bool profile_load(const struct profile_key *k, struct profile_entry *out)
-{
-	char *path = profile_path(k);
-	if (!path)
-		return false;
-	struct profile_file pf;
-	bool found = false;
-	if (profile_read(path, k, &pf))
-		for (int i = 0; i < pf.n; i++)
-			if (!strcmp(pf.shape[i], k->shape)) {
-				*out = pf.e[i];
-				found = true;
-			}
-	free(path);
-	return found;
 }
 
 /* Create the profile directory, but never $HOME nor the parent of
@@ -292,31 +398,31 @@ bool profile_dir_inside(dev_t dev, ino_t ino)
 	return inside;
 }
 
-bool profile_store(const struct profile_key *k, const struct profile_entry *e)
+/* Drop the entries of PF not used since the expiry (their class starts from
+ * the prior again). */
+static void expire(struct profile_file *pf, int64_t now)
 {
-	char *dir = profile_dir(), *path = profile_path(k), *tmp = NULL;
+	int n = 0;
+	for (int i = 0; i < pf->n; i++) {
+		if (pf->e[i].used < now - (int64_t)PROFILE_EXPIRE_DAYS * DAY)
+			continue;
+		if (n != i) {
+			memcpy(pf->shape[n], pf->shape[i], sizeof pf->shape[n]);
+			pf->e[n] = pf->e[i];
+		}
+		n++;
+	}
+	pf->n = n;
+}
+
+/* Write PF as K's file PATH: a temporary file, then rename. */
+static bool write_file(const char *path, const struct profile_key *k, const struct profile_file *pf)
+{
+	char *tmp = NULL;
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
+		return false;
 	bool ok = false;
-	if (!dir || !path || make_profile_dir(dir) < 0)
-		goto out;
-	struct profile_file pf;
-	if (!profile_read(path, k, &pf))
-		pf.n = 0; /* replace a corrupt or foreign file */
-	int i;
-	for (i = 0; i < pf.n && strcmp(pf.shape[i], k->shape); i++)
-		;
-	if (i == pf.n) {
-		if (pf.n == PROFILE_MAX_CLASSES)
-			i = 0;
-		else
-			pf.n++;
-		snprintf(pf.shape[i], 16, "%s", k->shape);
-	}
-	pf.e[i] = *e;
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		tmp = NULL;
-		goto out;
-	}
-	int fd = mkstemp(tmp);
+	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		goto out;
 	FILE *f = fdopen(fd, "w");
@@ -330,22 +436,25 @@ bool profile_store(const struct profile_key *k, const struct profile_entry *e)
 	jw_object(&w, NULL);
 	jw_string(&w, "format", PROFILE_FORMAT);
 	jw_string(&w, "fs", k->fs);
-	jw_string(&w, "fsid", k->fsid);
-	char dev[32];
-	snprintf(dev, sizeof dev, "%u:%u", k->dev_major, k->dev_minor);
-	jw_string(&w, "dev", dev);
+	if (!k->by_type) {
+		jw_string(&w, "fsid", k->fsid);
+		char dev[32];
+		snprintf(dev, sizeof dev, "%u:%u", k->dev_major, k->dev_minor);
+		jw_string(&w, "dev", dev);
+	}
 	jw_array(&w, "classes");
-	for (int j = 0; j < pf.n; j++) {
+	for (int j = 0; j < pf->n; j++) {
 		jw_object(&w, NULL);
-		jw_string(&w, "shape", pf.shape[j]);
-		jw_int(&w, "threads", pf.e[j].threads);
-		jw_double(&w, "rate", pf.e[j].rate);
-		jw_uint(&w, "runs", pf.e[j].runs);
-		jw_int(&w, "updated", pf.e[j].updated);
-		if (pf.e[j].share >= 0)
-			jw_string(&w, "share", profile_switch_name(pf.e[j].share));
-		if (pf.e[j].sort >= 0)
-			jw_string(&w, "sort", profile_switch_name(pf.e[j].sort));
+		jw_string(&w, "shape", pf->shape[j]);
+		jw_int(&w, "threads", pf->e[j].threads);
+		jw_double(&w, "rate", pf->e[j].rate);
+		jw_uint(&w, "runs", pf->e[j].runs);
+		jw_int(&w, "updated", pf->e[j].updated);
+		jw_int(&w, "used", pf->e[j].used);
+		if (pf->e[j].share >= 0)
+			jw_string(&w, "share", profile_switch_name(pf->e[j].share));
+		if (pf->e[j].sort >= 0)
+			jw_string(&w, "sort", profile_switch_name(pf->e[j].sort));
 		jw_end(&w);
 	}
 	jw_end(&w);
@@ -358,8 +467,194 @@ bool profile_store(const struct profile_key *k, const struct profile_entry *e)
 	}
 	ok = true;
 out:
+	free(tmp);
+	return ok;
+}
+
+/* K's stored file in DIR into PF: its own, or for a filesystem kept per
+ * type whose TYPE.json does not exist yet, the per-id file an older version
+ * wrote for this very mount (read compatibility; the next write moves it to
+ * TYPE.json and the pruning removes it). False if the file is bad. */
+static bool read_key(const char *dir, const struct profile_key *k, struct profile_file *pf,
+		     bool *legacy)
+{
+	char *path = path_in(dir, k, false);
+	bool ok = path && profile_read(path, k, pf);
+	free(path);
+	*legacy = false;
+	if (ok && !pf->present && k->by_type) {
+		struct profile_key id = *k;
+		id.by_type = false;
+		path = path_in(dir, &id, true);
+		ok = path && profile_read(path, &id, pf);
+		*legacy = pf->present;
+		free(path);
+	}
+	return ok;
+}
+
+bool profile_load(const struct profile_key *k, struct profile_entry *out)
+{
+	char *dir = profile_dir(), *path = dir ? path_in(dir, k, false) : NULL;
+	struct profile_file pf;
+	bool found = false, legacy;
+	if (!path || !read_key(dir, k, &pf, &legacy))
+		goto out;
+	int i;
+	for (i = 0; i < pf.n && strcmp(pf.shape[i], k->shape); i++)
+		;
+	if (i == pf.n)
+		goto out;
+	*out = pf.e[i];
+	found = true;
+	/* Loading is using: the stamp the expiry reads is refreshed now and
+	 * then (a write a week at most), the mtime the cap's LRU order reads
+	 * at most hourly (no write of the file). */
+	int64_t now = (int64_t)time(NULL);
+	if (pf.e[i].used < now - REFRESH_USED || legacy) {
+		pf.e[i].used = now;
+		expire(&pf, now);
+		write_file(path, k, &pf);
+	} else if (pf.mtime < now - 3600) {
+		utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
+	}
+out:
 	free(dir);
 	free(path);
-	free(tmp);
+	return found;
+}
+
+struct prune_file {
+	char name[80];
+	int64_t mtime;
+};
+
+static int by_mtime(const void *a, const void *b)
+{
+	const struct prune_file *x = a, *y = b;
+	return x->mtime != y->mtime ? (x->mtime < y->mtime ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+/* The per-type index of NAME's filesystem when NAME is a per-id file of a
+ * type now kept per type ("tmpfs-FSID-0_45.json"), else -1. */
+static int per_id_of_by_type(const char *name)
+{
+	for (size_t i = 0; i < N_BY_TYPE; i++) {
+		size_t l = strlen(by_type[i].name);
+		if (!strncmp(name, by_type[i].name, l) && name[l] == '-')
+			return (int)i;
+	}
+	return -1;
+}
+
+/* Not more than this many names are looked at in one pass (a directory an
+ * older version filled with more: the next runs go on). */
+#define PRUNE_SCAN_MAX 65536
+
+int profile_prune(const char *dir, const char *keep, int64_t now)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return -1;
+	}
+	struct prune_file *f = NULL;
+	size_t n = 0, cap = 0, ours = 0;
+	bool have_type[N_BY_TYPE] = { false };
+	struct dirent *de;
+	while ((de = readdir(d)) && n < PRUNE_SCAN_MAX) {
+		const char *name = de->d_name;
+		struct stat st;
+		if (strlen(name) >= sizeof f->name || !profile_file_name(name) ||
+		    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue; /* not ours: never touched */
+		ours++;
+		for (size_t i = 0; i < N_BY_TYPE; i++) {
+			size_t l = strlen(by_type[i].name);
+			if (!strncmp(name, by_type[i].name, l) && !strcmp(name + l, ".json"))
+				have_type[i] = true;
+		}
+		if (keep && !strcmp(name, keep))
+			continue; /* counted, never removed */
+		if (n == cap) {
+			size_t c = cap ? cap * 2 : 64;
+			struct prune_file *g = realloc(f, c * sizeof *f);
+			if (!g)
+				break;
+			f = g;
+			cap = c;
+		}
+		snprintf(f[n].name, sizeof f[n].name, "%s", name);
+		f[n].mtime = (int64_t)st.st_mtim.tv_sec;
+		n++;
+	}
+	int removed = 0;
+	size_t left = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* expired: not written nor loaded (which touches the mtime) for
+		 * the expiry; superseded: a per-id file of a type kept per type
+		 * once TYPE.json exists (never read again) */
+		int t = per_id_of_by_type(f[i].name);
+		bool go = f[i].mtime < now - (int64_t)PROFILE_EXPIRE_DAYS * DAY ||
+			  (t >= 0 && have_type[t]);
+		if (go && unlinkat(dfd, f[i].name, 0) == 0) {
+			removed++;
+			ours--;
+		} else {
+			f[left++] = f[i];
+		}
+	}
+	if (ours > PROFILE_MAX_FILES) {
+		qsort(f, left, sizeof *f, by_mtime);
+		for (size_t i = 0; i < left && ours > PROFILE_MAX_FILES; i++)
+			if (unlinkat(dfd, f[i].name, 0) == 0) {
+				removed++;
+				ours--;
+			}
+	}
+	free(f);
+	closedir(d);
+	return removed;
+}
+
+bool profile_store(const struct profile_key *k, const struct profile_entry *e)
+{
+	static bool pruned;
+	char *dir = profile_dir(), *path = dir ? path_in(dir, k, false) : NULL;
+	bool ok = false, legacy;
+	if (!dir || !path || make_profile_dir(dir) < 0)
+		goto out;
+	struct profile_file pf;
+	if (!read_key(dir, k, &pf, &legacy))
+		pf.n = 0; /* replace a corrupt or foreign file */
+	int64_t now = (int64_t)time(NULL);
+	int i;
+	for (i = 0; i < pf.n && strcmp(pf.shape[i], k->shape); i++)
+		;
+	if (i == pf.n) {
+		if (pf.n < PROFILE_MAX_CLASSES) {
+			pf.n++;
+		} else { /* full: the least recently used class gives way */
+			i = 0;
+			for (int j = 1; j < pf.n; j++)
+				if (pf.e[j].used < pf.e[i].used)
+					i = j;
+		}
+		snprintf(pf.shape[i], 16, "%s", k->shape);
+	}
+	pf.e[i] = *e;
+	pf.e[i].used = now;
+	expire(&pf, now);
+	ok = write_file(path, k, &pf);
+	if (ok && !pruned) {
+		pruned = true; /* once a run: one readdir, an fstatat per file */
+		profile_prune(dir, strrchr(path, '/') + 1, now);
+	}
+out:
+	free(dir);
+	free(path);
 	return ok;
 }
