@@ -24,14 +24,19 @@ static __always_inline int hist_slot(__u64 v)
 /* Per-CPU values, but syscall tracepoints may be preempted on this kernel:
  * atomic adds keep count == sum of buckets exactly, at the price of an
  * uncontended locked add. */
-static __always_inline void hist_add(struct probe_hist *h, __u64 v)
+/* A global function: the verifier checks it once, not at each of its
+ * callers (several per program). */
+__noinline int hist_add(struct probe_hist *h, __u64 v)
 {
 	int s = hist_slot(v);
 
+	if (!h)
+		return 0;
 	__sync_fetch_and_add(&h->count, 1);
 	__sync_fetch_and_add(&h->total, v);
 	if (s >= 0 && s < PROBE_HIST_BUCKETS)
 		__sync_fetch_and_add(&h->b[s], 1);
+	return 0;
 }
 
 #endif

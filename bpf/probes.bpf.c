@@ -20,6 +20,10 @@
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile bool want_callers = true;
+/* Syscalls that wait for something else (wait4, futex, poll, ...): set by
+ * user space from the same list as the report's busy time, so that off-CPU
+ * time inside them is not counted as the deleter's. */
+const volatile __u8 wait_sc[PROBE_NR_SYSCALLS];
 
 /* Live traced threads and their peak, in .bss so that user space reads them
  * without a syscall. User space adds the threads that exist at attach time;
@@ -85,7 +89,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 2048);
+	__uint(max_entries, 4096);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, PROBE_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
@@ -97,7 +101,30 @@ struct {
 	__type(value, struct probe_caller_val);
 } callers SEC(".maps");
 
-struct offcpu { __u64 ts; __u32 state; __u32 pad; };
+/* A traced thread off CPU: since when, why, and since when runnable. */
+struct offcpu {
+	__u64 ts;		/* switched out (0: on CPU) */
+	__u64 wake_ts;		/* sched_wakeup after ts (0: not yet) */
+	__s32 stackid;		/* where it blocked (D, or S in a busy syscall) */
+	__u8 kind;		/* enum probe_offcpu_kind, or OFFCPU_OTHER */
+	__u8 ctx;		/* PROBE_WAIT_IN_* */
+	__u16 nsleep;		/* S waits in busy syscalls so far (stack sampling) */
+};
+#define OFFCPU_OTHER	PROBE_OFFCPU_KINDS	/* dead, parked, new: not counted */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROBE_MAX_WAIT_SITES);
+	__type(key, struct probe_wait_key);
+	__type(value, struct probe_wait_val);
+} wait_sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROBE_MAX_DEVS);
+	__type(key, __u32);
+	__type(value, struct probe_dev_stat);
+} devs SEC(".maps");
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PROBE_MAX_THREADS);
@@ -122,8 +149,16 @@ struct {
 	__type(value, __u64);
 } bio_start SEC(".maps");
 
+/* A filter in front of the tgids hash: a byte per tgid modulo its size,
+ * set (never cleared) before a tgid is added. Every syscall, context
+ * switch and wakeup of every untraced process asks traced(): most are
+ * answered by one load instead of a hash lookup. */
+__u8 tgid_maybe[PROBE_TGID_FILTER];
+
 static __always_inline bool traced(__u32 tgid)
 {
+	if (!tgid_maybe[tgid & (PROBE_TGID_FILTER - 1)])
+		return false;
 	return bpf_map_lookup_elem(&tgids, &tgid) != NULL;
 }
 
@@ -147,6 +182,20 @@ static __always_inline void count_lost(void)
 		__sync_fetch_and_add(&m->lost, 1);
 }
 
+/* The counters of device DEV (kernel dev_t), created on first use. */
+static __always_inline struct probe_dev_stat *dev_get(__u32 dev)
+{
+	static const struct probe_dev_stat zero;
+	struct probe_dev_stat *d = bpf_map_lookup_or_try_init(&devs, &dev, &zero);
+
+	if (!d) {
+		struct probe_misc *m = misc_get();
+		if (m)
+			__sync_fetch_and_add(&m->devs_lost, 1);
+	}
+	return d;
+}
+
 /* ---- processes: follow descendants ---- */
 
 static __always_inline int do_fork(__u64 *ctx)
@@ -161,6 +210,7 @@ static __always_inline int do_fork(__u64 *ctx)
 		return 0;
 	m = misc_get();
 	if (ctgid != ptgid) {
+		tgid_maybe[ctgid & (PROBE_TGID_FILTER - 1)] = 1;
 		if (bpf_map_update_elem(&tgids, &ctgid, &one, BPF_NOEXIST) == 0 && m)
 			__sync_fetch_and_add(&m->tgids_delta, 1);
 	}
@@ -204,7 +254,10 @@ SEC("raw_tp/sched_process_exit") int raw_sched_process_exit(__u64 *ctx) { return
 
 /* ---- syscalls ---- */
 
-static __always_inline int do_sys_enter(__u64 *ctx)
+/* BTF: the tp_btf flavour, whose arguments are typed kernel pointers that
+ * the program may read directly (a plain load instead of a
+ * bpf_probe_read_kernel call, on every unlinkat). */
+static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pt_regs *regs = (void *)ctx[0];
@@ -227,7 +280,7 @@ static __always_inline int do_sys_enter(__u64 *ctx)
 	s->nr = (__u32)nr;
 	s->rmdir = 0;
 	if (nr == PROBE_NR_UNLINKAT)	/* unlinkat(dirfd, path, flags) */
-		s->rmdir = (PT_REGS_PARM3_CORE_SYSCALL(regs) & AT_REMOVEDIR) != 0;
+		s->rmdir = ((btf ? regs->dx : PT_REGS_PARM3_CORE_SYSCALL(regs)) & AT_REMOVEDIR) != 0;
 	s->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -269,8 +322,8 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/sys_enter") int btf_sys_enter(__u64 *ctx) { return do_sys_enter(ctx); }
-SEC("raw_tp/sys_enter") int raw_sys_enter(__u64 *ctx) { return do_sys_enter(ctx); }
+SEC("tp_btf/sys_enter") int btf_sys_enter(__u64 *ctx) { return do_sys_enter(ctx, true); }
+SEC("raw_tp/sys_enter") int raw_sys_enter(__u64 *ctx) { return do_sys_enter(ctx, false); }
 SEC("tp_btf/sys_exit") int btf_sys_exit(__u64 *ctx) { return do_sys_exit(ctx); }
 SEC("raw_tp/sys_exit") int raw_sys_exit(__u64 *ctx) { return do_sys_exit(ctx); }
 
@@ -362,52 +415,180 @@ SEC("raw_tp/contention_begin") int raw_contention_begin(__u64 *ctx) { return do_
 SEC("tp_btf/contention_end") int btf_contention_end(__u64 *ctx) { return do_contention_end(ctx); }
 SEC("raw_tp/contention_end") int raw_contention_end(__u64 *ctx) { return do_contention_end(ctx); }
 
-/* ---- off-CPU ---- */
+/* ---- off-CPU: how long, where (wait sites), waiting to run ---- */
 
-static __always_inline int do_sched_switch(__u64 *ctx)
+/* Where the current (traced) thread is as it goes off CPU: a PROBE_WAIT_IN_*
+ * mask. switch_ctx, switch_out and switch_in are global functions: the
+ * verifier checks each once, not once per path through sched_switch (12 ms
+ * of every --trace's start when they were inlined). */
+__noinline int switch_ctx(__u32 tid, __u32 sleeping)
 {
-	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
-	__u32 state = (__u32)ctx[3];
-	__u32 ptid = BPF_CORE_READ(prev, pid), ntid;
+	struct sc_start *s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);
+	struct lock_slots *ls = bpf_map_lookup_elem(&lock_start, &tid);
+	int ctx = 0;
+
+	if (s && s->ts && s->nr < PROBE_NR_SYSCALLS && !wait_sc[s->nr & (PROBE_NR_SYSCALLS - 1)])
+		ctx |= PROBE_WAIT_IN_SYSCALL;
+	if (ls && (ls->sleep.lock || ls->spin.lock))
+		ctx |= PROBE_WAIT_IN_LOCK;
+	/* S waits in busy syscalls come by the hundred thousand (a pipe
+	 * read per line): a stack for the first of each thread and then
+	 * 1 in PROBE_S_SAMPLE; user space scales the sampled sites */
+	if (sleeping && (ctx & PROBE_WAIT_IN_SYSCALL)) {
+		struct offcpu *o = bpf_map_lookup_elem(&offcpu_start, &tid);
+		__u16 n = o ? o->nsleep : 0;
+
+		if (o)
+			o->nsleep = n + 1;
+		if (n % PROBE_S_SAMPLE == 0)
+			ctx |= PROBE_WAIT_SAMPLED;
+	}
+	return ctx;
+}
+
+__noinline int switch_out(__u32 tid, __u32 kind, __u32 ctx, int stackid, __u64 now)
+{
 	struct offcpu *o, init = {};
-	__u64 now = 0;
 
-	if (ptid && traced(BPF_CORE_READ(prev, tgid))) {
-		now = bpf_ktime_get_ns();
-		o = bpf_map_lookup_or_try_init(&offcpu_start, &ptid, &init);
-		if (o) {
-			o->ts = now;
-			o->state = state;
-		} else {
-			count_lost();
-		}
+	o = bpf_map_lookup_or_try_init(&offcpu_start, &tid, &init);
+	if (!o) {
+		count_lost();
+		return 0;
 	}
-	ntid = BPF_CORE_READ(next, pid);
-	if (ntid && traced(BPF_CORE_READ(next, tgid))) {
-		struct probe_misc *m;
-		int kind;
-
-		o = bpf_map_lookup_elem(&offcpu_start, &ntid);
-		if (!o || !o->ts)
-			return 0;
-		if (!now)
-			now = bpf_ktime_get_ns();
-		if (o->state & TASK_UNINTERRUPTIBLE)		/* D */
-			kind = PROBE_OFFCPU_BLOCKED;
-		else if (o->state & TASK_INTERRUPTIBLE)		/* S */
-			kind = PROBE_OFFCPU_SLEEPING;
-		else if (o->state == TASK_RUNNING)		/* preempted */
-			kind = PROBE_OFFCPU_PREEMPTED;
-		else
-			kind = -1;
-		m = misc_get();
-		if (m && kind >= 0 && kind < PROBE_OFFCPU_KINDS)
-			hist_add(&m->offcpu[kind], now - o->ts);
-		o->ts = 0;
-	}
+	o->kind = kind;
+	o->ctx = ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK);
+	o->stackid = stackid;
+	o->wake_ts = 0;
+	o->ts = now;
 	return 0;
 }
 
+__noinline int switch_in(__u32 tid, __u32 after_traced, __u64 now)
+{
+	struct offcpu *o = bpf_map_lookup_elem(&offcpu_start, &tid);
+	struct probe_misc *m;
+	__u64 off, rq = 0;
+	__u8 kind;
+
+	if (!o || !o->ts)
+		return 0;
+	off = now - o->ts;
+	kind = o->kind;
+	if (kind == PROBE_OFFCPU_PREEMPTED)
+		rq = off;
+	else if (o->wake_ts >= o->ts && now >= o->wake_ts)
+		rq = now - o->wake_ts;
+	if (rq > off)
+		rq = off;
+	m = misc_get();
+	if (m) {
+		if (kind < PROBE_OFFCPU_KINDS)
+			hist_add(&m->offcpu[kind], off);
+		if (kind != PROBE_OFFCPU_PREEMPTED && o->wake_ts)
+			hist_add(&m->runq, rq);
+		if ((o->ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK)) == PROBE_WAIT_IN_SYSCALL) {
+			if (kind == PROBE_OFFCPU_PREEMPTED)
+				__sync_fetch_and_add(&m->busy_preempt_ns, rq);
+			else
+				__sync_fetch_and_add(&m->busy_runq_ns, rq);
+		}
+		if (after_traced && rq)
+			__sync_fetch_and_add(&m->runq_traced_ns, rq);
+	}
+	if (kind == PROBE_OFFCPU_BLOCKED ||
+	    (kind == PROBE_OFFCPU_SLEEPING && (o->ctx & PROBE_WAIT_IN_SYSCALL))) {
+		struct probe_wait_key k = { .stackid = o->stackid, .state = kind, .ctx = o->ctx };
+		struct probe_wait_val *v, zero = {};
+
+		v = bpf_map_lookup_or_try_init(&wait_sites, &k, &zero);
+		if (v) {
+			__sync_fetch_and_add(&v->count, 1);
+			__sync_fetch_and_add(&v->total_ns, off);
+			__sync_fetch_and_add(&v->blocked_ns, off - rq);
+		} else if (m) {
+			__sync_fetch_and_add(&m->wait_sites_lost, 1);
+			__sync_fetch_and_add(&m->wait_sites_lost_ns, off);
+		}
+	}
+	o->ts = 0;
+	o->wake_ts = 0;
+	return 0;
+}
+
+static __always_inline int do_sched_switch(__u64 *ctx)
+{
+	bool preempt = (bool)ctx[0];
+	struct task_struct *prev = (void *)ctx[1], *next = (void *)ctx[2];
+	__u32 state = (__u32)ctx[3];
+	__u32 ptid = BPF_CORE_READ(prev, pid), ntid;
+	bool prev_traced = ptid && traced(BPF_CORE_READ(prev, tgid));
+	__u64 now = 0;
+
+	if (prev_traced) {
+		__u32 kind, wctx;
+		int stackid = -1;
+
+		if (preempt || state == TASK_RUNNING)
+			kind = PROBE_OFFCPU_PREEMPTED;
+		else if (state & TASK_UNINTERRUPTIBLE)		/* D */
+			kind = PROBE_OFFCPU_BLOCKED;
+		else if (state & TASK_INTERRUPTIBLE)		/* S */
+			kind = PROBE_OFFCPU_SLEEPING;
+		else
+			kind = OFFCPU_OTHER;
+		wctx = switch_ctx(ptid, kind == PROBE_OFFCPU_SLEEPING);
+		/* a stack for every D wait, and for sampled S waits inside
+		 * busy syscalls (S in wait4, futex or poll is the thread's
+		 * choice); prev is current here */
+		if (want_callers && kind == PROBE_OFFCPU_BLOCKED)
+			stackid = bpf_get_stackid(ctx, &stacks, 0);
+		else if (want_callers && kind == PROBE_OFFCPU_SLEEPING &&
+			 (wctx & PROBE_WAIT_IN_SYSCALL))
+			stackid = wctx & PROBE_WAIT_SAMPLED ? bpf_get_stackid(ctx, &stacks, 0)
+							    : PROBE_STACK_UNSAMPLED;
+		now = bpf_ktime_get_ns();
+		switch_out(ptid, kind, wctx, stackid, now);
+	}
+	ntid = BPF_CORE_READ(next, pid);
+	if (ntid && traced(BPF_CORE_READ(next, tgid)))
+		switch_in(ntid, prev_traced && ptid != ntid, now ? now : bpf_ktime_get_ns());
+	return 0;
+}
+
+/* A traced thread becomes runnable: its wait for a CPU starts. */
+static __always_inline int do_sched_wakeup(__u64 *ctx)
+{
+	struct task_struct *p = (void *)ctx[0];
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct offcpu *o;
+
+	if (!tid || !traced(BPF_CORE_READ(p, tgid)))
+		return 0;
+	o = bpf_map_lookup_elem(&offcpu_start, &tid);
+	if (o && o->ts && !o->wake_ts)
+		o->wake_ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* A new traced thread: runnable from now until it first runs. */
+static __always_inline int do_sched_wakeup_new(__u64 *ctx)
+{
+	struct task_struct *p = (void *)ctx[0];
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct offcpu o = { .kind = OFFCPU_OTHER, .stackid = -1 };
+
+	if (!tid || !traced(BPF_CORE_READ(p, tgid)))
+		return 0;
+	o.ts = o.wake_ts = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&offcpu_start, &tid, &o, BPF_ANY))
+		count_lost();
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup") int btf_sched_wakeup(__u64 *ctx) { return do_sched_wakeup(ctx); }
+SEC("raw_tp/sched_wakeup") int raw_sched_wakeup(__u64 *ctx) { return do_sched_wakeup(ctx); }
+SEC("tp_btf/sched_wakeup_new") int btf_sched_wakeup_new(__u64 *ctx) { return do_sched_wakeup_new(ctx); }
+SEC("raw_tp/sched_wakeup_new") int raw_sched_wakeup_new(__u64 *ctx) { return do_sched_wakeup_new(ctx); }
 SEC("tp_btf/sched_switch") int btf_sched_switch(__u64 *ctx) { return do_sched_switch(ctx); }
 SEC("raw_tp/sched_switch") int raw_sched_switch(__u64 *ctx) { return do_sched_switch(ctx); }
 
@@ -465,14 +646,16 @@ static __always_inline int do_ext4_free_blocks(__u64 *ctx)
 	return 0;
 }
 
-/* Discards are issued from the journal commit, not by the traced process. */
+/* Discards are issued from the journal commit, not by the traced process:
+ * counted per device, user space decides which devices are the delete's. */
 static __always_inline int do_ext4_discard_blocks(__u64 *ctx)
 {
-	struct probe_misc *m = misc_get();
+	struct super_block *sb = (void *)ctx[0];
+	struct probe_dev_stat *d = dev_get(BPF_CORE_READ(sb, s_dev));
 
-	if (m) {
-		__sync_fetch_and_add(&m->ext4_discards, 1);
-		__sync_fetch_and_add(&m->ext4_discard_blocks, ctx[2]);
+	if (d) {
+		__sync_fetch_and_add(&d->ext4_discards, 1);
+		__sync_fetch_and_add(&d->ext4_discard_blocks, ctx[2]);
 	}
 	return 0;
 }
@@ -483,7 +666,9 @@ static __always_inline int do_ext4_discard_blocks(__u64 *ctx)
  * does, against GNU rm's inode order). */
 static __always_inline int do_ext4_unlink_enter(__u64 *ctx)
 {
+	struct inode *parent = (void *)ctx[0];
 	struct dentry *dentry = (void *)ctx[1];
+	struct probe_dev_stat *d;
 	struct probe_misc *m;
 	struct sc_start *s;
 	__u64 ino;
@@ -493,6 +678,9 @@ static __always_inline int do_ext4_unlink_enter(__u64 *ctx)
 	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);
 	if (!s)
 		return 0;
+	d = dev_get(BPF_CORE_READ(parent, i_sb, s_dev));
+	if (d)
+		__sync_fetch_and_add(&d->unlinks, 1);
 	ino = BPF_CORE_READ(dentry, d_inode, i_ino);
 	if (s->last_ino && ino && (m = misc_get()))
 		hist_add(&m->ext4_ino_jump, ino > s->last_ino ? ino - s->last_ino : s->last_ino - ino);
@@ -509,11 +697,12 @@ SEC("raw_tp/ext4_free_blocks") int raw_ext4_free_blocks(__u64 *ctx) { return do_
 SEC("tp_btf/ext4_discard_blocks") int btf_ext4_discard_blocks(__u64 *ctx) { return do_ext4_discard_blocks(ctx); }
 SEC("raw_tp/ext4_discard_blocks") int raw_ext4_discard_blocks(__u64 *ctx) { return do_ext4_discard_blocks(ctx); }
 
-/* jbd2 commits run in the journal thread: count all of them while tracing. */
+/* jbd2 commits run in the journal thread: counted per journal device, user
+ * space decides which are the delete's. */
 static __always_inline int do_jbd2_run_stats(__u64 *ctx)
 {
 	struct transaction_run_stats_s *rs = (void *)ctx[2];
-	struct probe_misc *m = misc_get();
+	struct probe_dev_stat *m = dev_get((__u32)ctx[0]);
 
 	if (!m)
 		return 0;
@@ -569,9 +758,10 @@ static __always_inline int btrfs_wait(__u64 start_ns, bool tree_lock)
 	now = bpf_ktime_get_ns();
 	if (now < start_ns)
 		return 0;
-	if (tree_lock)
-		hist_add(&m->btrfs_tree_lock, now - start_ns);
-	else
+	if (tree_lock) {
+		if (now - start_ns >= PROBE_BTRFS_CONTENDED_NS)
+			hist_add(&m->btrfs_tree_lock, now - start_ns);
+	} else
 		hist_add(&m->btrfs_reserve, now - start_ns);
 	return 0;
 }
@@ -581,22 +771,28 @@ SEC("raw_tp/btrfs_tree_lock") int raw_btrfs_tree_lock(__u64 *ctx) { return btrfs
 SEC("tp_btf/btrfs_reserve_ticket") int btf_btrfs_reserve_ticket(__u64 *ctx) { return btrfs_wait(ctx[3], false); }
 SEC("raw_tp/btrfs_reserve_ticket") int raw_btrfs_reserve_ticket(__u64 *ctx) { return btrfs_wait(ctx[3], false); }
 
-/* ---- block layer (all devices while tracing: completions run in irq) ---- */
+/* ---- block layer (every device while tracing, by device: completions run
+ * in irq, and the loop device and its backing disk are two devices) ---- */
+
+static __always_inline __u32 rq_dev(struct request *rq)
+{
+	return BPF_CORE_READ(rq, part, bd_dev);
+}
 
 static __always_inline int do_rq_issue(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx[0];
 	__u64 key = ctx[0], now = bpf_ktime_get_ns();
-	struct probe_misc *m = misc_get();
+	struct probe_dev_stat *d = dev_get(rq_dev(rq));
 	__u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
 	__u32 bytes = BPF_CORE_READ(rq, __data_len);
 
-	if (m) {
-		__sync_fetch_and_add(&m->bio_bytes, bytes);
+	if (d) {
+		__sync_fetch_and_add(&d->bio_bytes, bytes);
 		/* the value from the running kernel's BTF, not vmlinux.h's */
 		if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD)) {
-			__sync_fetch_and_add(&m->bio_discards, 1);
-			__sync_fetch_and_add(&m->bio_discard_bytes, bytes);
+			__sync_fetch_and_add(&d->bio_discards, 1);
+			__sync_fetch_and_add(&d->bio_discard_bytes, bytes);
 		}
 	}
 	bpf_map_update_elem(&bio_start, &key, &now, BPF_ANY);
@@ -605,15 +801,16 @@ static __always_inline int do_rq_issue(__u64 *ctx)
 
 static __always_inline int do_rq_complete(__u64 *ctx)
 {
+	struct request *rq = (void *)ctx[0];
 	__u64 key = ctx[0], *ts;
-	struct probe_misc *m;
+	struct probe_dev_stat *d;
 
 	ts = bpf_map_lookup_elem(&bio_start, &key);
 	if (!ts)
 		return 0;
-	m = misc_get();
-	if (m)
-		hist_add(&m->bio_lat, bpf_ktime_get_ns() - *ts);
+	d = dev_get(rq_dev(rq));
+	if (d)
+		hist_add(&d->bio_lat, bpf_ktime_get_ns() - *ts);
 	bpf_map_delete_elem(&bio_start, &key);
 	return 0;
 }

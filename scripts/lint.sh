@@ -3,7 +3,7 @@
 #
 #  * format: clang-format --dry-run --Werror (.clang-format) over user/,
 #    bpf/, tests/unit/ and tests/tools/*.c
-#  * shellcheck: every shell script, scripts/**/*.sh, tests/e2e/*.sh,
+#  * shellcheck: every shell script, scripts/**/*.sh, tests/e2e/*.sh, tests/diagnosis/*.sh,
 #    tests/gnu/*.sh and .ci/run, as bash, following their `source`s
 #  * headers: each user/**/*.h compiles on its own
 #  * layers: includes follow the layer matrix (below); getenv() only in
@@ -97,7 +97,7 @@ check_format() {
 # `# shellcheck source=` directives are relative to the script's directory).
 shell_files() {
 	{
-		find scripts tests/e2e tests/gnu -name '*.sh'
+		find scripts tests/e2e tests/gnu tests/diagnosis -name '*.sh'
 		echo .ci/run
 	} | LC_ALL=C sort -u
 }

@@ -66,7 +66,12 @@ docs_missing_options() {
 
 # Every ADAPTRM_* variable user/ reads.
 docs_code_env() {
-	grep -rhoE --include='*.c' '"ADAPTRM_[A-Z0-9_]+"' "$(docs_src)" | tr -d '"' | LC_ALL=C sort -u
+	{
+		grep -rhoE --include='*.c' '"ADAPTRM_[A-Z0-9_]+"' "$(docs_src)"
+		# every name in lib/env.c's table (PATH, HOME, XDG_CACHE_HOME too)
+		grep -rhoE --include='env.c' '\[ENV_[A-Z0-9_]+\] = \{ "[A-Z0-9_]+"' "$(docs_src)" |
+			grep -oE '"[A-Z0-9_]+"'
+	} | tr -d '"' | LC_ALL=C sort -u
 }
 
 docs_missing_env() {

@@ -246,3 +246,245 @@ test_trace_usage_errors() {
 	expect_eq "$rc3" 1
 	grep -q "invalid interval" err2.txt || fail "$(cat err2.txt)"
 }
+
+# D1: execvp's PATH search happens before tracing, so the command makes one
+# execve, not one per PATH entry before the hit (strace -f counts 1).
+test_trace_command_execs_once() {
+	need_bpf
+	PATH="$SCRATCH/no1:$SCRATCH/no2:$SCRATCH/no3:$PATH" \
+		"$ADAPTRM" --trace --json t.json -- rm -f /nonexistent >/dev/null
+	expect_eq "$(calls t.json execve)" 1 "execve calls"
+	expect_eq "$(jq -r '[.syscalls[] | select(.name == "execve") | .errors] | add' t.json)" 0 \
+		"failed execve calls"
+}
+
+# D1/D13: a command that cannot run is an error like env's or timeout's:
+# 127 not found, 126 not executable, a message, no report and no JSON.
+test_trace_command_that_cannot_run() {
+	need_bpf
+	local rc
+	set +e
+	"$ADAPTRM" --trace --json t.json -- no-such-command-xyz >out1.txt 2>err1.txt
+	rc=$?
+	set -e
+	expect_eq "$rc" 127 "exit status of a command not found"
+	grep -qx "[^:]*: cannot run 'no-such-command-xyz': No such file or directory" err1.txt ||
+		fail "message: $(cat err1.txt)"
+	[ ! -s out1.txt ] || fail "a report for a command that did not run: $(head -3 out1.txt)"
+	[ ! -e t.json ] || fail "a JSON for a command that did not run"
+	: >noexec
+	chmod 644 noexec
+	set +e
+	"$ADAPTRM" --trace -- ./noexec >out2.txt 2>err2.txt
+	rc=$?
+	"$ADAPTRM" --trace -- . >out3.txt 2>err3.txt
+	rc3=$?
+	set -e
+	expect_eq "$rc" 126 "exit status of a file that is not executable"
+	expect_eq "$rc3" 126 "exit status of a directory"
+	grep -qx "[^:]*: cannot run './noexec': Permission denied" err2.txt || fail "message: $(cat err2.txt)"
+	if [ -s out2.txt ] || [ -s out3.txt ]; then fail "a report for a command that did not run"; fi
+	# a script without #! still runs through sh, as with execvp
+	printf 'echo from-script\n' >script
+	chmod 755 script
+	PATH="$SCRATCH:$PATH" "$ADAPTRM" --trace -- script >out4.txt
+	grep -q '^from-script$' out4.txt || fail "script without #! did not run: $(head -3 out4.txt)"
+}
+
+# D7: -p of a zombie is an error at once; a target that becomes a zombie
+# ends the trace, not its parent's wait.
+test_trace_pid_zombie() {
+	need_bpf
+	local z c rc start
+	bash -c 'sleep 0.1 & exec sleep 30' &
+	on_exit kill $!
+	z=
+	for _ in $(seq 50); do
+		sleep 0.1
+		z=$(ps -o pid=,stat= --ppid $! | awk '$2 ~ /^Z/ {print $1; exit}')
+		[ -n "$z" ] && break
+	done
+	[ -n "$z" ] || fail "no zombie to trace"
+	set +e
+	timeout 10 "$ADAPTRM" --trace -p "$z" >out.txt 2>err.txt
+	rc=$?
+	set -e
+	expect_eq "$rc" 1 "exit status for a zombie"
+	grep -q "process $z is a zombie" err.txt || fail "message: $(cat err.txt)"
+	[ ! -s out.txt ] || fail "a report for a zombie"
+	# becomes a zombie while traced: the trace ends then
+	bash -c 'sleep 1 & exec sleep 30' &
+	on_exit kill $!
+	c=
+	for _ in $(seq 50); do
+		c=$(ps -o pid=,comm= --ppid $! | awk '$2 == "sleep" {print $1; exit}')
+		[ -n "$c" ] && break
+		sleep 0.05
+	done
+	[ -n "$c" ] || fail "no child to trace"
+	start=$(date +%s)
+	set +e
+	timeout 15 "$ADAPTRM" --trace -p "$c" >out2.txt 2>err2.txt
+	rc=$?
+	set -e
+	expect_eq "$rc" 0 "exit status (124: still tracing a zombie)"
+	[ $(($(date +%s) - start)) -le 5 ] || fail "the trace outlived the target by seconds"
+	grep -q '^Verdict' out2.txt || fail "no report"
+}
+
+# D10: --interval rows cover the whole trace: the last partial interval is
+# kept (the rows add up to the totals), the first row is measured from the
+# start, and short intervals are kept.
+test_trace_interval_rows_add_up() {
+	need_bpf
+	make_flat d 20000
+	"$ADAPTRM" --trace --interval 0.03 --json t.json -- sh -c 'sleep 0.05; rm -rf d' >report.txt
+	expect_gone d
+	expect_eq "$(jq '[.intervals[].unlinkat_calls] | add' t.json)" "$(calls t.json unlinkat)" \
+		"unlinkat calls summed over the intervals against the total"
+	expect_eq "$(jq '[.intervals[].getdents64_calls] | add' t.json)" "$(calls t.json getdents64)" \
+		"getdents64 calls summed over the intervals against the total"
+	local first last wall
+	first=$(jq '.intervals[0].len_ns' t.json)
+	[ "$first" -le 200000000 ] || fail "first row is $first ns long, asked 30 ms"
+	last=$(jq '.intervals[-1].t_ns' t.json)
+	wall=$(jq '.wall_ns' t.json)
+	[ $((wall - last)) -le 50000000 ] || fail "the rows end $((wall - last)) ns before the trace"
+	expect_eq "$(jq .interval_ns t.json)" 30000000
+	# 2 ms rows are rows of about 2 ms, not 10
+	"$ADAPTRM" --trace --interval 0.002 --json s.json -- sleep 0.3 >short.txt
+	local n mean
+	n=$(jq '.intervals | length' s.json)
+	mean=$(jq '[.intervals[:-1][].len_ns] | add / length' s.json)
+	[ "$n" -ge 75 ] || grep -q "note: rows are" short.txt || fail "$n rows for 0.3 s at 2 ms, and no note"
+	awk -v m="$mean" 'BEGIN { exit !(m < 5000000) }' || grep -q "note: rows are" short.txt ||
+		fail "rows $mean ns apart on average for --interval 0.002, without a note"
+}
+
+# D11: SIGTERM to adaptrm in command mode goes to the command; the report
+# and the JSON follow, and nothing is left running.
+test_trace_sigterm_command_reports() {
+	need_bpf
+	local tracer rc pid
+	"$ADAPTRM" --trace --json t.json -- sleep 31.7 >report.txt 2>err.txt &
+	tracer=$!
+	for _ in $(seq 100); do pgrep -f '^sleep 31.7$' >/dev/null && break; sleep 0.05; done
+	pid=$(pgrep -f '^sleep 31.7$') || fail "the command did not start"
+	on_exit "kill $pid 2>/dev/null"
+	kill -TERM $tracer
+	set +e
+	timeout 10 tail --pid=$tracer -f /dev/null
+	wait $tracer
+	rc=$?
+	set -e
+	expect_eq "$rc" 143 "exit status (the command's, killed by SIGTERM)"
+	! kill -0 "$pid" 2>/dev/null || fail "the command runs on after adaptrm got SIGTERM"
+	grep -q '^Verdict' report.txt || fail "no report: $(cat err.txt)"
+	expect_eq "$(jq -r .exit_status t.json)" 143
+}
+
+# D11: SIGINT stops the in-process delete as without --trace (130, "the rest
+# is left"), and the report and JSON are still written, counting every
+# unlink the delete made.
+test_trace_sigint_in_process_reports() {
+	need_bpf
+	local tracer rc files dirs
+	mount_slowfs mnt 1000 || skip "cannot mount slowfs"
+	make_tree "$SLOWFS_BACKING/t" 40 100
+	"$ADAPTRM" --trace --json t.json -rf --threads=2 mnt/t >report.txt 2>err.txt &
+	tracer=$!
+	sleep 1
+	kill -INT $tracer
+	set +e
+	timeout 20 tail --pid=$tracer -f /dev/null
+	wait $tracer
+	rc=$?
+	set -e
+	expect_eq "$rc" 130 "exit status after SIGINT"
+	grep -q "interrupted by SIGINT" err.txt || fail "$(cat err.txt)"
+	[ -d mnt/t ] || fail "the delete finished before SIGINT: make the tree bigger"
+	grep -q '^Verdict' report.txt || fail "no report"
+	expect_eq "$(jq -r .exit_status t.json)" 130 "exit status in the JSON"
+	files=$(sed -n 's/.*removed \([0-9]*\) files and \([0-9]*\) directories.*/\1/p' err.txt)
+	dirs=$(sed -n 's/.*removed \([0-9]*\) files and \([0-9]*\) directories.*/\2/p' err.txt)
+	[ "$(calls t.json unlinkat)" -ge $((files + dirs)) ] ||
+		fail "unlinkat $(calls t.json unlinkat) < $files files + $dirs directories removed"
+}
+
+# D11: a --json FILE that cannot be written is an error before the command
+# runs (before, the tree was gone when the error came).
+test_trace_unwritable_json_fails_first() {
+	need_bpf
+	local rc rc2
+	make_flat d 10
+	set +e
+	"$ADAPTRM" --trace --json nodir/t.json -- rm -rf d >out.txt 2>err.txt
+	rc=$?
+	"$ADAPTRM" --trace --json nodir/t.json -rf d >out2.txt 2>err2.txt
+	rc2=$?
+	set -e
+	expect_eq "$rc" 1
+	expect_eq "$rc2" 1
+	expect_exists d/f1
+	grep -q "cannot write nodir/t.json" err.txt || fail "$(cat err.txt)"
+	if [ -s out.txt ] || [ -s out2.txt ]; then fail "a report although nothing ran"; fi
+}
+
+# A trace JSON with the given syscalls, findings and ext4 numbers.
+fake_trace() { # FILE SYSCALLS FINDINGS EXT4
+	jq -n --argjson sc "$2" --argjson finds "$3" --argjson e4 "$4" '{schema: "adaptrm-trace/1",
+		command: ["x"], wall_ns: 1000000000, max_threads: 1, syscalls: $sc, locks: [],
+		offcpu: {}, fs: {ext4: $e4, jbd2: {commits: 0, hz: 250}}, findings: $finds}' >"$1"
+}
+
+# D12: --compare shows the filesystem events, the unlink order and both
+# verdicts; syscall rows by time; a long name keeps the columns in place.
+test_trace_compare_sections_and_order() {
+	command -v jq >/dev/null || skip "needs jq"
+	fake_trace a.json '[{"name":"close","nr":3,"calls":5,"total_ns":1000},
+		{"name":"sched_getaffinity","nr":204,"calls":2,"total_ns":500},
+		{"name":"unlinkat","nr":263,"calls":100,"total_ns":900000000}]' \
+		'[{"id":"scattered_inode_order","share":0.53,"text":"a says"}]' \
+		'{"unlink_ns":{"count":100,"total":1,"buckets":[]},"freed_blocks":7,
+		  "inode_jump":{"count":100,"total":1,"buckets":[[1,90],[65536,10]]}}'
+	fake_trace b.json '[{"name":"unlinkat","nr":263,"calls":100,"total_ns":200000},
+		{"name":"close","nr":3,"calls":5,"total_ns":5000000}]' \
+		'[{"id":"directory_lock_contention","share":0.2,"text":"b says"}]' \
+		'{"unlink_ns":{"count":100,"total":1,"buckets":[]},"freed_blocks":9,
+		  "inode_jump":{"count":100,"total":1,"buckets":[[65536,100]]}}'
+	"$ADAPTRM" --trace --compare a.json b.json >out.txt
+	# syscall rows: unlinkat (0.9 s in A) first, then close (5 ms in B)
+	expect_eq "$(awk '/^syscall /{on=1; next} on && /^wall /{exit} on {print $1}' out.txt | tr '\n' ' ')" \
+		"unlinkat close sched_getaffinity " "syscall row order"
+	# one column start for the calls of every row, the long name included
+	local cols
+	cols=$(awk '/^syscall /{on=1; next} on && /^wall /{exit} on {print index($0, " " $2 " ") + length($2)}' out.txt | sort -u | wc -l)
+	expect_eq "$cols" 1 "calls columns at different places: $(cat out.txt)"
+	grep -q '^Filesystem and block events' out.txt || fail "no fs events: $(cat out.txt)"
+	grep -Eq '^  ext4 freed blocks +7 +9 ' out.txt || fail "no ext4 freed blocks row"
+	grep -q '^Unlink order' out.txt || fail "no unlink order"
+	grep -Eq '^  in order +90% +0%$' out.txt || fail "unlink order shares: $(grep -A3 '^Unlink' out.txt)"
+	grep -q '^Findings' out.txt || fail "no findings"
+	grep -Eq '^  scattered_inode_order +53% +-$' out.txt || fail "A's finding"
+	grep -Eq '^  directory_lock_contention +- +20%$' out.txt || fail "B's finding"
+}
+
+# Small histograms (few calls, or not deletion syscalls) only with --all;
+# p50/p99 are marked as estimates.
+test_trace_all_shows_every_histogram() {
+	need_bpf
+	make_flat d 300
+	"$ADAPTRM" --trace --json t.json -- rm -rf d >default.txt
+	make_flat d 300
+	"$ADAPTRM" --trace --all -- rm -rf d >all.txt
+	grep -q '^  unlinkat: 301 calls' default.txt || fail "no unlinkat histogram"
+	! grep -q '^  execve: ' default.txt || fail "execve's 1-call histogram in the default report"
+	grep -q '^  execve: ' all.txt || fail "--all has no execve histogram"
+	grep -q 'more histograms (syscalls with fewer than 100 calls' default.txt || fail "omission not said"
+	grep -q 'p99~ usecs' default.txt || fail "p99 not marked as an estimate"
+	[ "$(wc -l <default.txt)" -lt "$(wc -l <all.txt)" ] || fail "--all is not longer"
+	expect_eq "$(jq '[.syscalls[] | select(.latency_ns.buckets | length > 0)] | length' t.json)" \
+		"$(jq '.syscalls | length' t.json)" "every syscall's histogram in the JSON"
+	# no percentile above the largest possible value
+	expect_eq "$(jq '[.. | objects | select(has("max_bound")) | select(.p99 > .max_bound + 0.001)] | length' t.json)" 0
+}

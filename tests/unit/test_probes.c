@@ -4,6 +4,7 @@
  * them, fails instead when ADAPTRM_REQUIRE_BPF=1 (CI). */
 #include <criterion/criterion.h>
 #include "probes/probes.h"
+#include "trace/report.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct probes *start_flags_or_skip(unsigned flags)
@@ -159,6 +161,56 @@ Test(probes, parallel_unlinkers_contend_on_rwsem_write, .timeout = 120)
 	struct probe_caller c[8];
 	int nc = probes_callers(p, c, 8);
 	cr_assert_gt(nc, 0);
+	probe_snapshot_free(s);
+	probes_stop(p);
+}
+
+/* The probes' wait-syscall list is the report's (busy time excludes them). */
+Test(probes, wait_syscalls_match_the_report)
+{
+	for (int nr = 0; nr < PROBE_NR_SYSCALLS; nr++)
+		cr_assert_eq(probe_is_wait_syscall(nr), trace_is_wait_syscall(nr), "syscall %d", nr);
+}
+
+static void *pipe_writer(void *arg)
+{
+	int fd = *(int *)arg;
+	struct timespec ts = { 0, 30 * 1000000 };
+
+	nanosleep(&ts, NULL);
+	cr_assert_eq(write(fd, "x", 1), 1);
+	return NULL;
+}
+
+/* A read of an empty pipe sleeps (S) inside a busy syscall: a wait site
+ * with a stack, and a wakeup whose run-queue delay is measured. */
+Test(probes, sleep_in_a_busy_syscall_is_a_wait_site)
+{
+	struct probes *p = start_or_skip();
+	struct probe_snapshot *s = probe_snapshot_new();
+	struct probe_wait_site *w = NULL;
+	int fds[2];
+	pthread_t t;
+	char c;
+
+	cr_assert(probes_group_attached(p, PROBE_G_OFFCPU));
+	cr_assert_eq(pipe(fds), 0);
+	pthread_create(&t, NULL, pipe_writer, &fds[1]);
+	cr_assert_eq(read(fds[0], &c, 1), 1);
+	pthread_join(t, NULL);
+	close(fds[0]);
+	close(fds[1]);
+	cr_assert_eq(probes_read(p, s), 0);
+	int n = probes_wait_sites(p, &w);
+	bool found = false;
+	for (int i = 0; i < n; i++)
+		if (w[i].state == PROBE_OFFCPU_SLEEPING && (w[i].ctx & PROBE_WAIT_IN_SYSCALL) &&
+		    w[i].stackid >= 0 && w[i].ips[0] && w[i].total_ns >= 20 * 1000000ull)
+			found = true;
+	cr_assert(found, "no S wait site of >= 20 ms with a stack among %d", n);
+	if (probes_group_attached(p, PROBE_G_RUNQ))
+		cr_assert_gt(s->misc.runq.count, 0);
+	free(w);
 	probe_snapshot_free(s);
 	probes_stop(p);
 }

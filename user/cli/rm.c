@@ -21,6 +21,14 @@
 
 static struct engine *volatile g_engine;
 static volatile sig_atomic_t g_signal;
+static void (*g_on_interrupt)(int sig, void *arg);
+static void *g_on_interrupt_arg;
+
+void rm_on_interrupt(void (*fn)(int sig, void *arg), void *arg)
+{
+	g_on_interrupt = fn;
+	g_on_interrupt_arg = arg;
+}
 
 static void on_signal(int sig)
 {
@@ -365,6 +373,8 @@ static void interrupted(struct rm_run *r)
 	warn_errno(0, "interrupted by %s: removed %llu files and %llu directories; the rest is left",
 		   sig == SIGTERM ? "SIGTERM" : "SIGINT", (unsigned long long)t.files,
 		   (unsigned long long)t.dirs);
+	if (g_on_interrupt)
+		g_on_interrupt(sig, g_on_interrupt_arg);
 	/* Nodes and fds of the abandoned tree die with the process. */
 	_exit(128 + sig);
 }

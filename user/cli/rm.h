@@ -13,6 +13,10 @@ struct rm_report {
 	struct controller_decision *decisions; /* malloc'ed copy (free it), or NULL */
 	size_t ndecisions;
 };
+/* Called once, in the deleting thread, when SIGINT or SIGTERM has stopped
+ * the delete: after the workers' last syscalls, before the process exits
+ * 128 + SIG (--trace -rf writes its report here). */
+void rm_on_interrupt(void (*fn)(int sig, void *arg), void *arg);
 /* rm_main, filling REP (zeroed first) before the controller is freed. */
 int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct rm_report *rep);
 #endif

@@ -15,6 +15,7 @@ enum env_var {
 	ENV_BPF_DEBUG,	    /* libbpf's messages on stderr */
 	ENV_BPF_RAW_TP,	    /* 1: raw_tp programs instead of tp_btf */
 	ENV_KALLSYMS,	    /* 1: name kernel callers from /proc/kallsyms */
+	ENV_TRACE_NO,	    /* probe groups to leave out (overhead measurements) */
 	ENV_XDG_CACHE_HOME, /* where profiles are kept */
 	ENV_HOME,
 	ENV_PATH, /* where --trace -- COMMAND is looked up */

@@ -193,8 +193,11 @@ bool ksyms_is_lock_code(const struct ksyms *k, uint64_t addr)
 		/* the tracing path that took the stack */
 		"bpf_trace_run", "__bpf_trace", "__traceiter", "bpf_prog_", "bpf_get_stack",
 	};
+	const char *name = k->names + s->name;
 	for (size_t i = 0; i < sizeof lockish / sizeof *lockish; i++)
-		if (strstr(k->names + s->name, lockish[i]))
+		if (strstr(name, lockish[i]))
 			return true;
-	return false;
+	/* the semaphore entry points: down(), down_killable(), ... (perf
+	 * names a semaphore wait by down's caller, e.g. xfs_buf_lock) */
+	return !strcmp(name, "down") || !strncmp(name, "down_", 5);
 }

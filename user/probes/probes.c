@@ -38,6 +38,8 @@ static const struct tp_group tp_groups[] = {
 	{ "contention_begin", PROBE_G_LOCKS },
 	{ "contention_end", PROBE_G_LOCKS },
 	{ "sched_switch", PROBE_G_OFFCPU },
+	{ "sched_wakeup", PROBE_G_RUNQ },
+	{ "sched_wakeup_new", PROBE_G_RUNQ },
 	{ "ext4_unlink_enter", PROBE_G_EXT4 },
 	{ "ext4_unlink_exit", PROBE_G_EXT4 },
 	{ "ext4_free_blocks", PROBE_G_EXT4 },
@@ -53,7 +55,7 @@ static const struct tp_group tp_groups[] = {
 };
 
 static const char *const group_names[PROBE_G_COUNT] = {
-	"proc", "syscalls", "locks", "offcpu", "ext4", "jbd2", "xfs", "btrfs", "block",
+	"proc", "syscalls", "locks", "offcpu", "runq", "ext4", "jbd2", "xfs", "btrfs", "block",
 };
 
 const char *probe_group_name(enum probe_group g)
@@ -161,10 +163,74 @@ static const char *prog_tp(const struct bpf_program *prog, bool *is_btf)
 	return NULL;
 }
 
-/* PROBE_CORE_ONLY: the groups up to off-CPU (enum probe_group lists them first). */
+/* PROBE_CORE_ONLY: the groups up to the run queue (enum probe_group lists them first). */
+/* The filesystem groups whose filesystem is mounted: loading and relocating
+ * a group's programs costs a few ms of every --trace's start, for nothing
+ * where no such filesystem exists (one mounted after the start is not
+ * seen). */
+static bool fs_mounted(int g)
+{
+	static int mounted = -1;	/* bit per group */
+
+	if (mounted < 0) {
+		FILE *f = fopen("/proc/self/mountinfo", "re");
+		char line[4096];
+		mounted = 0;
+		while (f && fgets(line, sizeof line, f)) {
+			const char *dash = strstr(line, " - ");
+			char type[32];
+			if (!dash || sscanf(dash + 3, "%31s", type) != 1)
+				continue;
+			if (!strcmp(type, "ext4") || !strcmp(type, "ext3") || !strcmp(type, "ext2"))
+				mounted |= 1 << PROBE_G_EXT4 | 1 << PROBE_G_JBD2;
+			else if (!strcmp(type, "ocfs2"))
+				mounted |= 1 << PROBE_G_JBD2;
+			else if (!strcmp(type, "xfs"))
+				mounted |= 1 << PROBE_G_XFS;
+			else if (!strcmp(type, "btrfs"))
+				mounted |= 1 << PROBE_G_BTRFS;
+		}
+		if (f)
+			fclose(f);
+		else
+			mounted = ~0;	/* unknown: all */
+	}
+	switch (g) {
+	case PROBE_G_EXT4: case PROBE_G_JBD2: case PROBE_G_XFS: case PROBE_G_BTRFS:
+		return mounted & 1 << g;
+	}
+	return true;
+}
+
 static bool group_wanted(unsigned flags, int g)
 {
-	return !(flags & PROBE_CORE_ONLY) || g <= PROBE_G_OFFCPU;
+	const char *no = env_str(ENV_TRACE_NO);
+
+	if (!fs_mounted(g))
+		return false;
+
+	if (g > PROBE_G_SYSCALLS && no) {	/* ADAPTRM_TRACE_NO=runq,offcpu */
+		size_t l = strlen(group_names[g]);
+		for (const char *p = no; *p;) {
+			size_t n = strcspn(p, ",");
+			if (n == l && !strncmp(p, group_names[g], l))
+				return false;
+			p += n + (p[n] == ',');
+		}
+	}
+	return !(flags & PROBE_CORE_ONLY) || g <= PROBE_G_RUNQ;
+}
+
+bool probe_is_wait_syscall(int nr)
+{
+	switch (nr) {
+	case SYS_poll: case SYS_select: case SYS_pause: case SYS_nanosleep: case SYS_wait4:
+	case SYS_rt_sigsuspend: case SYS_futex: case SYS_clock_nanosleep: case SYS_epoll_wait:
+	case SYS_waitid: case SYS_pselect6: case SYS_ppoll: case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		return true;
+	}
+	return false;
 }
 
 /* Open the skeleton with one flavour per tracepoint; groups whose
@@ -178,6 +244,8 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 	if (!skel)
 		return NULL;
 	skel->rodata->want_callers = !(flags & PROBE_NO_CALLERS);
+	for (int nr = 0; nr < PROBE_NR_SYSCALLS; nr++)
+		skel->rodata->wait_sc[nr] = probe_is_wait_syscall(nr);
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		group_ok[g] = group_wanted(flags, g);
 	for (size_t i = 0; vmlinux && i < sizeof tp_groups / sizeof *tp_groups; i++) {
@@ -218,6 +286,8 @@ int probes_add_pid(struct probes *p, pid_t pid)
 	uint32_t key = (uint32_t)pid;
 	uint8_t one = 1;
 
+	p->skel->bss->tgid_maybe[key & (PROBE_TGID_FILTER - 1)] = 1;	/* before the hash */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (bpf_map__update_elem(p->skel->maps.tgids, &key, sizeof key, &one, sizeof one, BPF_NOEXIST))
 		return -errno;
 	uint32_t before = p->base_threads;
@@ -352,6 +422,15 @@ fail:
 	return NULL;
 }
 
+void probes_threads(struct probes *p, uint32_t *live, uint32_t *peak)
+{
+	long long th = __atomic_load_n(&p->skel->bss->live_threads, __ATOMIC_RELAXED);
+	long long pk = __atomic_load_n(&p->skel->bss->peak_threads, __ATOMIC_RELAXED);
+
+	*live = th > 0 ? (uint32_t)th : 0;
+	*peak = pk > 0 ? (uint32_t)pk : 0;
+}
+
 bool probes_group_attached(const struct probes *p, enum probe_group g)
 {
 	return (unsigned)g < PROBE_G_COUNT && p->attached[g];
@@ -445,6 +524,21 @@ int probes_read(struct probes *p, struct probe_snapshot *out)
 		return e;
 	sum_cpus(p, &out->misc, 0, sizeof out->misc, sizeof out->misc / 8);
 
+	/* the devices: a hash of at most PROBE_MAX_DEVS */
+	const struct bpf_map *dm = p->skel->maps.devs;
+	uint32_t dk, dnext, *dprev = NULL;
+	out->ndevs = 0;
+	while (out->ndevs < PROBE_MAX_DEVS &&
+	       bpf_map__get_next_key(dm, dprev, &dnext, sizeof dnext) == 0) {
+		dk = dnext;
+		dprev = &dk;
+		struct probe_dev *d = &out->devs[out->ndevs];
+		if (bpf_map__lookup_elem(dm, &dk, sizeof dk, &d->st, sizeof d->st, 0))
+			continue;
+		d->dev = dk;
+		out->ndevs++;
+	}
+
 	long long th = __atomic_load_n(&p->skel->bss->live_threads, __ATOMIC_RELAXED);
 	long long pk = __atomic_load_n(&p->skel->bss->peak_threads, __ATOMIC_RELAXED);
 	out->threads_peak = pk > 0 ? (uint32_t)pk : 0;
@@ -491,8 +585,29 @@ void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot 
 	unsigned long long *d = (void *)&out->misc;
 	for (size_t w = 0; w < sizeof out->misc / 8; w++)
 		d[w] = sub0(a[w], b[w]);
+	/* devices by dev_t; OUT may alias NOW, so through a copy */
+	struct probe_dev devs[PROBE_MAX_DEVS];
+	uint32_t nd = now->ndevs < PROBE_MAX_DEVS ? now->ndevs : PROBE_MAX_DEVS;
+	for (uint32_t i = 0; i < nd; i++) {
+		const struct probe_dev_stat *b0 = probe_dev_find(before, now->devs[i].dev);
+		const unsigned long long *x = (const void *)&now->devs[i].st;
+		unsigned long long *y = (void *)&devs[i].st;
+		devs[i].dev = now->devs[i].dev;
+		for (size_t w = 0; w < sizeof devs[i].st / 8; w++)
+			y[w] = b0 ? sub0(x[w], ((const unsigned long long *)(const void *)b0)[w]) : x[w];
+	}
+	memcpy(out->devs, devs, nd * sizeof *devs);
+	out->ndevs = nd;
 	out->misc.threads_delta = now->misc.threads_delta - before->misc.threads_delta;
 	out->misc.tgids_delta = now->misc.tgids_delta - before->misc.tgids_delta;
+}
+
+const struct probe_dev_stat *probe_dev_find(const struct probe_snapshot *s, uint32_t dev)
+{
+	for (uint32_t i = 0; i < s->ndevs && i < PROBE_MAX_DEVS; i++)
+		if (s->devs[i].dev == dev)
+			return &s->devs[i].st;
+	return NULL;
 }
 
 uint64_t probe_lock_wait_ns(const struct probe_snapshot *s, unsigned flags)
@@ -540,61 +655,90 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Names for the frames of the contended stacks: asked of the kernel for just
- * these addresses (ksym_bpf.h); /proc/kallsyms, which costs ~55 ms of system
- * time to read, only where that cannot run. */
-static struct ksyms *name_stack_frames(struct probes *p)
+/* The frames of stack STACKID into IPS (zeroed past the end); false if gone. */
+static bool stack_of(struct probes *p, int stackid, uint64_t ips[PROBE_STACK_DEPTH])
 {
-	const struct bpf_map *m = p->skel->maps.callers;
-	struct probe_caller_key k, next, *prev = NULL;
-	uint64_t ips[PROBE_STACK_DEPTH];
-	uint64_t *addrs = NULL;
-	size_t n = 0, cap = 0;
+	uint32_t key = (uint32_t)stackid;
 
-	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-		k = next;
-		prev = &k;
-		uint32_t key = (uint32_t)k.stackid;
-		memset(ips, 0, sizeof ips);
-		if (k.stackid < 0 || bpf_map__lookup_elem(p->skel->maps.stacks, &key, sizeof key,
-							  ips, sizeof ips, 0))
-			continue;
-		for (int i = 0; i < PROBE_STACK_DEPTH && ips[i]; i++) {
-			if (n == cap) {
-				size_t nc = cap ? 2 * cap : 256;
-				uint64_t *na = realloc(addrs, nc * sizeof *na);
-				if (!na)
-					break;
-				addrs = na;
-				cap = nc;
-			}
-			addrs[n++] = ips[i];
+	memset(ips, 0, PROBE_STACK_DEPTH * sizeof *ips);
+	return stackid >= 0 && !bpf_map__lookup_elem(p->skel->maps.stacks, &key, sizeof key, ips,
+						     PROBE_STACK_DEPTH * sizeof *ips, 0);
+}
+
+struct addr_set {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void add_stack(struct probes *p, int stackid, struct addr_set *a)
+{
+	uint64_t ips[PROBE_STACK_DEPTH];
+
+	if (!stack_of(p, stackid, ips))
+		return;
+	for (int i = 0; i < PROBE_STACK_DEPTH && ips[i]; i++) {
+		if (a->n == a->cap) {
+			size_t nc = a->cap ? 2 * a->cap : 256;
+			uint64_t *na = realloc(a->v, nc * sizeof *na);
+			if (!na)
+				return;
+			a->v = na;
+			a->cap = nc;
+		}
+		a->v[a->n++] = ips[i];
+	}
+}
+
+/* Names for the frames of the contended and wait-site stacks: asked of the
+ * kernel for just these addresses (ksym_bpf.h); /proc/kallsyms, which costs
+ * ~55 ms of system time to read, only where that cannot run. Once. */
+static void name_stack_frames(struct probes *p)
+{
+	struct addr_set a = { 0 };
+
+	if (p->ksyms_tried)
+		return;
+	p->ksyms_tried = true;
+	{
+		const struct bpf_map *m = p->skel->maps.callers;
+		struct probe_caller_key k, next, *prev = NULL;
+		while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+			k = next;
+			prev = &k;
+			add_stack(p, k.stackid, &a);
+		}
+	}
+	{
+		const struct bpf_map *m = p->skel->maps.wait_sites;
+		struct probe_wait_key k, next, *prev = NULL;
+		while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+			k = next;
+			prev = &k;
+			add_stack(p, k.stackid, &a);
 		}
 	}
 	size_t u = 0;
-	if (n) {
-		qsort(addrs, n, sizeof *addrs, cmp_u64);
-		for (size_t i = 0; i < n; i++)
-			if (u == 0 || addrs[i] != addrs[u - 1])
-				addrs[u++] = addrs[i];
+	if (a.n) {
+		qsort(a.v, a.n, sizeof *a.v, cmp_u64);
+		for (size_t i = 0; i < a.n; i++)
+			if (u == 0 || a.v[i] != a.v[u - 1])
+				a.v[u++] = a.v[i];
 	}
 	if (u == 0) {
-		free(addrs);
-		return NULL;	/* no stack kept: nothing to name */
+		free(a.v);
+		return;	/* no stack kept: nothing to name */
 	}
-	struct ksyms *ks = env_flag(ENV_KALLSYMS, 0) ? NULL : ksym_bpf_resolve(addrs, u);
-	free(addrs);
-	return ks ? ks : ksyms_load(NULL);
+	struct ksyms *ks = env_flag(ENV_KALLSYMS, 0) ? NULL : ksym_bpf_resolve(a.v, u);
+	free(a.v);
+	p->ksyms = ks ? ks : ksyms_load(NULL);
 }
 
 /* The first frame of STACKID outside locking code, or 0. */
 static uint64_t caller_of(struct probes *p, int stackid)
 {
-	uint64_t ips[PROBE_STACK_DEPTH] = { 0 };
-	uint32_t key = (uint32_t)stackid;
+	uint64_t ips[PROBE_STACK_DEPTH];
 
-	if (stackid < 0 || bpf_map__lookup_elem(p->skel->maps.stacks, &key, sizeof key,
-						ips, sizeof ips, 0))
+	if (!stack_of(p, stackid, ips))
 		return 0;
 	for (int i = 0; i < PROBE_STACK_DEPTH && ips[i]; i++)
 		if (!ksyms_is_lock_code(p->ksyms, ips[i]))
@@ -614,10 +758,8 @@ int probes_callers(struct probes *p, struct probe_caller *out, int max)
 		free(all);
 		return 0;
 	}
-	if (!p->ksyms_tried && bpf_map__get_next_key(m, NULL, &next, sizeof next) == 0) {
-		p->ksyms = name_stack_frames(p);
-		p->ksyms_tried = true;
-	}
+	if (bpf_map__get_next_key(m, NULL, &next, sizeof next) == 0)
+		name_stack_frames(p);
 	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
 		k = next;
 		prev = &k;
@@ -649,8 +791,80 @@ int probes_callers(struct probes *p, struct probe_caller *out, int max)
 	return n;
 }
 
-/* For trace.c: the symbol table the callers were resolved with. */
-const struct ksyms *probes_ksyms(struct probes *p);
+static uint64_t scaled(uint64_t v, double f)
+{
+	return (uint64_t)((double)v * f + 0.5);
+}
+
+/* S waits inside busy syscalls have sampled stacks (PROBE_S_SAMPLE): the
+ * unsampled ones' count and time go to the sampled sites of the same
+ * context, in proportion; without a sampled site they stay as they are
+ * (stack id PROBE_STACK_UNSAMPLED). Returns the new count. */
+static int spread_unsampled(struct probe_wait_site *all, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct probe_wait_site *u = &all[i];
+		uint64_t c = 0, t = 0, b = 0;
+		if (u->stackid != PROBE_STACK_UNSAMPLED || u->state != PROBE_OFFCPU_SLEEPING)
+			continue;
+		for (int j = 0; j < n; j++)
+			if (all[j].stackid >= 0 && all[j].state == u->state && all[j].ctx == u->ctx) {
+				c += all[j].count;
+				t += all[j].total_ns;
+				b += all[j].blocked_ns;
+			}
+		if (!c || !t)
+			continue;
+		double fc = (double)(c + u->count) / (double)c, ft = (double)(t + u->total_ns) / (double)t;
+		double fb = b ? (double)(b + u->blocked_ns) / (double)b : 1;
+		for (int j = 0; j < n; j++)
+			if (all[j].stackid >= 0 && all[j].state == u->state && all[j].ctx == u->ctx) {
+				all[j].count = scaled(all[j].count, fc);
+				all[j].total_ns = scaled(all[j].total_ns, ft);
+				all[j].blocked_ns = scaled(all[j].blocked_ns, fb);
+			}
+		all[i--] = all[--n];	/* spread: drop it */
+	}
+	return n;
+}
+
+int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
+{
+	const struct bpf_map *m = p->skel->maps.wait_sites;
+	struct probe_wait_key k, next, *prev = NULL;
+	struct probe_wait_val v;
+	struct probe_wait_site *all = NULL;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	if (bpf_map__get_next_key(m, NULL, &next, sizeof next))
+		return 0;
+	name_stack_frames(p);
+	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
+			continue;
+		if (n == cap) {
+			int nc = cap ? 2 * cap : 64;
+			struct probe_wait_site *na = realloc(all, nc * sizeof *na);
+			if (!na)
+				break;
+			all = na;
+			cap = nc;
+		}
+		struct probe_wait_site *w = &all[n++];
+		*w = (struct probe_wait_site){ .stackid = k.stackid, .state = k.state, .ctx = k.ctx,
+					       .count = v.count, .total_ns = v.total_ns,
+					       .blocked_ns = v.blocked_ns };
+		stack_of(p, k.stackid, w->ips);
+	}
+	n = spread_unsampled(all, n);
+	*out = all;
+	return n;
+}
+
+/* For trace: the symbol table the callers and wait sites were named with. */
 const struct ksyms *probes_ksyms(struct probes *p)
 {
 	return p->ksyms;

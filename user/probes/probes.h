@@ -31,7 +31,8 @@ enum probe_group {
 	PROBE_G_PROC,		/* sched_process_fork/exit: follow descendants (required) */
 	PROBE_G_SYSCALLS,	/* sys_enter/sys_exit (required) */
 	PROBE_G_LOCKS,		/* contention_begin/end */
-	PROBE_G_OFFCPU,		/* sched_switch */
+	PROBE_G_OFFCPU,		/* sched_switch: off-CPU time and wait sites */
+	PROBE_G_RUNQ,		/* sched_wakeup, sched_wakeup_new: run-queue delay */
 	PROBE_G_EXT4,
 	PROBE_G_JBD2,
 	PROBE_G_XFS,
@@ -43,7 +44,7 @@ const char *probe_group_name(enum probe_group g);
 
 enum probe_flag {
 	PROBE_NO_CALLERS = 1,	/* skip the kernel stack per contention (cheaper) */
-	PROBE_CORE_ONLY = 2,	/* proc, syscalls, locks, off-CPU: no filesystem or
+	PROBE_CORE_ONLY = 2,	/* proc, syscalls, locks, off-CPU, run queue: no filesystem or
 				 * block events (btrfs_tree_lock fires on every
 				 * tree lock taken, contended or not) */
 };
@@ -56,8 +57,20 @@ struct probe_snapshot {
 	uint32_t threads_peak;		/* most live traced threads at once */
 	struct probe_sc_stat sc[PROBE_NR_SYSCALLS];	/* by x86-64 syscall number */
 	struct probe_lock_stat lock[PROBE_LOCK_TYPES];	/* by contention flags & 0x3f */
-	struct probe_misc misc;		/* off-CPU, getdents bytes, filesystems, block */
+	struct probe_misc misc;		/* off-CPU, getdents bytes, filesystems */
+	uint32_t ndevs;			/* devices with filesystem or block events */
+	struct probe_dev {
+		uint32_t dev;		/* kernel dev_t: major << 20 | minor */
+		struct probe_dev_stat st;
+	} devs[PROBE_MAX_DEVS];
 };
+
+/* Kernel dev_t (tracepoints) <-> major and minor (stat's st_dev). */
+#define PROBE_DEV_MAJOR(d)	((unsigned)(d) >> 20)
+#define PROBE_DEV_MINOR(d)	((unsigned)(d) & 0xfffff)
+#define PROBE_MKDEV(ma, mi)	((uint32_t)(ma) << 20 | ((uint32_t)(mi) & 0xfffff))
+/* The counters of DEV in S, or NULL. */
+const struct probe_dev_stat *probe_dev_find(const struct probe_snapshot *s, uint32_t dev);
 
 struct probes;
 
@@ -75,6 +88,10 @@ int probes_add_pid(struct probes *p, pid_t pid);
 /* Counters since probes_start. Returns 0, or -errno. */
 int probes_read(struct probes *p, struct probe_snapshot *out);
 bool probes_group_attached(const struct probes *p, enum probe_group g);
+/* Live traced threads and their peak since start, without a system call
+ * (the counters are in the programs' mmapped .bss): for a caller that only
+ * wants the thread count, probes_read() copies ~400 KB. */
+void probes_threads(struct probes *p, uint32_t *live, uint32_t *peak);
 /* Newline-separated notes about dropped groups and fallbacks ("" if none). */
 const char *probes_notes(const struct probes *p);
 void probes_stop(struct probes *p);
@@ -101,5 +118,25 @@ struct probe_caller {
 	uint64_t count, total_ns;
 };
 int probes_callers(struct probes *p, struct probe_caller *out, int max);
+
+/* Every off-CPU wait site since start (walks a hash: for the final report),
+ * with its stack (ips[] 0-terminated, innermost first). S waits inside busy
+ * syscalls have a stack 1 in PROBE_S_SAMPLE: the others' count and time
+ * are spread over the sampled sites of the same context. *OUT is malloc'd;
+ * returns how many (0 with *OUT NULL when none or on error). */
+struct probe_wait_site {
+	int stackid;
+	unsigned state;			/* PROBE_OFFCPU_BLOCKED or _SLEEPING */
+	unsigned ctx;			/* PROBE_WAIT_IN_* */
+	uint64_t count, total_ns, blocked_ns;
+	uint64_t ips[PROBE_STACK_DEPTH];
+};
+int probes_wait_sites(struct probes *p, struct probe_wait_site **out);
+/* The symbol table that names the frames of callers and wait sites (after
+ * probes_callers or probes_wait_sites), or NULL. */
+const struct ksyms *probes_ksyms(struct probes *p);
+/* Syscalls that wait for something else (children, events, time, other
+ * threads): their off-CPU time is not the deleter's (x86-64 numbers). */
+bool probe_is_wait_syscall(int nr);
 
 #endif

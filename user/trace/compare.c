@@ -5,9 +5,13 @@
 #include "lib/msg.h"
 #include "trace/trace.h"
 #include "trace/report.h"
+#include "trace/findings.h"
+
+#include <errno.h>
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct json_value *load(const char *path, struct json_value **keep)
@@ -57,13 +61,23 @@ static void to_hist(const struct json_value *h, struct probe_hist *out)
 
 static void ratio(char *buf, size_t len, double a, double b)
 {
+	double x = a ? b / a : 0;
 	if (a == 0 && b == 0)
 		snprintf(buf, len, "-");
 	else if (a == 0)
 		snprintf(buf, len, "new");
+	else if (b == 0)
+		snprintf(buf, len, "gone");
+	else if (x >= 1000)
+		snprintf(buf, len, ">999x");
+	else if (x >= 100)
+		snprintf(buf, len, "%.0fx", x);
 	else
-		snprintf(buf, len, "%.2fx", b / a);
+		snprintf(buf, len, "%.2fx", x);
 }
+
+/* The width of the name column: the longest name, at least MIN. */
+static int name_width = 16;
 
 /* Two quantize histograms over the same rows: A's bar and count, B's. */
 static void print_pair(const char *title, const struct probe_hist *a, const struct probe_hist *b)
@@ -112,21 +126,80 @@ static void command_line(const char *label, const struct json_value *v)
 	       (unsigned long long)json_get_uint(v, "max_threads", 0));
 }
 
-/* The rows of two arrays of objects keyed by member KEY: A's in A's order,
- * then those only B has; FN gets the key and each side's row (NULL where
- * that side has none). */
+/* The rows of two arrays of objects keyed by member KEY: every name of
+ * either side once, ordered by WEIGHT (the larger of A's and B's, largest
+ * first; NULL: A's order, then those only B has); FN gets the key and each
+ * side's row (NULL where that side has none). */
 typedef void row_fn(const char *name, const struct json_value *xa, const struct json_value *xb);
-static void each_row(const struct json_value *a, const struct json_value *b, const char *key, row_fn *fn)
+typedef double weight_fn(const struct json_value *x);
+struct row { const char *name; double w; size_t i; };
+
+static int cmp_row(const void *x, const void *y)
 {
+	const struct row *a = x, *b = y;
+	if (a->w != b->w)
+		return a->w < b->w ? 1 : -1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static size_t collect_rows(const struct json_value *a, const struct json_value *b, const char *key,
+			   weight_fn *weight, struct row **out)
+{
+	size_t na = a && a->type == JSON_ARRAY ? a->n : 0, nb = b && b->type == JSON_ARRAY ? b->n : 0;
+	struct row *rows = calloc(na + nb + 1, sizeof *rows);
+	size_t n = 0;
+	if (!rows)
+		die(ENOMEM, "--compare");
 	for (int pass = 0; pass < 2; pass++) {
 		const struct json_value *arr = pass ? b : a;
-		for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->n; i++) {
+		for (size_t i = 0; i < (pass ? nb : na); i++) {
 			const char *name = json_get_str(arr->items[i], key, "?");
 			if (pass && find_by(a, key, name))
 				continue;
-			fn(name, find_by(a, key, name), find_by(b, key, name));
+			double wa = weight ? weight(find_by(a, key, name)) : 0;
+			double wb = weight ? weight(find_by(b, key, name)) : 0;
+			rows[n] = (struct row){ name, wa > wb ? wa : wb, n };
+			n++;
 		}
 	}
+	qsort(rows, n, sizeof *rows, cmp_row);
+	*out = rows;
+	return n;
+}
+
+static void each_row(const struct json_value *a, const struct json_value *b, const char *key,
+		     weight_fn *weight, row_fn *fn)
+{
+	struct row *rows;
+	size_t n = collect_rows(a, b, key, weight, &rows);
+	for (size_t i = 0; i < n; i++)
+		fn(rows[i].name, find_by(a, key, rows[i].name), find_by(b, key, rows[i].name));
+	free(rows);
+}
+
+/* The longest member KEY of either array, at least MIN. */
+static int widest(const struct json_value *a, const struct json_value *b, const char *key, int min)
+{
+	int w = min;
+	for (int pass = 0; pass < 2; pass++) {
+		const struct json_value *arr = pass ? b : a;
+		for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->n; i++) {
+			int len = (int)strlen(json_get_str(arr->items[i], key, "?"));
+			if (len > w)
+				w = len;
+		}
+	}
+	return w;
+}
+
+static double syscall_weight(const struct json_value *x)
+{
+	return json_get_num(x, "total_ns", 0);
+}
+
+static double lock_weight(const struct json_value *x)
+{
+	return json_get_num(json_get(x, "wait_ns"), "total", 0);
 }
 
 /* The last element of array ARR whose member "nr" is NR. */
@@ -150,8 +223,8 @@ static void syscall_row(const char *name, const struct json_value *xa, const str
 	ratio(r1, sizeof r1, ca, cb);
 	ratio(r2, sizeof r2, ta, tb);
 	ratio(r3, sizeof r3, p9a, p9b);
-	printf("%-16s %10.0f %10.0f %7s %11.6f %11.6f %7s %9.1f %9.1f %9.1f %9.1f %7s\n", name, ca,
-	       cb, r1, ta / 1e9, tb / 1e9, r2, json_get_num(la, "p50", 0) / 1e3,
+	printf("%-*s %10.0f %10.0f %7s %11.6f %11.6f %7s %9.1f %9.1f %9.1f %9.1f %7s\n", name_width,
+	       name, ca, cb, r1, ta / 1e9, tb / 1e9, r2, json_get_num(la, "p50", 0) / 1e3,
 	       json_get_num(lb, "p50", 0) / 1e3, p9a / 1e3, p9b / 1e3, r3);
 }
 
@@ -164,8 +237,8 @@ static void lock_row(const char *type, const struct json_value *xa, const struct
 
 	ratio(r1, sizeof r1, ca, cb);
 	ratio(r2, sizeof r2, ta, tb);
-	printf("%-16s %10.0f %10.0f %7s %11.6f %11.6f %7s\n", type, ca, cb, r1, ta / 1e9, tb / 1e9,
-	       r2);
+	printf("%-*s %10.0f %10.0f %7s %11.6f %11.6f %7s\n", name_width, type, ca, cb, r1, ta / 1e9,
+	       tb / 1e9, r2);
 }
 
 static void lock_hist_row(const char *type, const struct json_value *xa, const struct json_value *xb)
@@ -179,6 +252,134 @@ static void lock_hist_row(const char *type, const struct json_value *xa, const s
 	print_pair(title, &ha, &hb);
 }
 
+/* One row of numbers A and B with their ratio; nothing when both are 0. */
+static void num_row(const char *name, double a, double b, const char *fmt)
+{
+	char r[16], va[32], vb[32];
+	if (a == 0 && b == 0)
+		return;
+	ratio(r, sizeof r, a, b);
+	snprintf(va, sizeof va, fmt, a);
+	snprintf(vb, sizeof vb, fmt, b);
+	printf("  %-*s %12s %12s %7s\n", name_width, name, va, vb, r);
+}
+
+/* jbd2 phase times are jiffies over all commits: ms per commit */
+static double jbd2_ms(const struct json_value *j, const char *key)
+{
+	double c = json_get_num(j, "commits", 0), hz = json_get_num(j, "hz", 250);
+	return c && hz ? json_get_num(j, key, 0) * 1000.0 / hz / c : 0;
+}
+
+static void fs_events(const struct json_value *a, const struct json_value *b)
+{
+	const struct json_value *fa = json_get(a, "fs"), *fb = json_get(b, "fs");
+#define FS(path1, path2) json_get(json_get(fa, path1), path2), json_get(json_get(fb, path1), path2)
+	const struct json_value *ea, *eb;
+
+	printf("\nFilesystem and block events\n  %-*s %12s %12s %7s\n", name_width, "event", "A", "B",
+	       "B/A");
+	ea = json_get(fa, "ext4");
+	eb = json_get(fb, "ext4");
+	num_row("ext4 unlinks", json_get_num(json_get(ea, "unlink_ns"), "count", 0),
+		json_get_num(json_get(eb, "unlink_ns"), "count", 0), "%.0f");
+	num_row("ext4 unlink p99 us", json_get_num(json_get(ea, "unlink_ns"), "p99", 0) / 1e3,
+		json_get_num(json_get(eb, "unlink_ns"), "p99", 0) / 1e3, "%.1f");
+	num_row("ext4 freed blocks", json_get_num(ea, "freed_blocks", 0),
+		json_get_num(eb, "freed_blocks", 0), "%.0f");
+	num_row("ext4 discards", json_get_num(ea, "discards", 0), json_get_num(eb, "discards", 0),
+		"%.0f");
+	ea = json_get(fa, "jbd2");
+	eb = json_get(fb, "jbd2");
+	num_row("jbd2 commits", json_get_num(ea, "commits", 0), json_get_num(eb, "commits", 0), "%.0f");
+	static const char *const phases[][2] = {
+		{ "jbd2 ms waiting/commit", "wait_jiffies" },
+		{ "jbd2 ms running/commit", "running_jiffies" },
+		{ "jbd2 ms locked/commit", "locked_jiffies" },
+		{ "jbd2 ms flushing/commit", "flushing_jiffies" },
+		{ "jbd2 ms logging/commit", "logging_jiffies" },
+	};
+	for (size_t i = 0; i < sizeof phases / sizeof *phases; i++)
+		num_row(phases[i][0], jbd2_ms(ea, phases[i][1]), jbd2_ms(eb, phases[i][1]), "%.1f");
+	num_row("jbd2 handles", json_get_num(ea, "handles", 0), json_get_num(eb, "handles", 0), "%.0f");
+	num_row("jbd2 journal blocks", json_get_num(ea, "blocks", 0), json_get_num(eb, "blocks", 0),
+		"%.0f");
+	const struct json_value *xa, *xb;
+	xa = json_get(json_get(fa, "xfs"), "log_grant_wait_ns");
+	xb = json_get(json_get(fb, "xfs"), "log_grant_wait_ns");
+	num_row("xfs log-grant waits", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0), "%.0f");
+	num_row("xfs log-grant wait s", json_get_num(xa, "total", 0) / 1e9,
+		json_get_num(xb, "total", 0) / 1e9, "%.6f");
+	num_row("xfs inode-GC throttles", json_get_num(json_get(fa, "xfs"), "inodegc_throttles", 0),
+		json_get_num(json_get(fb, "xfs"), "inodegc_throttles", 0), "%.0f");
+	xa = json_get(json_get(fa, "btrfs"), "tree_lock_wait_ns");
+	xb = json_get(json_get(fb, "btrfs"), "tree_lock_wait_ns");
+	num_row("btrfs tree-lock waits", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0), "%.0f");
+	num_row("btrfs tree-lock wait s", json_get_num(xa, "total", 0) / 1e9,
+		json_get_num(xb, "total", 0) / 1e9, "%.6f");
+	xa = json_get(json_get(fa, "btrfs"), "reserve_ticket_wait_ns");
+	xb = json_get(json_get(fb, "btrfs"), "reserve_ticket_wait_ns");
+	num_row("btrfs reservation tickets", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0), "%.0f");
+	xa = json_get(json_get(fa, "block"), "latency_ns");
+	xb = json_get(json_get(fb, "block"), "latency_ns");
+	num_row("block requests", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0), "%.0f");
+	num_row("block MiB", json_get_num(json_get(fa, "block"), "bytes", 0) / 1048576.0,
+		json_get_num(json_get(fb, "block"), "bytes", 0) / 1048576.0, "%.1f");
+	num_row("block p50 us", json_get_num(xa, "p50", 0) / 1e3, json_get_num(xb, "p50", 0) / 1e3, "%.1f");
+	num_row("block p99 us", json_get_num(xa, "p99", 0) / 1e3, json_get_num(xb, "p99", 0) / 1e3, "%.1f");
+	num_row("block discards", json_get_num(json_get(fa, "block"), "discards", 0),
+		json_get_num(json_get(fb, "block"), "discards", 0), "%.0f");
+#undef FS
+
+	/* ext4 unlink order: the share of a thread's consecutive unlinks
+	 * within TRACE_INO_NEAR inodes of each other */
+	struct probe_hist ja, jb;
+	to_hist(json_get(json_get(fa, "ext4"), "inode_jump"), &ja);
+	to_hist(json_get(json_get(fb, "ext4"), "inode_jump"), &jb);
+	if (ja.count || jb.count) {
+		char sa[16] = "-", sb[16] = "-";
+		if (ja.count)
+			snprintf(sa, sizeof sa, "%.0f%%", 100 * trace_ino_near_share(&ja));
+		if (jb.count)
+			snprintf(sb, sizeof sb, "%.0f%%", 100 * trace_ino_near_share(&jb));
+		printf("\nUnlink order (ext4): consecutive unlinks within %d inodes\n  %-*s %12s %12s\n",
+		       TRACE_INO_NEAR, name_width, "", "A", "B");
+		printf("  %-*s %12s %12s\n", name_width, "in order", sa, sb);
+		printf("  %-*s %12.0f %12.0f\n", name_width, "p50 jump (inodes)",
+		       trace_quantile(&ja, 0.5), trace_quantile(&jb, 0.5));
+	}
+}
+
+static void finding_row(const char *id, const struct json_value *xa, const struct json_value *xb)
+{
+	char sa[16] = "-", sb[16] = "-";
+	if (xa)
+		snprintf(sa, sizeof sa, "%.0f%%", 100 * json_get_num(xa, "share", 0));
+	if (xb)
+		snprintf(sb, sizeof sb, "%.0f%%", 100 * json_get_num(xb, "share", 0));
+	printf("  %-*s %8s %8s\n", name_width, id, sa, sb);
+}
+
+static double finding_weight(const struct json_value *x)
+{
+	return json_get_num(x, "share", 0);
+}
+
+/* Each side's verdict by finding id, then each side's sentences. */
+static void findings(const struct json_value *a, const struct json_value *b)
+{
+	const struct json_value *fa = json_get(a, "findings"), *fb = json_get(b, "findings");
+
+	printf("\nFindings (share of each side's busy syscall time)\n  %-*s %8s %8s\n", name_width,
+	       "finding", "A", "B");
+	each_row(fa, fb, "id", finding_weight, finding_row);
+	for (int side = 0; side < 2; side++) {
+		const struct json_value *f = side ? fb : fa;
+		for (size_t i = 0; f && f->type == JSON_ARRAY && i < f->n; i++)
+			printf("  %s: %s\n", side ? "B" : "A", json_get_str(f->items[i], "text", ""));
+	}
+}
+
 int trace_compare(const char *pa, const char *pb)
 {
 	struct json_value *ka = NULL, *kb = NULL;
@@ -189,29 +390,42 @@ int trace_compare(const char *pa, const char *pb)
 		json_free(ka);
 		return 1;
 	}
+	const struct json_value *sa = json_get(a, "syscalls"), *sb = json_get(b, "syscalls");
+	const struct json_value *la = json_get(a, "locks"), *lb = json_get(b, "locks");
+	/* one name column for every table: the longest name, fixed labels included */
+	name_width = widest(sa, sb, "name", 25);
+	int lw = widest(la, lb, "type", 0);
+	if (lw > name_width)
+		name_width = lw;
+	int fw = widest(json_get(a, "findings"), json_get(b, "findings"), "id", 0);
+	if (fw > name_width)
+		name_width = fw;
+
 	command_line("A", a);
 	command_line("B", b);
-	printf("\n%-16s %10s %10s %7s %11s %11s %7s %9s %9s %9s %9s %7s\n", "syscall", "calls A",
-	       "calls B", "B/A", "seconds A", "seconds B", "B/A", "p50us A", "p50us B", "p99us A",
-	       "p99us B", "p99 B/A");
-	const struct json_value *sa = json_get(a, "syscalls"), *sb = json_get(b, "syscalls");
-	each_row(sa, sb, "name", syscall_row);
+	printf("\n%-*s %10s %10s %7s %11s %11s %7s %9s %9s %9s %9s %7s\n", name_width, "syscall",
+	       "calls A", "calls B", "B/A", "seconds A", "seconds B", "B/A", "p50~us A", "p50~us B",
+	       "p99~us A", "p99~us B", "p99 B/A");
+	each_row(sa, sb, "name", syscall_weight, syscall_row);
 	double wa = json_get_num(a, "wall_ns", 0), wb = json_get_num(b, "wall_ns", 0);
 	ratio(r1, sizeof r1, wa, wb);
-	printf("%-16s %10s %10s %7s %11.6f %11.6f %7s\n", "wall", "", "", "", wa / 1e9, wb / 1e9, r1);
+	printf("%-*s %10s %10s %7s %11.6f %11.6f %7s\n", name_width, "wall", "", "", "", wa / 1e9,
+	       wb / 1e9, r1);
+	printf("(syscalls by the larger of A's and B's time; ~ estimated within log2 buckets)\n");
 
-	printf("\nLock waits\n%-16s %10s %10s %7s %11s %11s %7s\n", "type", "waits A", "waits B",
-	       "B/A", "seconds A", "seconds B", "B/A");
-	const struct json_value *la = json_get(a, "locks"), *lb = json_get(b, "locks");
-	each_row(la, lb, "type", lock_row);
+	printf("\nLock waits\n%-*s %10s %10s %7s %11s %11s %7s\n", name_width, "type", "waits A",
+	       "waits B", "B/A", "seconds A", "seconds B", "B/A");
+	each_row(la, lb, "type", lock_weight, lock_row);
 	printf("\nOff-CPU\n");
 	static const char *const kinds[] = { "blocked_ns", "sleeping_ns", "preempted_ns" };
 	for (int k = 0; k < 3; k++) {
 		double ta = json_get_num(json_get(json_get(a, "offcpu"), kinds[k]), "total", 0);
 		double tb = json_get_num(json_get(json_get(b, "offcpu"), kinds[k]), "total", 0);
 		ratio(r1, sizeof r1, ta, tb);
-		printf("%-16s %11.6f %11.6f %7s\n", kinds[k], ta / 1e9, tb / 1e9, r1);
+		printf("%-*s %11.6f %11.6f %7s\n", name_width, kinds[k], ta / 1e9, tb / 1e9, r1);
 	}
+	fs_events(a, b);
+	findings(a, b);
 
 	printf("\nLatency histograms (ns), A left, B right\n");
 	for (int i = 0; i < trace_detail_count; i++) {
@@ -224,7 +438,7 @@ int trace_compare(const char *pa, const char *pb)
 		to_hist(json_get(xb, "latency_ns"), &hb);
 		print_pair(json_get_str(xa ? xa : xb, "name", "?"), &ha, &hb);
 	}
-	each_row(la, lb, "type", lock_hist_row);
+	each_row(la, lb, "type", lock_weight, lock_hist_row);
 	json_free(ka);
 	json_free(kb);
 	return 0;

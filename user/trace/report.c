@@ -21,14 +21,7 @@ const int trace_detail_count = sizeof trace_detail_nrs / sizeof *trace_detail_nr
 
 bool trace_is_wait_syscall(int nr)
 {
-	switch (nr) {
-	case SYS_poll: case SYS_select: case SYS_pause: case SYS_nanosleep: case SYS_wait4:
-	case SYS_rt_sigsuspend: case SYS_futex: case SYS_clock_nanosleep: case SYS_epoll_wait:
-	case SYS_waitid: case SYS_pselect6: case SYS_ppoll: case SYS_epoll_pwait:
-	case SYS_epoll_pwait2:
-		return true;
-	}
-	return false;
+	return probe_is_wait_syscall(nr);	/* the probes' list: their busy time is ours */
 }
 
 uint64_t trace_busy_ns(const struct probe_snapshot *s)
@@ -61,6 +54,59 @@ const char *trace_syscall_name(int nr, char *buf, size_t len)
 		return n;
 	snprintf(buf, len, "syscall_%d", nr);
 	return buf;
+}
+
+double trace_hist_max(const struct probe_hist *h)
+{
+	int top = -1;
+	double floors = 0;
+
+	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
+		if (h->b[i]) {
+			top = i;
+			floors += (double)h->b[i] * (double)hist_bucket_value(i);
+		}
+	if (top <= 0)
+		return 0;
+	double lo = (double)hist_bucket_value(top);
+	/* the last bucket also takes everything larger: no upper bound */
+	double max = top == PROBE_HIST_BUCKETS - 1 ? 1e300 : lo * 2 - 1;
+	/* the other samples are at least their buckets' floors */
+	double rest = (double)h->total - (floors - lo);
+	if (h->total && rest >= lo && rest < max)
+		max = rest;
+	return max;
+}
+
+/* The smallest sample H can hold: its lowest bucket's floor, or more when
+ * the total leaves no less (the others at most their buckets' ceilings). */
+static double hist_min(const struct probe_hist *h)
+{
+	int low = -1;
+	double ceils = 0;
+
+	for (int i = PROBE_HIST_BUCKETS - 1; i >= 0; i--)
+		if (h->b[i]) {
+			if (i == PROBE_HIST_BUCKETS - 1)
+				return (double)hist_bucket_value(i);	/* unbounded */
+			low = i;
+			ceils += (double)h->b[i] * (i ? (double)hist_bucket_value(i) * 2 - 1 : 0);
+		}
+	if (low <= 0)
+		return 0;
+	double lo = (double)hist_bucket_value(low), hi = lo * 2 - 1;
+	double rest = (double)h->total - (ceils - hi);
+	return rest > lo && rest <= hi ? rest : lo;
+}
+
+double trace_quantile(const struct probe_hist *h, double q)
+{
+	double v = hist_quantile(h, q), max = trace_hist_max(h), min = hist_min(h);
+	if (v > max)
+		v = max;
+	if (v < min)
+		v = min;
+	return v;
 }
 
 /* Kernel HZ for the jiffies of jbd2 stats: from the kernel config when
@@ -121,7 +167,7 @@ static void print_syscall_table(FILE *f, const struct probe_snapshot *s)
 		}
 	qsort_r(order, n, sizeof *order, cmp_total, (void *)s);
 	fprintf(f, "%6s %11s %11s %9s %9s %10s %10s %s\n", "% time", "seconds", "usecs/call",
-		"calls", "errors", "p50 usecs", "p99 usecs", "syscall");
+		"calls", "errors", "p50~ usecs", "p99~ usecs", "syscall");
 	fprintf(f, "------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
 	for (int i = 0; i < n; i++) {
 		const struct probe_sc_stat *st = &s->sc[order[i]];
@@ -132,8 +178,8 @@ static void print_syscall_table(FILE *f, const struct probe_snapshot *s)
 			fprintf(f, "%9llu ", (unsigned long long)st->errors);
 		else
 			fprintf(f, "%9s ", "");
-		fprintf(f, "%10.1f %10.1f %s\n", hist_quantile(&st->lat, 0.5) / 1e3,
-			hist_quantile(&st->lat, 0.99) / 1e3, trace_syscall_name(order[i], nb, sizeof nb));
+		fprintf(f, "%10.1f %10.1f %s\n", trace_quantile(&st->lat, 0.5) / 1e3,
+			trace_quantile(&st->lat, 0.99) / 1e3, trace_syscall_name(order[i], nb, sizeof nb));
 	}
 	fprintf(f, "------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
 	fprintf(f, "%6.2f %11.6f %11.0f %9llu ", 100.0, total / 1e9,
@@ -143,6 +189,7 @@ static void print_syscall_table(FILE *f, const struct probe_snapshot *s)
 	else
 		fprintf(f, "%9s ", "");
 	fprintf(f, "%10s %10s total\n", "", "");
+	fprintf(f, "~ estimated within log2 buckets, capped at the largest possible call\n");
 }
 
 /* -rf: what the adaptive controller did while the probes watched, so that
@@ -172,8 +219,9 @@ static void json_hist(struct json_writer *w, const char *key, const struct probe
 	jw_uint(w, "count", h->count);
 	jw_uint(w, "total", h->total);
 	jw_double(w, "mean", hist_mean(h));
-	jw_double(w, "p50", hist_quantile(h, 0.5));
-	jw_double(w, "p99", hist_quantile(h, 0.99));
+	jw_double(w, "p50", trace_quantile(h, 0.5));
+	jw_double(w, "p99", trace_quantile(h, 0.99));
+	jw_double(w, "max_bound", trace_hist_max(h));
 	jw_array_compact(w, "buckets");
 	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
 		if (h->b[i]) {
@@ -248,21 +296,54 @@ static void json_header(struct json_writer *w, const struct trace_result *r)
 	jw_uint(w, "lost_events", r->total->misc.lost);
 }
 
+/* Deletion syscalls: their histograms are in the text report once they
+ * have TRACE_HIST_MIN_CALLS calls; the others only with --all. */
+static bool is_deletion_syscall(int nr)
+{
+	switch (nr) {
+	case SYS_unlinkat: case SYS_unlink: case SYS_rmdir: case SYS_getdents64:
+	case SYS_openat: case SYS_close: case SYS_newfstatat: case SYS_statx:
+		return true;
+	}
+	return false;
+}
+
+static bool shows_hist(const struct trace_result *r, int nr, const struct probe_hist *h)
+{
+	return h->count && (r->all || (is_deletion_syscall(nr) && h->count >= TRACE_HIST_MIN_CALLS));
+}
+
 /* the strace -c table, then the deletion syscalls' histograms */
 static void text_syscalls(FILE *f, const struct trace_result *r)
 {
 	const struct probe_snapshot *s = r->total;
 	const struct probe_misc *m = &s->misc;
 	char b1[32], nb[32], title[128];
+	int order[PROBE_NR_SYSCALLS], n = 0, hidden = 0;
+	bool listed[PROBE_NR_SYSCALLS] = { false };
 
 	fprintf(f, "\n");
 	print_syscall_table(f, s);
-	fprintf(f, "\nLatency of the deletion syscalls (ns)\n");
+	/* the detail syscalls in their order, then (--all) the rest by time */
 	for (int i = 0; i < trace_detail_count; i++) {
-		int nr = trace_detail_nrs[i];
+		order[n++] = trace_detail_nrs[i];
+		listed[trace_detail_nrs[i]] = true;
+	}
+	int rest = n;
+	for (int k = 0; k < PROBE_NR_SYSCALLS; k++)
+		if (!listed[k] && s->sc[k].lat.count)
+			order[n++] = k;
+	qsort_r(order + rest, n - rest, sizeof *order, cmp_total, (void *)s);
+	fprintf(f, "\nLatency of the %s syscalls (ns)\n", r->all ? "traced" : "deletion");
+	for (int i = 0; i < n; i++) {
+		int nr = order[i];
 		const struct probe_sc_stat *st = &s->sc[nr];
 		if (!st->lat.count)
 			continue;
+		if (!shows_hist(r, nr, &st->lat)) {
+			hidden++;
+			continue;
+		}
 		snprintf(title, sizeof title, "%s: %llu calls, %llu errors, mean %s",
 			 trace_syscall_name(nr, nb, sizeof nb), (unsigned long long)st->lat.count,
 			 (unsigned long long)st->errors,
@@ -275,11 +356,15 @@ static void text_syscalls(FILE *f, const struct trace_result *r)
 			print_hist_block(f, title, &m->unlinkat_dir);
 		}
 	}
-	if (m->getdents_bytes.count) {
+	if (m->getdents_bytes.count && (r->all || m->getdents_bytes.count >= TRACE_HIST_MIN_CALLS)) {
 		snprintf(title, sizeof title, "getdents64 bytes returned per call: mean %.0f",
 			 hist_mean(&m->getdents_bytes));
 		print_hist_block(f, title, &m->getdents_bytes);
-	}
+	} else if (m->getdents_bytes.count)
+		hidden++;
+	if (hidden)
+		fprintf(f, "\n  %d more histogram%s (syscalls with fewer than %d calls, or not deletion syscalls): --all or the JSON\n",
+			hidden, hidden == 1 ? "" : "s", TRACE_HIST_MIN_CALLS);
 }
 
 static void json_syscalls(struct json_writer *w, const struct trace_result *r)
@@ -324,7 +409,7 @@ static void text_locks(FILE *f, const struct trace_result *r)
 		snprintf(title, sizeof title, "%s (flags 0x%x): %llu waits, %s total, p99 %s",
 			 probe_lock_type_name(k), k, (unsigned long long)h->count,
 			 trace_fmt_ns((double)h->total, b1, sizeof b1),
-			 trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2));
+			 trace_fmt_ns(trace_quantile(h, 0.99), b2, sizeof b2));
 		print_hist_block(f, title, h);
 	}
 	if (r->attached[PROBE_G_LOCKS] && !any)
@@ -382,8 +467,8 @@ static void text_offcpu(FILE *f, const struct trace_result *r)
 		const struct probe_hist *h = &m->offcpu[k];
 		fprintf(f, "  %-21s %9llu times, %12s total, p50 %s, p99 %s\n", kinds[k],
 			(unsigned long long)h->count, trace_fmt_ns((double)h->total, b1, sizeof b1),
-			trace_fmt_ns(hist_quantile(h, 0.5), b3, sizeof b3),
-			trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2));
+			trace_fmt_ns(trace_quantile(h, 0.5), b3, sizeof b3),
+			trace_fmt_ns(trace_quantile(h, 0.99), b2, sizeof b2));
 	}
 	if (m->offcpu[PROBE_OFFCPU_BLOCKED].count)
 		print_hist_block(f, "blocked (D) time per switch (ns)", &m->offcpu[PROBE_OFFCPU_BLOCKED]);
@@ -400,6 +485,70 @@ static void json_offcpu(struct json_writer *w, const struct trace_result *r)
 	jw_end(w);
 }
 
+/* The sum of the delete's devices (waits.h: trace_dev.traced). */
+static void traced_devs_total(const struct trace_result *r, struct probe_dev_stat *t)
+{
+	memset(t, 0, sizeof *t);
+	for (int i = 0; i < r->ndevs; i++) {
+		const struct probe_dev_stat *d = probe_dev_find(r->total, r->devs[i].dev);
+		if (!d || !r->devs[i].traced)
+			continue;
+		unsigned long long *a = (void *)t;
+		const unsigned long long *b = (const void *)d;
+		for (size_t w = 0; w < sizeof *t / 8; w++)
+			a[w] += b[w];
+	}
+}
+
+/* jbd2 and block events by device: the delete's devices first, then the
+ * others apart (a loop device and its backing disk are two devices) */
+static void text_devices(FILE *f, const struct trace_result *r)
+{
+	char b1[32], b2[32];
+	bool any_other = false;
+
+	if (!r->attached[PROBE_G_JBD2] && !r->attached[PROBE_G_BLOCK])
+		return;
+	if (!r->ndevs)
+		fprintf(f, "  devices: no journal commits or block I/O\n");
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < r->ndevs; i++) {
+			const struct trace_dev *td = &r->devs[i];
+			const struct probe_dev_stat *d = probe_dev_find(r->total, td->dev);
+			if (!d || td->traced != (pass == 0))
+				continue;
+			if (!d->jbd2_commits && !d->bio_lat.count && !d->bio_discards &&
+			    !d->ext4_discards)
+				continue;
+			if (pass == 1 && !any_other) {
+				fprintf(f, "  other devices (not the delete's, not in the verdict):\n");
+				any_other = true;
+			}
+			fprintf(f, "  %s%s%s\n", pass ? "  " : "", td->name,
+				pass ? "" : " [the delete's]");
+			const char *ind = pass ? "      " : "    ";
+			if (d->jbd2_commits)
+				fprintf(f, "%sjbd2: %llu commits, average %.1f ms waiting, %.1f ms running, %.1f ms locked, %.1f ms flushing, %.1f ms logging; %llu handles, %llu blocks\n",
+					ind, d->jbd2_commits, trace_jiffies_ms(d->jbd2_wait, d->jbd2_commits),
+					trace_jiffies_ms(d->jbd2_running, d->jbd2_commits),
+					trace_jiffies_ms(d->jbd2_locked, d->jbd2_commits),
+					trace_jiffies_ms(d->jbd2_flushing, d->jbd2_commits),
+					trace_jiffies_ms(d->jbd2_logging, d->jbd2_commits), d->jbd2_handles,
+					d->jbd2_blocks);
+			if (d->bio_lat.count || d->bio_discards)
+				fprintf(f, "%sblock: %llu requests, %.1f MiB, p50 %s, p99 %s; %llu discards (%.1f MiB)\n",
+					ind, (unsigned long long)d->bio_lat.count, d->bio_bytes / 1048576.0,
+					trace_fmt_ns(trace_quantile(&d->bio_lat, 0.5), b1, sizeof b1),
+					trace_fmt_ns(trace_quantile(&d->bio_lat, 0.99), b2, sizeof b2),
+					d->bio_discards, d->bio_discard_bytes / 1048576.0);
+			if (d->ext4_discards)
+				fprintf(f, "%sext4: %llu discards (%llu blocks)\n", ind, d->ext4_discards,
+					d->ext4_discard_blocks);
+			if (pass == 0 && d->bio_lat.count)
+				print_hist_block(f, "block I/O latency (ns)", &d->bio_lat);
+		}
+}
+
 static void text_fs(FILE *f, const struct trace_result *r)
 {
 	const struct probe_misc *m = &r->total->misc;
@@ -407,36 +556,23 @@ static void text_fs(FILE *f, const struct trace_result *r)
 
 	fprintf(f, "\nFilesystem and block events\n");
 	if (r->attached[PROBE_G_EXT4]) {
-		if (m->ext4_unlink.count || m->ext4_free_calls || m->ext4_discards) {
-			fprintf(f, "  ext4: %llu unlinks (mean %s, p99 %s); %llu blocks freed in %llu calls; %llu discards (%llu blocks)\n",
+		if (m->ext4_unlink.count || m->ext4_free_calls) {
+			fprintf(f, "  ext4: %llu unlinks (mean %s, p99 %s); %llu blocks freed in %llu calls\n",
 				(unsigned long long)m->ext4_unlink.count,
 				trace_fmt_ns(hist_mean(&m->ext4_unlink), b1, sizeof b1),
-				trace_fmt_ns(hist_quantile(&m->ext4_unlink, 0.99), b2, sizeof b2),
-				m->ext4_freed_blocks, m->ext4_free_calls, m->ext4_discards,
-				m->ext4_discard_blocks);
+				trace_fmt_ns(trace_quantile(&m->ext4_unlink, 0.99), b2, sizeof b2),
+				m->ext4_freed_blocks, m->ext4_free_calls);
 			if (m->ext4_unlink.count)
 				print_hist_block(f, "ext4_unlink latency (ns)", &m->ext4_unlink);
 			if (m->ext4_ino_jump.count) {
 				fprintf(f, "\n  unlink order: %.0f%% of a thread's consecutive unlinks stay within %d inodes (p50 jump %.0f inodes)\n",
 					100.0 * trace_ino_near_share(&m->ext4_ino_jump), TRACE_INO_NEAR,
-					hist_quantile(&m->ext4_ino_jump, 0.5));
+					trace_quantile(&m->ext4_ino_jump, 0.5));
 				print_hist_block(f, "distance to the previous unlinked inode (inodes)",
 						 &m->ext4_ino_jump);
 			}
 		} else
 			fprintf(f, "  ext4: no activity\n");
-	}
-	if (r->attached[PROBE_G_JBD2]) {
-		if (m->jbd2_commits)
-			fprintf(f, "  jbd2: %llu commits (all filesystems), average %.1f ms waiting, %.1f ms running, %.1f ms locked, %.1f ms flushing, %.1f ms logging; %llu handles, %llu blocks\n",
-				m->jbd2_commits, trace_jiffies_ms(m->jbd2_wait, m->jbd2_commits),
-				trace_jiffies_ms(m->jbd2_running, m->jbd2_commits),
-				trace_jiffies_ms(m->jbd2_locked, m->jbd2_commits),
-				trace_jiffies_ms(m->jbd2_flushing, m->jbd2_commits),
-				trace_jiffies_ms(m->jbd2_logging, m->jbd2_commits), m->jbd2_handles,
-				m->jbd2_blocks);
-		else
-			fprintf(f, "  jbd2: no commits\n");
 	}
 	if (r->attached[PROBE_G_XFS]) {
 		if (m->xfs_log_grant.count || m->xfs_inodegc_throttles) {
@@ -461,23 +597,43 @@ static void text_fs(FILE *f, const struct trace_result *r)
 		} else
 			fprintf(f, "  btrfs: no tree-lock waits or reservation tickets\n");
 	}
-	if (r->attached[PROBE_G_BLOCK]) {
-		if (m->bio_lat.count || m->bio_discards) {
-			fprintf(f, "  block (all devices): %llu requests, %.1f MiB, p50 %s, p99 %s; %llu discards (%.1f MiB)\n",
-				(unsigned long long)m->bio_lat.count, m->bio_bytes / 1048576.0,
-				trace_fmt_ns(hist_quantile(&m->bio_lat, 0.5), b1, sizeof b1),
-				trace_fmt_ns(hist_quantile(&m->bio_lat, 0.99), b2, sizeof b2),
-				m->bio_discards, m->bio_discard_bytes / 1048576.0);
-			if (m->bio_lat.count)
-				print_hist_block(f, "block I/O latency (ns)", &m->bio_lat);
-		} else
-			fprintf(f, "  block: no I/O\n");
-	}
+	text_devices(f, r);
 }
 
+static void json_jbd2(struct json_writer *w, const struct probe_dev_stat *d)
+{
+	jw_object(w, "jbd2");
+	jw_uint(w, "commits", d->jbd2_commits);
+	jw_uint(w, "hz", (uint64_t)kernel_hz());
+	jw_uint(w, "wait_jiffies", d->jbd2_wait);
+	jw_uint(w, "request_delay_jiffies", d->jbd2_request_delay);
+	jw_uint(w, "running_jiffies", d->jbd2_running);
+	jw_uint(w, "locked_jiffies", d->jbd2_locked);
+	jw_uint(w, "flushing_jiffies", d->jbd2_flushing);
+	jw_uint(w, "logging_jiffies", d->jbd2_logging);
+	jw_uint(w, "handles", d->jbd2_handles);
+	jw_uint(w, "blocks", d->jbd2_blocks);
+	jw_end(w);
+}
+
+static void json_block(struct json_writer *w, const struct probe_dev_stat *d)
+{
+	jw_object(w, "block");
+	json_hist(w, "latency_ns", &d->bio_lat);
+	jw_uint(w, "bytes", d->bio_bytes);
+	jw_uint(w, "discards", d->bio_discards);
+	jw_uint(w, "discard_bytes", d->bio_discard_bytes);
+	jw_end(w);
+}
+
+/* ext4, jbd2 and block: the delete's devices (traced_devs_total); every
+ * device with events in "devices" */
 static void json_fs(struct json_writer *w, const struct trace_result *r)
 {
 	const struct probe_misc *m = &r->total->misc;
+	struct probe_dev_stat t;
+
+	traced_devs_total(r, &t);
 
 	jw_object(w, "fs");
 	jw_object(w, "ext4");
@@ -485,21 +641,10 @@ static void json_fs(struct json_writer *w, const struct trace_result *r)
 	json_hist(w, "inode_jump", &m->ext4_ino_jump);
 	jw_uint(w, "free_calls", m->ext4_free_calls);
 	jw_uint(w, "freed_blocks", m->ext4_freed_blocks);
-	jw_uint(w, "discards", m->ext4_discards);
-	jw_uint(w, "discard_blocks", m->ext4_discard_blocks);
+	jw_uint(w, "discards", t.ext4_discards);
+	jw_uint(w, "discard_blocks", t.ext4_discard_blocks);
 	jw_end(w);
-	jw_object(w, "jbd2");
-	jw_uint(w, "commits", m->jbd2_commits);
-	jw_uint(w, "hz", (uint64_t)kernel_hz());
-	jw_uint(w, "wait_jiffies", m->jbd2_wait);
-	jw_uint(w, "request_delay_jiffies", m->jbd2_request_delay);
-	jw_uint(w, "running_jiffies", m->jbd2_running);
-	jw_uint(w, "locked_jiffies", m->jbd2_locked);
-	jw_uint(w, "flushing_jiffies", m->jbd2_flushing);
-	jw_uint(w, "logging_jiffies", m->jbd2_logging);
-	jw_uint(w, "handles", m->jbd2_handles);
-	jw_uint(w, "blocks", m->jbd2_blocks);
-	jw_end(w);
+	json_jbd2(w, &t);
 	jw_object(w, "xfs");
 	json_hist(w, "log_grant_wait_ns", &m->xfs_log_grant);
 	jw_uint(w, "inodegc_throttles", m->xfs_inodegc_throttles);
@@ -508,11 +653,27 @@ static void json_fs(struct json_writer *w, const struct trace_result *r)
 	json_hist(w, "tree_lock_wait_ns", &m->btrfs_tree_lock);
 	json_hist(w, "reserve_ticket_wait_ns", &m->btrfs_reserve);
 	jw_end(w);
-	jw_object(w, "block");
-	json_hist(w, "latency_ns", &m->bio_lat);
-	jw_uint(w, "bytes", m->bio_bytes);
-	jw_uint(w, "discards", m->bio_discards);
-	jw_uint(w, "discard_bytes", m->bio_discard_bytes);
+	json_block(w, &t);
+	jw_array(w, "devices");
+	for (int i = 0; i < r->ndevs; i++) {
+		const struct probe_dev_stat *d = probe_dev_find(r->total, r->devs[i].dev);
+		char dev[24];
+		if (!d)
+			continue;
+		snprintf(dev, sizeof dev, "%u:%u", PROBE_DEV_MAJOR(r->devs[i].dev),
+			 PROBE_DEV_MINOR(r->devs[i].dev));
+		jw_object(w, NULL);
+		jw_string(w, "dev", dev);
+		jw_string(w, "name", r->devs[i].name);
+		jw_bool(w, "traced", r->devs[i].traced);
+		jw_bool(w, "discard_mount", r->devs[i].discard);
+		jw_uint(w, "unlinks", d->unlinks);
+		jw_uint(w, "ext4_discards", d->ext4_discards);
+		jw_uint(w, "ext4_discard_blocks", d->ext4_discard_blocks);
+		json_jbd2(w, d);
+		json_block(w, d);
+		jw_end(w);
+	}
 	jw_end(w);
 	jw_end(w);
 }
@@ -521,19 +682,28 @@ static void text_intervals(FILE *f, const struct trace_result *r)
 {
 	if (!r->niv)
 		return;
-	fprintf(f, "\nIntervals\n  %8s %7s %10s %10s %10s %10s %10s %10s\n", "t s", "threads",
-		"unlinkat", "p99 us", "getdents", "lock ms", "D ms", "S ms");
+	fprintf(f, "\nIntervals (every %.3g s asked; the last one ends with the trace)\n", r->interval_ns / 1e9);
+	fprintf(f, "  %8s %8s %7s %10s %10s %10s %10s %10s %10s\n", "t s", "len s", "threads",
+		"unlinkat", "p99~ us", "getdents", "lock ms", "D ms", "S ms");
+	uint64_t len = 0;
 	for (int i = 0; i < r->niv; i++) {
 		const struct trace_interval *v = &r->iv[i];
-		fprintf(f, "  %8.2f %7u %10llu %10.1f %10llu %10.2f %10.2f %10.2f\n", v->t_ns / 1e9,
-			v->nthreads, (unsigned long long)v->unlinkat_calls, v->unlinkat_p99_ns / 1e3,
-			(unsigned long long)v->getdents_calls, v->lock_wait_ns / 1e6,
-			v->blocked_ns / 1e6, v->sleeping_ns / 1e6);
+		if (i < r->niv - 1)
+			len += v->len_ns;
+		fprintf(f, "  %8.3f %8.3f %7u %10llu %10.1f %10llu %10.2f %10.2f %10.2f\n", v->t_ns / 1e9,
+			v->len_ns / 1e9, v->nthreads, (unsigned long long)v->unlinkat_calls,
+			v->unlinkat_p99_ns / 1e3, (unsigned long long)v->getdents_calls,
+			v->lock_wait_ns / 1e6, v->blocked_ns / 1e6, v->sleeping_ns / 1e6);
 	}
+	/* the sampler cannot keep every pace: say when rows are longer than asked */
+	if (r->niv > 1 && r->interval_ns && len / (r->niv - 1) > r->interval_ns * 3 / 2)
+		fprintf(f, "  note: rows are %.3g s apart on average, not every %.3g s: sampling could not keep up\n",
+			len / (r->niv - 1) / 1e9, r->interval_ns / 1e9);
 }
 
 static void json_intervals(struct json_writer *w, const struct trace_result *r)
 {
+	jw_uint(w, "interval_ns", r->interval_ns);
 	jw_array(w, "intervals");
 	for (int i = 0; i < r->niv; i++) {
 		const struct trace_interval *v = &r->iv[i];
@@ -559,17 +729,23 @@ static void json_intervals(struct json_writer *w, const struct trace_result *r)
 
 /* The controller's decisions and the findings are one section: the text
  * has always shown the decisions first, the JSON the findings. */
+/* The verdict, first: the busy syscall time partitioned into findings
+ * whose shares sum to 100%, each followed by what explains it. */
 static void text_verdict(FILE *f, const struct trace_result *r)
 {
 	struct trace_finding fs[TRACE_MAX_FINDINGS];
-	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS);
+	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS), top = 0;
 	char b1[32];
 
-	print_controller(f, r);
-	fprintf(f, "\nVerdict (ranked by share of the busy syscall time, %s)\n",
+	fprintf(f, "\nVerdict: where the busy syscall time went (%s, the traced threads' time in "
+		"syscalls that do not wait for children, events or time)\n",
 		trace_fmt_ns((double)trace_busy_ns(r->total), b1, sizeof b1));
-	for (int i = 0; i < nf; i++)
-		fprintf(f, "  %d. [%3.0f%%] %s\n", i + 1, 100 * fs[i].share, fs[i].text);
+	for (int i = 0; i < nf; i++) {
+		if (fs[i].explains)
+			fprintf(f, "        why: %s\n", fs[i].text);
+		else if (strcmp(fs[i].id, "minor_parts") || fs[i].share >= 0.005)
+			fprintf(f, "  %d. [%3.0f%%] %s\n", ++top, 100 * fs[i].share, fs[i].text);
+	}
 	if (!nf)
 		fprintf(f, "  nothing traced\n");
 }
@@ -584,10 +760,130 @@ static void json_verdict(struct json_writer *w, const struct trace_result *r)
 		jw_object(w, NULL);
 		jw_string(w, "id", fs[i].id);
 		jw_double(w, "share", fs[i].share);
+		if (fs[i].explains)
+			jw_string(w, "explains", fs[i].explains);
 		jw_string(w, "text", fs[i].text);
 		jw_end(w);
 	}
 	jw_end(w);
+	jw_double(w, "verdict_total_share", trace_findings_total(fs, nf));
+}
+
+/* The wait sites: where the traced threads blocked (D) or slept inside a
+ * busy syscall (S), named by the first frame outside scheduling, waiting
+ * and locking code, with the cause the classification table gives. */
+static void text_wait_sites(FILE *f, const struct trace_result *r)
+{
+	uint64_t all = 0;
+	char b1[32], b2[32];
+
+	if (!r->attached[PROBE_G_OFFCPU])
+		return;
+	for (int i = 0; i < r->nsites; i++)
+		all += r->sites[i].total_ns;
+	fprintf(f, "\nWait sites (off-CPU in D, or in S inside a busy syscall; share of %s)\n",
+		trace_fmt_ns((double)all, b1, sizeof b1));
+	if (!r->nsites) {
+		fprintf(f, "  %s\n", r->have_sites || r->total->misc.offcpu[PROBE_OFFCPU_BLOCKED].count
+			? "no stacks recorded (--no-callers)" : "none");
+		return;
+	}
+	fprintf(f, "  %12s %9s %6s %2s  %-28s %s\n", "off-CPU", "waits", "share", "st", "cause",
+		"site <- callers");
+	for (int i = 0; i < r->nsites && i < TRACE_MAX_SITES; i++) {
+		const struct trace_wait_site *w = &r->sites[i];
+		char cause[48];
+		if (w->lock)
+			snprintf(cause, sizeof cause, "%s (%s)", trace_cause_name(w->cause), w->lock);
+		else
+			snprintf(cause, sizeof cause, "%s", trace_cause_name(w->cause));
+		fprintf(f, "  %12s %9llu %5.1f%% %2s  %-28s %s",
+			trace_fmt_ns((double)w->total_ns, b2, sizeof b2), (unsigned long long)w->count,
+			all ? 100.0 * w->total_ns / all : 0,
+			w->state == PROBE_OFFCPU_BLOCKED ? "D" : "S", cause, w->site);
+		for (int j = 0; j < w->nstack && j < 3; j++)
+			fprintf(f, " <- %s", w->stack[j]);
+		fprintf(f, "\n");
+	}
+	if (r->nsites > TRACE_MAX_SITES)
+		fprintf(f, "  ... %d more sites in the JSON\n", r->nsites - TRACE_MAX_SITES);
+	if (r->total->misc.wait_sites_lost)
+		fprintf(f, "  note: %llu waits (%s) not recorded: the wait-site table was full\n",
+			r->total->misc.wait_sites_lost,
+			trace_fmt_ns((double)r->total->misc.wait_sites_lost_ns, b1, sizeof b1));
+}
+
+static void json_wait_sites(struct json_writer *w, const struct trace_result *r)
+{
+	uint64_t all = 0;
+
+	for (int i = 0; i < r->nsites; i++)
+		all += r->sites[i].total_ns;
+	jw_array(w, "wait_sites");
+	for (int i = 0; i < r->nsites; i++) {
+		const struct trace_wait_site *s = &r->sites[i];
+		jw_object(w, NULL);
+		jw_string(w, "site", s->site);
+		jw_string(w, "cause", trace_cause_id(s->cause));
+		if (s->lock)
+			jw_string(w, "lock", s->lock);
+		jw_string(w, "state", s->state == PROBE_OFFCPU_BLOCKED ? "D" : "S");
+		jw_uint(w, "count", s->count);
+		jw_uint(w, "total_ns", s->total_ns);
+		jw_uint(w, "blocked_ns", s->blocked_ns);
+		jw_double(w, "share", all ? (double)s->total_ns / (double)all : 0);
+		jw_array_compact(w, "stack");
+		for (int j = 0; j < s->nstack; j++)
+			jw_string(w, NULL, s->stack[j]);
+		jw_end(w);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_uint(w, "wait_sites_lost", r->total->misc.wait_sites_lost);
+}
+
+/* Waiting to run: from sched_wakeup to running, and preempted. */
+static void text_runq(FILE *f, const struct trace_result *r)
+{
+	const struct probe_misc *m = &r->total->misc;
+	const struct probe_hist *h = &m->runq;
+	double all = (double)(h->total + m->offcpu[PROBE_OFFCPU_PREEMPTED].total);
+	char b1[32], b2[32], b3[32], b4[32];
+
+	if (!r->attached[PROBE_G_RUNQ])
+		return;
+	fprintf(f, "\nWaiting to run (run-queue delay of the traced threads)\n");
+	fprintf(f, "  after wakeups        %9llu times, %12s total, p50 %s, p99 %s\n",
+		(unsigned long long)h->count, trace_fmt_ns((double)h->total, b1, sizeof b1),
+		trace_fmt_ns(trace_quantile(h, 0.5), b2, sizeof b2),
+		trace_fmt_ns(trace_quantile(h, 0.99), b3, sizeof b3));
+	fprintf(f, "  inside busy syscalls %s after wakeups, %s preempted; %.0f%% of all run-queue "
+		"and preempted time behind other traced threads\n",
+		trace_fmt_ns((double)m->busy_runq_ns, b1, sizeof b1),
+		trace_fmt_ns((double)m->busy_preempt_ns, b4, sizeof b4),
+		all > 0 ? 100.0 * (double)m->runq_traced_ns / all : 0);
+}
+
+static void json_runq(struct json_writer *w, const struct trace_result *r)
+{
+	const struct probe_misc *m = &r->total->misc;
+
+	jw_object(w, "runq");
+	json_hist(w, "wakeup_to_run_ns", &m->runq);
+	jw_uint(w, "busy_runq_ns", m->busy_runq_ns);
+	jw_uint(w, "busy_preempted_ns", m->busy_preempt_ns);
+	jw_uint(w, "behind_traced_ns", m->runq_traced_ns);
+	jw_end(w);
+}
+
+/* -rf: the adaptive controller's decisions */
+static void text_controller(FILE *f, const struct trace_result *r)
+{
+	print_controller(f, r);
+}
+
+static void json_controller(struct json_writer *w, const struct trace_result *r)
+{
 	if (!r->controller)
 		return;
 	jw_object(w, "controller");
@@ -612,12 +908,15 @@ static const struct report_section {
 	void (*json)(struct json_writer *, const struct trace_result *);
 } sections[] = {
 	{ "header", text_header, json_header },
+	{ "verdict", text_verdict, json_verdict },
 	{ "syscalls", text_syscalls, json_syscalls },
 	{ "locks", text_locks, json_locks },
 	{ "offcpu", text_offcpu, json_offcpu },
+	{ "wait_sites", text_wait_sites, json_wait_sites },
+	{ "runq", text_runq, json_runq },
 	{ "fs", text_fs, json_fs },
 	{ "intervals", text_intervals, json_intervals },
-	{ "verdict", text_verdict, json_verdict },
+	{ "controller", text_controller, json_controller },
 };
 #define NSECTIONS (sizeof sections / sizeof *sections)
 

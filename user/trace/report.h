@@ -5,6 +5,7 @@
 #include "ctl/decision.h"
 #include "probes/probes.h"
 #include "trace/findings.h"
+#include "trace/waits.h"
 #include <stdio.h>
 
 #define TRACE_MAX_CALLERS 10
@@ -36,10 +37,20 @@ struct trace_result {
 	int ncallers;
 	struct trace_interval *iv;
 	int niv;
+	/* where the threads waited, on which devices (waits.h) */
+	struct trace_wait_site *sites;	/* by off-CPU time, largest first */
+	int nsites;			/* all of them (the text shows TRACE_MAX_SITES) */
+	bool have_sites;		/* wait-site stacks were recorded */
+	uint64_t wait_ns[TC_COUNT];	/* blocked time (wakeup excluded) inside busy
+					 * syscalls and outside lock waits, by cause */
+	struct trace_dev devs[PROBE_MAX_DEVS];
+	int ndevs;
 	/* -rf (mode "self"): the adaptive controller's summary and decisions */
 	const char *controller;		/* NULL: no controller ran */
 	const struct controller_decision *decisions;
 	size_t ndecisions;
+	uint64_t interval_ns;		/* --interval as asked (0: none) */
+	bool all;			/* --all: every syscall's histogram in the text */
 };
 
 /* Syscall time excluding waits for children, poll, futex and sleeps: the
@@ -48,6 +59,17 @@ uint64_t trace_busy_ns(const struct probe_snapshot *s);
 
 void trace_report_text(FILE *f, const struct trace_result *r);
 void trace_report_json(FILE *f, const struct trace_result *r);
+
+/* Percentile Q of H (ns or other units), estimated inside its log2 bucket
+ * and never above trace_hist_max(H): what the report and JSON show. */
+double trace_quantile(const struct probe_hist *h, double q);
+/* The largest sample H can hold: below its highest bucket's upper bound and
+ * at most its total less the other samples' bucket floors (exact for one
+ * sample); 0 when empty. */
+double trace_hist_max(const struct probe_hist *h);
+/* Text histograms by default: the deletion syscalls with at least this many
+ * calls; --all shows every syscall's. */
+#define TRACE_HIST_MIN_CALLS 100
 
 /* "1.23 s", "45.6 ms", "12.3 us", "800 ns" */
 const char *trace_fmt_ns(double ns, char *buf, size_t len);

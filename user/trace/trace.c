@@ -4,6 +4,7 @@
 #include "trace/trace.h"
 #include "probes/ksyms.h"
 #include "lib/msg.h"
+#include "lib/env.h"
 #include "cli/options.h"
 #include "probes/probes.h"
 #include "cli/rm.h"
@@ -13,10 +14,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,10 +28,40 @@
 const struct ksyms *probes_ksyms(struct probes *p);
 
 static volatile sig_atomic_t stop_signal;
+static bool trace_all;	/* --all */
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+}
+
+/* --json FILE, opened (created or truncated) before anything runs, so that
+ * a path that cannot be written stops us before the delete, not after it. */
+static FILE *json_file;
+static const char *json_path;
+static bool json_created;
+
+static void open_json(const char *path)
+{
+	struct stat st;
+	json_path = path;
+	json_created = stat(path, &st) != 0;
+	json_file = fopen(path, "we");
+	if (!json_file) {
+		warn_errno(errno, "cannot write %s", path);
+		exit(1);
+	}
+}
+
+/* Nothing traced after all (the probes did not load): no empty JSON left. */
+static void drop_json(void)
+{
+	if (!json_file)
+		return;
+	fclose(json_file);
+	json_file = NULL;
+	if (json_created)
+		unlink(json_path);
 }
 
 static void usage(int status)
@@ -39,7 +72,7 @@ static void usage(int status)
 		exit(status);
 	}
 	fprintf(f,
-		"Usage: %s --trace [--json FILE] [--interval SEC] [--no-callers] -- COMMAND [ARG]...\n"
+		"Usage: %s --trace [--json FILE] [--interval SEC] [--no-callers] [--all] -- COMMAND [ARG]...\n"
 		"  or:  %s --trace [OPTION]... -p PID\n"
 		"  or:  %s --trace [OPTION]... -rf DIR...   (adaptrm's own delete, traced in-process)\n"
 		"  or:  %s --trace --compare A.json B.json\n"
@@ -49,6 +82,8 @@ static void usage(int status)
 		"  --json FILE       also write everything as JSON (schema " TRACE_SCHEMA ")\n"
 		"  --interval SEC    sample every SEC seconds and add a per-interval table\n"
 		"  --no-callers      do not record kernel stacks of contended locks\n"
+		"  --all             show the histogram of every syscall (default: the deletion\n"
+		"                    syscalls with at least 100 calls; the JSON has them all)\n"
 		"  -p PID            attach to a running process until it exits or Ctrl-C\n"
 		"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n",
 		program_invoked, program_invoked, program_invoked, program_invoked);
@@ -58,27 +93,16 @@ static void usage(int status)
 struct sampler {
 	struct probes *p;
 	struct probe_snapshot *prev, *cur, *delta;
+	const struct probe_snapshot *last;	/* the most recent read */
 	uint64_t start_ns, interval_ns, next_ns;
+	bool rows;			/* record --interval rows (not in-process) */
 	struct trace_result *r;
 	int cap;
 };
 
-/* Read the counters; every interval record one sample. */
-static void sample(struct sampler *s, bool force)
+/* One --interval row: SNAP less the previous row's end. */
+static void add_row(struct sampler *s, const struct probe_snapshot *snap)
 {
-	uint64_t now = now_ns();
-	if (!force && now < s->next_ns)
-		return;
-	if (probes_read(s->p, s->cur))
-		return;
-	if (s->cur->nthreads > s->r->max_threads)
-		s->r->max_threads = s->cur->nthreads;
-	if (!s->interval_ns) {
-		s->next_ns = now + 50000000;	/* only the live thread maximum */
-		return;
-	}
-	s->next_ns = now + s->interval_ns;
-	probe_snapshot_sub(s->delta, s->cur, s->prev);
 	if (s->r->niv == s->cap) {
 		int nc = s->cap ? s->cap * 2 : 64;
 		struct trace_interval *n = realloc(s->r->iv, nc * sizeof *n);
@@ -87,15 +111,16 @@ static void sample(struct sampler *s, bool force)
 		s->r->iv = n;
 		s->cap = nc;
 	}
+	probe_snapshot_sub(s->delta, snap, s->prev);
 	const struct probe_snapshot *d = s->delta;
 	s->r->iv[s->r->niv++] = (struct trace_interval){
-		.t_ns = now - s->start_ns,
+		.t_ns = snap->time_ns - s->start_ns,
 		.len_ns = d->time_ns,
-		.nthreads = s->cur->nthreads,
+		.nthreads = snap->nthreads,
 		.unlinkat_calls = d->sc[PROBE_NR_UNLINKAT].lat.count,
 		.unlinkat_ns = d->sc[PROBE_NR_UNLINKAT].lat.total,
-		.unlinkat_p50_ns = hist_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.5),
-		.unlinkat_p99_ns = hist_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.99),
+		.unlinkat_p50_ns = trace_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.5),
+		.unlinkat_p99_ns = trace_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.99),
 		.getdents_calls = d->sc[PROBE_NR_GETDENTS64].lat.count,
 		.getdents_ns = d->sc[PROBE_NR_GETDENTS64].lat.total,
 		.openat_calls = d->sc[SYS_openat].lat.count,
@@ -104,22 +129,55 @@ static void sample(struct sampler *s, bool force)
 		.blocked_ns = d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total,
 		.sleeping_ns = d->misc.offcpu[PROBE_OFFCPU_SLEEPING].total,
 	};
+}
+
+/* Read the counters when due (or FORCE: -p's liveness check); every
+ * interval record one row. */
+static void sample(struct sampler *s, bool force)
+{
+	uint64_t now = now_ns();
+	bool due = now >= s->next_ns;
+	if (!force && !due)
+		return;
+	if (probes_read(s->p, s->cur))
+		return;
+	s->last = s->cur;
+	if (s->cur->nthreads > s->r->max_threads)
+		s->r->max_threads = s->cur->nthreads;
+	if (!due)
+		return;
+	if (!s->interval_ns || !s->rows) {
+		s->next_ns = now + 50000000;	/* only the live thread maximum */
+		return;
+	}
+	/* the next row on the grid of the start, or a full interval from now
+	 * when a read fell behind */
+	s->next_ns += s->interval_ns;
+	if (s->next_ns <= now)
+		s->next_ns = now + s->interval_ns;
+	add_row(s, s->cur);
 	struct probe_snapshot *t = s->prev;
 	s->prev = s->cur;
 	s->cur = t;
 }
 
-static void sleep_ms(int ms)
+/* Sleep until the next sample is due, at most MAX_MS. */
+static void sleep_until_due(const struct sampler *s, int max_ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-	nanosleep(&ts, NULL);
+	uint64_t now = now_ns(), until = now + (uint64_t)max_ms * 1000000;
+	if (s->next_ns < until)
+		until = s->next_ns;
+	if (until <= now)
+		return;
+	struct timespec ts = { (time_t)(until / 1000000000), (long)(until % 1000000000) };
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
 /* Finish: final read, callers, report on stdout (stderr for the in-process
  * delete so that rm -v output stays clean is not needed: rm prints on stdout
  * too, the report follows it), JSON file. Returns nonzero on a JSON write
  * error. */
-static int finish(struct sampler *s, const char *json_path)
+static int finish(struct sampler *s)
 {
 	struct trace_result *r = s->r;
 	struct probe_snapshot *final = probe_snapshot_new();
@@ -131,6 +189,9 @@ static int finish(struct sampler *s, const char *json_path)
 		return 1;
 	}
 	r->wall_ns = now_ns() - s->start_ns;
+	/* the last, partial interval: the rows add up to the totals */
+	if (s->rows && s->interval_ns && final->time_ns > s->prev->time_ns)
+		add_row(s, final);
 	if (final->nthreads > r->max_threads)
 		r->max_threads = final->nthreads;
 	r->total = final;
@@ -146,38 +207,47 @@ static int finish(struct sampler *s, const char *json_path)
 	const struct ksyms *k = probes_ksyms(s->p);
 	for (int i = 0; i < r->ncallers; i++)
 		ksyms_name(k, r->callers[i].ip, r->caller_names[i], sizeof r->caller_names[i]);
+	trace_collect_waits(s->p, r);	/* after the callers: the verdict classifies them */
 
 	trace_report_text(stdout, r);
 	fflush(stdout);
-	if (json_path) {
-		FILE *f = fopen(json_path, "we");
-		if (!f) {
-			warn_errno(errno, "cannot write %s", json_path);
+	if (json_file) {
+		trace_report_json(json_file, r);
+		if (fclose(json_file)) {
+			warn_errno(errno, "write error on %s", json_path);
 			status = 1;
-		} else {
-			trace_report_json(f, r);
-			if (fclose(f)) {
-				warn_errno(errno, "write error on %s", json_path);
-				status = 1;
-			}
 		}
+		json_file = NULL;
 	}
+	trace_free_waits(r);
 	r->total = NULL;
 	probe_snapshot_free(final);
 	return status;
 }
 
-static bool start_sampler(struct sampler *s, struct trace_result *r, double interval)
+/* The sampler of probes P; its zero is a first read, so that the first
+ * row's counters and length start here. */
+static bool start_sampler(struct sampler *s, struct trace_result *r, double interval,
+			  struct probes *p, bool rows)
 {
 	memset(s, 0, sizeof *s);
 	s->r = r;
+	s->p = p;
+	s->rows = rows;
 	s->prev = probe_snapshot_new();
 	s->cur = probe_snapshot_new();
 	s->delta = probe_snapshot_new();
 	if (!s->prev || !s->cur || !s->delta)
 		return false;
 	s->interval_ns = (uint64_t)(interval * 1e9);
+	r->interval_ns = s->interval_ns;
 	s->start_ns = now_ns();
+	/* in-process, a read would be traced itself: the zero is zero there */
+	if (rows && probes_read(p, s->prev) == 0)
+		s->start_ns = s->prev->time_ns;
+	else
+		s->prev->time_ns = s->start_ns;
+	s->last = s->prev;
 	s->next_ns = s->start_ns + (s->interval_ns ? s->interval_ns : 50000000);
 	return true;
 }
@@ -199,13 +269,99 @@ static struct probes *start_probes(const pid_t *pids, int npids, unsigned flags)
 	return p;
 }
 
+/* execvp's search, done before tracing so that the child makes exactly one
+ * execve: a name with a '/' is used as is, else each PATH entry in turn (an
+ * empty one is the current directory; no PATH: confstr's default). Returns
+ * the malloc'ed path, or NULL with errno ENOENT (nowhere) or EACCES (found,
+ * but no entry can be executed), like execvp's failure. */
+static char *resolve_command(const char *name)
+{
+	struct stat st;
+	int err = ENOENT;
+
+	if (!*name) {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (strchr(name, '/')) {
+		if (stat(name, &st))
+			return NULL;
+		if (S_ISDIR(st.st_mode) || access(name, X_OK)) {
+			errno = EACCES;
+			return NULL;
+		}
+		return strdup(name);
+	}
+	const char *path = env_str(ENV_PATH);
+	char defpath[256];
+	if (!path) {
+		if (!confstr(_CS_PATH, defpath, sizeof defpath))
+			strcpy(defpath, "/bin:/usr/bin");
+		path = defpath;
+	}
+	size_t nlen = strlen(name);
+	for (const char *p = path;; p++) {
+		const char *e = strchrnul(p, ':');
+		size_t dlen = (size_t)(e - p);
+		char *cand = malloc(dlen + nlen + 2);
+		if (!cand)
+			die(ENOMEM, "--trace");
+		if (dlen) {
+			memcpy(cand, p, dlen);
+			cand[dlen] = '/';
+			memcpy(cand + dlen + 1, name, nlen + 1);
+		} else
+			memcpy(cand, name, nlen + 1);	/* "": the current directory */
+		if (stat(cand, &st) == 0) {
+			if (S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+				return cand;
+			err = EACCES;	/* execvp goes on, and fails with EACCES */
+		} else if (errno == EACCES)
+			err = EACCES;
+		free(cand);
+		if (!*e)
+			break;
+		p = e;
+	}
+	errno = err;
+	return NULL;
+}
+
+/* Command mode: SIGTERM, SIGINT and SIGHUP go to the command (its process
+ * group if it has its own); we wait for it and then report. A terminal's
+ * Ctrl-C already reached a command in our process group: not twice. */
+static volatile pid_t command_pid;
+
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	pid_t pid = command_pid;
+	if (pid <= 0)
+		return;
+	int saved = errno;
+	pid_t pg = getpgid(pid);
+	if (pg == pid)
+		kill(-pid, sig);
+	else if (!(si && si->si_code == SI_KERNEL && pg == getpgrp()))
+		kill(pid, sig);
+	errno = saved;
+}
+
 /* Run COMMAND: fork, let the child wait until its pid is traced, exec. */
-static int trace_command(char **cmd, const char *json, double interval, unsigned flags)
+static int trace_command(char **cmd, double interval, unsigned flags)
 {
 	int go[2];
-	struct trace_result r = { .mode = "command", .argv = cmd, .exit_status = -1 };
+	struct trace_result r = { .mode = "command", .all = trace_all, .argv = cmd, .exit_status = -1 };
 	struct sampler s;
 
+	char *path = resolve_command(cmd[0]);
+	if (!path) {
+		int e = errno;
+		warn_errno(e, "cannot run '%s'", cmd[0]);
+		return e == ENOENT ? 127 : 126;
+	}
+	if (json_path)
+		open_json(json_path);
 	if (pipe2(go, O_CLOEXEC))
 		die(errno, "pipe");
 	fflush(NULL);
@@ -217,24 +373,41 @@ static int trace_command(char **cmd, const char *json, double interval, unsigned
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
-		execvp(cmd[0], cmd);
+		execv(path, cmd);
 		int e = errno;
-		warn_errno(e, "cannot run %s", cmd[0]);
+		if (e == ENOEXEC) {	/* execvp runs a script without #! with sh */
+			int n = 0;
+			while (cmd[n])
+				n++;
+			char **sh = calloc((size_t)n + 2, sizeof *sh);
+			if (sh) {
+				sh[0] = "sh";
+				sh[1] = path;
+				memcpy(sh + 2, cmd + 1, (size_t)n * sizeof *sh);
+				execv("/bin/sh", sh);
+			}
+		}
+		warn_errno(e, "cannot run '%s'", cmd[0]);
 		_exit(e == ENOENT ? 127 : 126);
 	}
+	free(path);
 	close(go[0]);
 	r.pid = pid;
 	struct probes *p = start_probes(&pid, 1, flags);
 	if (!p) {
 		close(go[1]);
 		waitpid(pid, NULL, 0);
+		drop_json();
 		return 1;
 	}
-	if (!start_sampler(&s, &r, interval))
+	if (!start_sampler(&s, &r, interval, p, true))
 		die(ENOMEM, "--trace");
-	s.p = p;
-	/* the command gets Ctrl-C; we wait for it to finish and report */
-	signal(SIGINT, SIG_IGN);
+	command_pid = pid;
+	struct sigaction sa = { .sa_sigaction = forward_signal, .sa_flags = SA_SIGINFO | SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGQUIT, SIG_IGN);
 	if (write(go[1], "x", 1) != 1)
 		die(errno, "cannot start %s", cmd[0]);
@@ -247,80 +420,144 @@ static int trace_command(char **cmd, const char *json, double interval, unsigned
 		if (w < 0 && errno != EINTR)
 			die(errno, "waitpid");
 		sample(&s, false);
-		sleep_ms(10);
+		sleep_until_due(&s, 10);
 	}
+	command_pid = 0;
 	r.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	int js = finish(&s, json);
+	int js = finish(&s);
 	free_sampler(&s);
 	probes_stop(p);
 	return js ? (r.exit_status ? r.exit_status : 1) : r.exit_status;
 }
 
-/* Attach to PID until it exits or a signal. */
-static int trace_pid(pid_t pid, const char *json, double interval, unsigned flags)
+/* State of process PID from /proc/PID/stat ('R', 'S', 'Z', ...), 0 if
+ * there is none. A zombie is 'Z' with no live thread: a leader that exited
+ * before its threads also shows 'Z'. */
+static char proc_state(pid_t pid, int *threads)
+{
+	char path[64], buf[512];
+	*threads = -1;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *rp = strrchr(buf, ')');
+	if (!rp || rp[1] != ' ')
+		return 0;
+	char state = rp[2];
+	if (state == 'Z') {
+		snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+		FILE *f = fopen(path, "re");
+		char line[128];
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, "Threads: %d", threads) == 1)
+				break;
+		if (f)
+			fclose(f);
+	}
+	return state;
+}
+
+static bool is_zombie(pid_t pid)
+{
+	int threads;
+	return proc_state(pid, &threads) == 'Z' && threads <= 1;
+}
+
+/* Attach to PID until it exits, becomes a zombie, or a signal. */
+static int trace_pid(pid_t pid, double interval, unsigned flags)
 {
 	char pidstr[16];
 	char *argv[3] = { "-p", pidstr, NULL };
-	struct trace_result r = { .mode = "pid", .argv = argv, .pid = pid, .exit_status = -1 };
+	struct trace_result r = { .mode = "pid", .all = trace_all, .argv = argv, .pid = pid, .exit_status = -1 };
 	struct sampler s;
 
 	snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
 	if (kill(pid, 0) && errno == ESRCH) {
 		warn_errno(0, "--trace: no process %d", (int)pid);
+		drop_json();
+		return 1;
+	}
+	if (is_zombie(pid)) {
+		warn_errno(0, "--trace: process %d is a zombie", (int)pid);
+		drop_json();
 		return 1;
 	}
 	struct probes *p = start_probes(&pid, 1, flags);
-	if (!p)
+	if (!p) {
+		drop_json();
 		return 1;
-	if (!start_sampler(&s, &r, interval))
+	}
+	if (!start_sampler(&s, &r, interval, p, true))
 		die(ENOMEM, "--trace");
-	s.p = p;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "%s: tracing pid %d; Ctrl-C to stop\n", program_name, (int)pid);
 	while (!stop_signal) {
-		if (kill(pid, 0) && errno == ESRCH)
+		if ((kill(pid, 0) && errno == ESRCH) || is_zombie(pid))
 			break;
 		sample(&s, true);
-		if (s.cur->ntgids == 0 && s.cur->misc.tgids_delta < 0)
+		if (s.last->ntgids == 0 && s.last->misc.tgids_delta < 0)
 			break;	/* the process (and its children) exited */
-		sleep_ms(s.interval_ns ? 10 : 100);
+		sleep_until_due(&s, s.interval_ns ? 10 : 100);
 	}
-	int js = finish(&s, json);
+	int js = finish(&s);
 	free_sampler(&s);
 	probes_stop(p);
 	return js;
 }
 
+/* In-process delete and signals: rm's face stops its engine on SIGINT and
+ * SIGTERM and exits 130/143; just before, it calls this, in the deleting
+ * thread, so the report and the JSON are not lost. */
+static void self_interrupted(int sig, void *arg)
+{
+	struct sampler *s = arg;
+
+	s->r->exit_status = 128 + sig;
+	finish(s);
+	fflush(stdout);
+}
+
 /* adaptrm's own delete, in-process, probes on our own tgid. */
-static int trace_self(int argc, char **argv, const char *json, double interval, unsigned flags)
+static int trace_self(int argc, char **argv, double interval, unsigned flags)
 {
 	struct rm_options o;
 	int first = options_parse(&o, argc, argv);
 	int nfiles = argc - first;
-	struct trace_result r = { .mode = "self", .argv = argv, .pid = getpid() };
+	struct trace_result r = { .mode = "self", .all = trace_all, .argv = argv, .pid = getpid() };
 	struct sampler s;
 
 	if (nfiles == 0 && !o.ignore_missing) {
 		warn_errno(0, "missing operand");
+		drop_json();
 		options_usage(1);
 	}
 	struct probes *p = start_probes(NULL, 0, flags);
-	if (!p)
+	if (!p) {
+		drop_json();
 		return 1;
-	if (!start_sampler(&s, &r, interval))
-		die(ENOMEM, "--trace");
-	s.p = p;
+	}
 	/* the deleter runs in this thread; a sampling thread would show up in
 	 * the trace itself, so intervals are not sampled in-process */
+	if (!start_sampler(&s, &r, interval, p, false))
+		die(ENOMEM, "--trace");
+	rm_on_interrupt(self_interrupted, &s);
 	struct rm_report rep;
-	r.exit_status = rm_main_report(&o, nfiles, argv + first, &rep);
+	int status = rm_main_report(&o, nfiles, argv + first, &rep);
+	rm_on_interrupt(NULL, NULL);
+	r.exit_status = status;
 	if (rep.controller[0]) {
 		r.controller = rep.controller;
 		r.decisions = rep.decisions;
 		r.ndecisions = rep.ndecisions;
 	}
-	int js = finish(&s, json);
+	int js = finish(&s);
 	free(rep.decisions);
 	free_sampler(&s);
 	probes_stop(p);
@@ -351,7 +588,7 @@ static pid_t parse_pid(const char *v)
 	return (pid_t)pid;
 }
 
-enum { OPT_HELP = 256, OPT_JSON, OPT_INTERVAL, OPT_NO_CALLERS, OPT_COMPARE };
+enum { OPT_HELP = 256, OPT_JSON, OPT_INTERVAL, OPT_NO_CALLERS, OPT_COMPARE, OPT_ALL };
 
 static const struct option trace_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -359,6 +596,7 @@ static const struct option trace_options[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "no-callers", no_argument, NULL, OPT_NO_CALLERS },
 	{ "compare", no_argument, NULL, OPT_COMPARE },
+	{ "all", no_argument, NULL, OPT_ALL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -414,6 +652,9 @@ int trace_main(int argc, char **argv)
 		case OPT_NO_CALLERS:
 			flags |= PROBE_NO_CALLERS;
 			break;
+		case OPT_ALL:
+			trace_all = true;
+			break;
 		case OPT_COMPARE:
 			if (ac - optind != 2) {
 				warn_errno(0, "--compare needs exactly two JSON files");
@@ -434,14 +675,18 @@ int trace_main(int argc, char **argv)
 			warn_errno(0, "--trace -p takes no command");
 			usage(1);
 		}
-		return trace_pid(pid, json, interval, flags);
+		if (json)
+			open_json(json);
+		return trace_pid(pid, interval, flags);
 	}
 	if (i < argc && !strcmp(argv[i], "--")) {
 		if (i + 1 >= argc) {
 			warn_errno(0, "--trace: missing command after --");
 			usage(1);
 		}
-		return trace_command(argv + i + 1, json, interval, flags);
+		if (json)
+			json_path = json;	/* opened once the command is found */
+		return trace_command(argv + i + 1, interval, flags);
 	}
 	if (i >= argc) {
 		warn_errno(0, "--trace: missing command, -p PID, or rm options and operands");
@@ -449,5 +694,7 @@ int trace_main(int argc, char **argv)
 	}
 	/* the rest are rm's options and operands: argv[i-1] becomes argv[0] */
 	argv[i - 1] = argv[0];
-	return trace_self(argc - (i - 1), argv + (i - 1), json, interval, flags);
+	if (json)
+		open_json(json);
+	return trace_self(argc - (i - 1), argv + (i - 1), interval, flags);
 }

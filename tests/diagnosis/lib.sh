@@ -1,0 +1,161 @@
+# Helpers for the diagnosis scenarios (sourced after tests/e2e/lib.sh, which
+# gives fail, skip, on_exit, mount_fs, make_flat, make_tree, fs_*).
+#
+# A scenario builds a slow delete whose cause is known, traces it with
+# `adaptrm --trace --json`, and asserts on the verdict (`findings[]`, ranked
+# by share): the top finding(s) and that the shares add up (issue 17).
+
+need_bpf() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+	command -v jq >/dev/null || skip "needs jq"
+	local err
+	if ! err=$("$ADAPTRM" --trace -- true 2>&1 >/dev/null); then
+		[ "${ADAPTRM_REQUIRE_BPF:-0}" = 1 ] && fail "BPF required but --trace cannot run: $err"
+		skip "BPF probes unavailable: $err"
+	fi
+}
+
+# The verdict checks below (expect_top, expect_absent, expect_present,
+# expect_shares_sum) do not stop at the first miss: each prints what it
+# found, and verdict_ok fails the scenario if any missed, so one run shows
+# everything a verdict gets wrong.
+DIAG_MISSES=0
+miss() { echo "FAIL: $*" >&2; DIAG_MISSES=$((DIAG_MISSES + 1)); }
+verdict_ok() { [ "$DIAG_MISSES" = 0 ] || fail "$DIAG_MISSES verdict check(s) missed"; }
+
+# The filesystem's own CPU cost ("Baseline"; kernel_cpu in the partition of
+# issue 17, syscall_cost before it): present in nearly every verdict, and
+# nothing can be done about it, so "the top finding" of a scenario whose
+# cause is a wait means the first finding that is not one of these.
+BASELINE_IDS="kernel_cpu syscall_cost"
+
+# verdict JSON: "id share, id share, ..." in rank order (for messages)
+verdict() {
+	jq -r '[.findings[] | "\(.id) \(.share * 1000 | round / 10)%\(if .explains then " (explains \(.explains))" else "" end)"] | join(", ")' "$1"
+}
+
+# Print the verdict for the runner (it echoes VERDICT lines of passing
+# scenarios too).
+show_verdict() {
+	echo "VERDICT: $(verdict "$1")  [sum $(share_sum "$1"), wall $(jq -r '.wall_ns / 1e7 | round / 100' "$1") s]" >&2
+}
+
+share_sum() { jq -r '[.findings[] | select(has("explains") | not) | .share] | add // 0 | . * 1000 | round / 1000' "$1"; }
+
+# first_id JSON [IGNORED_IDS]: the top-ranked finding's id, skipping IGNORED_IDS
+first_id() {
+	jq -r --arg skip " ${2:-} " '[.findings[] | select(.id as $id | $skip | contains(" " + $id + " ") | not)]
+		| sort_by(-.share) | .[0].id // "none"' "$1"
+}
+
+# expect_top JSON "ALLOWED IDS" [IGNORED_IDS]: the top finding (skipping
+# IGNORED_IDS, by default the baseline) is one of ALLOWED IDS
+expect_top() {
+	local top
+	top=$(first_id "$1" "${3-$BASELINE_IDS}")
+	case " $2 " in
+	*" $top "*) ;;
+	*) miss "top finding is '$top', expected one of: $2 -- verdict: $(verdict "$1")" ;;
+	esac
+}
+
+# expect_absent JSON ID...: none of these findings is in the verdict
+expect_absent() {
+	local j=$1 id
+	shift
+	for id in "$@"; do
+		if jq -e --arg id "$id" '.findings[] | select(.id == $id)' "$j" >/dev/null; then
+			miss "finding '$id' should not be in the verdict: $(verdict "$j")"
+		fi
+	done
+}
+
+# expect_present JSON ID...: each of these findings is in the verdict
+expect_present() {
+	local j=$1 id
+	shift
+	for id in "$@"; do
+		jq -e --arg id "$id" '.findings[] | select(.id == $id)' "$j" >/dev/null ||
+			miss "finding '$id' missing from the verdict: $(verdict "$j")"
+	done
+}
+
+# expect_shares_sum JSON: the verdict's shares sum to 100% (+-1%).
+# Issue 17's contract ("A verdict that adds up"): the findings that are parts
+# of the traced threads' busy time (kernel CPU, each lock type, each class of
+# wait site, run-queue delay, ...) partition it, so their shares sum to 1;
+# a finding that only explains a part (it carries `explains: ID`, e.g.
+# scattered_inode_order explaining journal_commit_waits) repeats that part's
+# share and is left out of the sum. `verdict_total_share` states the sum;
+# where it is missing (binaries before it), the parts' shares are summed,
+# which under the planned partition is the same number. Both must be 1.
+expect_shares_sum() {
+	local j=$1 sum total
+	sum=$(jq -r '[.findings[] | select(has("explains") | not) | .share] | add // 0' "$j")
+	total=$(jq -r --argjson s "$sum" '.verdict_total_share // $s' "$j")
+	awk -v t="$total" 'BEGIN { exit !(t >= 0.99 && t <= 1.01) }' ||
+		miss "verdict_total_share is $total, not 1 (+-0.01): $(verdict "$j")"
+	awk -v s="$sum" 'BEGIN { exit !(s >= 0.99 && s <= 1.01) }' ||
+		miss "the parts' shares sum to $sum, not 1 (+-0.01): $(verdict "$j")"
+}
+
+# mount_img TYPE DIR SIZE "MKFS_OPTIONS" [MOUNT_OPTIONS]: a fresh TYPE
+# filesystem at DIR on a loop device with direct I/O (the image is not
+# cached twice, so a remount makes it cold); DIAG_LOOP, DIAG_IMG and
+# DIAG_MNTOPT are left set. Unmounted, detached and removed at exit.
+mount_img() {
+	local type=$1 dir=$2 size=$3 mkfsopt=${4:-} mntopt=${5:-}
+	mkdir -p "$dir" && dir=$(cd "$dir" && pwd) || return 1
+	DIAG_IMG=$(mktemp -p "${FSIMG_DIR:-/var/tmp}" "adaptrm-diag-$type.XXXXXX.img") || return 1
+	on_exit rm -f "$DIAG_IMG"
+	# shellcheck disable=SC2086 # options are words
+	fs_make_image "$type" "$DIAG_IMG" "$size" $mkfsopt || return 1
+	DIAG_LOOP=$(losetup --direct-io=on -f --show "$DIAG_IMG") || return 1
+	on_exit losetup -d "$DIAG_LOOP"
+	DIAG_MNTOPT=$mntopt
+	mount ${mntopt:+-o "$mntopt"} "$DIAG_LOOP" "$dir" || return 1
+	on_exit umount -l "$dir"
+}
+
+# make_cold DIR: unmount the filesystem at DIR and mount it again from
+# DIAG_LOOP, then drop caches: drop_caches alone leaves the blocks cached
+# (machine.md), the remount makes the delete read from the device.
+make_cold() {
+	sync
+	umount "$1" || fail "cannot unmount $1"
+	mount ${DIAG_MNTOPT:+-o "$DIAG_MNTOPT"} "$DIAG_LOOP" "$1" || fail "cannot mount $1 again"
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+# blkio_group NAME: a cgroup v1 blkio group, removed at exit (after what
+# ran in it has exited); its path is left in DIAG_CG.
+blkio_group() {
+	local root=/sys/fs/cgroup/blkio
+	[ -w "$root/cgroup.procs" ] || skip "no cgroup v1 blkio controller"
+	DIAG_CG=$root/adaptrm-diag-$$-$1
+	mkdir "$DIAG_CG" || skip "cannot create a blkio cgroup"
+	on_exit rmdir "$DIAG_CG"
+}
+
+# in_group CMD...: run CMD inside DIAG_CG
+in_group() {
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$DIAG_CG" "$@"
+}
+
+# dev_of LOOP: MAJ:MIN of a block device
+dev_of() { cat "/sys/class/block/$(basename "$1")/dev"; }
+
+# start_hogs N: N busy loops, pinned round-robin over the online CPUs,
+# killed by pid at exit
+start_hogs() {
+	local n=$1 i cpus pid
+	cpus=$(nproc)
+	for ((i = 0; i < n; i++)); do
+		taskset -c $((i % cpus)) sh -c 'while :; do :; done' &
+		pid=$!
+		on_exit "kill $pid; wait $pid"
+	done
+}
+
+# big: DIAG_FULL=1 (or E2E_BIG=1) picks the larger variant
+big() { [ "${DIAG_FULL:-0}" = 1 ] || [ "${E2E_BIG:-0}" = 1 ]; }
