@@ -211,8 +211,11 @@ static __always_inline int do_fork(__u64 *ctx)
 	m = misc_get();
 	if (ctgid != ptgid) {
 		tgid_maybe[ctgid & (PROBE_TGID_FILTER - 1)] = 1;
-		if (bpf_map_update_elem(&tgids, &ctgid, &one, BPF_NOEXIST) == 0 && m)
+		long err = bpf_map_update_elem(&tgids, &ctgid, &one, BPF_NOEXIST);
+		if (err == 0 && m)
 			__sync_fetch_and_add(&m->tgids_delta, 1);
+		else if (err && err != -EEXIST && m)	/* full: PROBE_MAX_TGIDS live */
+			__sync_fetch_and_add(&m->tgids_lost, 1);
 	}
 	if (m) {
 		__sync_fetch_and_add(&m->threads_delta, 1);

@@ -488,3 +488,14 @@ test_trace_all_shows_every_histogram() {
 	# no percentile above the largest possible value
 	expect_eq "$(jq '[.. | objects | select(has("max_bound")) | select(.p99 > .max_bound + 0.001)] | length' t.json)" 0
 }
+
+# More than PROBE_MAX_TGIDS (4,096) live processes: the ones past it are not
+# followed, and the report says how many (they used to be dropped silently).
+test_trace_says_when_processes_are_not_followed() {
+	need_bpf
+	"$ADAPTRM" --trace --json t.json -- bash -c 'for i in $(seq 4300); do sleep 60 & done; kill $(jobs -p); wait' \
+		>report.txt || fail "trace failed"
+	n=$(jq '[.. | objects | select(has("processes_not_traced")) | .processes_not_traced] | add' t.json)
+	[ "$n" -gt 0 ] || fail "no processes_not_traced in the JSON ($n)"
+	grep -q "processes not traced: more than 4096" report.txt || fail "report does not say it: $(head -5 report.txt)"
+}

@@ -97,6 +97,7 @@ struct probe_misc {
 	long long tgids_delta;		/* new minus exited traced processes */
 	unsigned long long forks;	/* threads and processes created by traced ones */
 	unsigned long long lost;	/* per-thread state map full */
+	unsigned long long tgids_lost;	/* processes not followed: PROBE_MAX_TGIDS live at once */
 };
 
 /* Top contended callers: key and value of the callers hash (read at the end). */

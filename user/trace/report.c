@@ -2,8 +2,8 @@
  * lock, off-CPU and filesystem sections, a ranked verdict; and the same
  * data as JSON (schema in README "Tracing"). */
 #include "trace/report.h"
-#include "probes/hist.h"
 #include "lib/json.h"
+#include "probes/hist.h"
 #include "probes/syscall_names.h"
 #include "trace/findings.h"
 
@@ -14,14 +14,14 @@
 #include <unistd.h>
 
 const int trace_detail_nrs[] = {
-	SYS_unlinkat, SYS_unlink, SYS_rmdir, SYS_getdents64, SYS_openat, SYS_close,
-	SYS_newfstatat, SYS_statx, SYS_brk, SYS_mmap, SYS_munmap, SYS_fcntl,
+	SYS_unlinkat,	SYS_unlink, SYS_rmdir, SYS_getdents64, SYS_openat, SYS_close,
+	SYS_newfstatat, SYS_statx,  SYS_brk,   SYS_mmap,       SYS_munmap, SYS_fcntl,
 };
 const int trace_detail_count = sizeof trace_detail_nrs / sizeof *trace_detail_nrs;
 
 bool trace_is_wait_syscall(int nr)
 {
-	return probe_is_wait_syscall(nr);	/* the probes' list: their busy time is ours */
+	return probe_is_wait_syscall(nr); /* the probes' list: their busy time is ours */
 }
 
 uint64_t trace_busy_ns(const struct probe_snapshot *s)
@@ -88,7 +88,7 @@ static double hist_min(const struct probe_hist *h)
 	for (int i = PROBE_HIST_BUCKETS - 1; i >= 0; i--)
 		if (h->b[i]) {
 			if (i == PROBE_HIST_BUCKETS - 1)
-				return (double)hist_bucket_value(i);	/* unbounded */
+				return (double)hist_bucket_value(i); /* unbounded */
 			low = i;
 			ceils += (double)h->b[i] * (i ? (double)hist_bucket_value(i) * 2 - 1 : 0);
 		}
@@ -168,7 +168,8 @@ static void print_syscall_table(FILE *f, const struct probe_snapshot *s)
 	qsort_r(order, n, sizeof *order, cmp_total, (void *)s);
 	fprintf(f, "%6s %11s %11s %9s %9s %10s %10s %s\n", "% time", "seconds", "usecs/call",
 		"calls", "errors", "p50~ usecs", "p99~ usecs", "syscall");
-	fprintf(f, "------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
+	fprintf(f,
+		"------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
 	for (int i = 0; i < n; i++) {
 		const struct probe_sc_stat *st = &s->sc[order[i]];
 		fprintf(f, "%6.2f %11.6f %11.0f %9llu ", total ? 100.0 * st->lat.total / total : 0,
@@ -179,9 +180,11 @@ static void print_syscall_table(FILE *f, const struct probe_snapshot *s)
 		else
 			fprintf(f, "%9s ", "");
 		fprintf(f, "%10.1f %10.1f %s\n", trace_quantile(&st->lat, 0.5) / 1e3,
-			trace_quantile(&st->lat, 0.99) / 1e3, trace_syscall_name(order[i], nb, sizeof nb));
+			trace_quantile(&st->lat, 0.99) / 1e3,
+			trace_syscall_name(order[i], nb, sizeof nb));
 	}
-	fprintf(f, "------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
+	fprintf(f,
+		"------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
 	fprintf(f, "%6.2f %11.6f %11.0f %9llu ", 100.0, total / 1e9,
 		calls ? total / 1e3 / calls : 0, (unsigned long long)calls);
 	if (errors)
@@ -259,6 +262,11 @@ static void text_header(FILE *f, const struct trace_result *r)
 	}
 	if (r->total->misc.lost)
 		fprintf(f, "  note: %llu events lost (per-thread state full)\n", r->total->misc.lost);
+	if (r->total->misc.tgids_lost)
+		fprintf(f,
+			"  note: %llu processes not traced: more than %d traced processes were alive "
+			"at once\n",
+			r->total->misc.tgids_lost, PROBE_MAX_TGIDS);
 }
 
 static void json_header(struct json_writer *w, const struct trace_result *r)
@@ -294,6 +302,7 @@ static void json_header(struct json_writer *w, const struct trace_result *r)
 	}
 	jw_end(w);
 	jw_uint(w, "lost_events", r->total->misc.lost);
+	jw_uint(w, "processes_not_traced", r->total->misc.tgids_lost);
 }
 
 /* Deletion syscalls: their histograms are in the text report once they
@@ -301,9 +310,14 @@ static void json_header(struct json_writer *w, const struct trace_result *r)
 static bool is_deletion_syscall(int nr)
 {
 	switch (nr) {
-	case SYS_unlinkat: case SYS_unlink: case SYS_rmdir: case SYS_getdents64:
-	case SYS_openat: case SYS_close: case SYS_newfstatat: case SYS_statx:
-		return true;
+	case SYS_unlinkat:
+	case SYS_unlink:
+	case SYS_rmdir:
+	case SYS_getdents64:
+	case SYS_openat:
+	case SYS_close:
+	case SYS_newfstatat:
+	case SYS_statx: return true;
 	}
 	return false;
 }
@@ -363,7 +377,8 @@ static void text_syscalls(FILE *f, const struct trace_result *r)
 	} else if (m->getdents_bytes.count)
 		hidden++;
 	if (hidden)
-		fprintf(f, "\n  %d more histogram%s (syscalls with fewer than %d calls, or not deletion syscalls): --all or the JSON\n",
+		fprintf(f,
+			"\n  %d more histogram%s (syscalls with fewer than %d calls, or not deletion syscalls): --all or the JSON\n",
 			hidden, hidden == 1 ? "" : "s", TRACE_HIST_MIN_CALLS);
 }
 
@@ -471,7 +486,8 @@ static void text_offcpu(FILE *f, const struct trace_result *r)
 			trace_fmt_ns(trace_quantile(h, 0.99), b2, sizeof b2));
 	}
 	if (m->offcpu[PROBE_OFFCPU_BLOCKED].count)
-		print_hist_block(f, "blocked (D) time per switch (ns)", &m->offcpu[PROBE_OFFCPU_BLOCKED]);
+		print_hist_block(f, "blocked (D) time per switch (ns)",
+				 &m->offcpu[PROBE_OFFCPU_BLOCKED]);
 }
 
 static void json_offcpu(struct json_writer *w, const struct trace_result *r)
@@ -521,29 +537,34 @@ static void text_devices(FILE *f, const struct trace_result *r)
 			    !d->ext4_discards)
 				continue;
 			if (pass == 1 && !any_other) {
-				fprintf(f, "  other devices (not the delete's, not in the verdict):\n");
+				fprintf(f,
+					"  other devices (not the delete's, not in the verdict):\n");
 				any_other = true;
 			}
 			fprintf(f, "  %s%s%s\n", pass ? "  " : "", td->name,
 				pass ? "" : " [the delete's]");
 			const char *ind = pass ? "      " : "    ";
 			if (d->jbd2_commits)
-				fprintf(f, "%sjbd2: %llu commits, average %.1f ms waiting, %.1f ms running, %.1f ms locked, %.1f ms flushing, %.1f ms logging; %llu handles, %llu blocks\n",
-					ind, d->jbd2_commits, trace_jiffies_ms(d->jbd2_wait, d->jbd2_commits),
+				fprintf(f,
+					"%sjbd2: %llu commits, average %.1f ms waiting, %.1f ms running, %.1f ms locked, %.1f ms flushing, %.1f ms logging; %llu handles, %llu blocks\n",
+					ind, d->jbd2_commits,
+					trace_jiffies_ms(d->jbd2_wait, d->jbd2_commits),
 					trace_jiffies_ms(d->jbd2_running, d->jbd2_commits),
 					trace_jiffies_ms(d->jbd2_locked, d->jbd2_commits),
 					trace_jiffies_ms(d->jbd2_flushing, d->jbd2_commits),
-					trace_jiffies_ms(d->jbd2_logging, d->jbd2_commits), d->jbd2_handles,
-					d->jbd2_blocks);
+					trace_jiffies_ms(d->jbd2_logging, d->jbd2_commits),
+					d->jbd2_handles, d->jbd2_blocks);
 			if (d->bio_lat.count || d->bio_discards)
-				fprintf(f, "%sblock: %llu requests, %.1f MiB, p50 %s, p99 %s; %llu discards (%.1f MiB)\n",
-					ind, (unsigned long long)d->bio_lat.count, d->bio_bytes / 1048576.0,
+				fprintf(f,
+					"%sblock: %llu requests, %.1f MiB, p50 %s, p99 %s; %llu discards (%.1f MiB)\n",
+					ind, (unsigned long long)d->bio_lat.count,
+					d->bio_bytes / 1048576.0,
 					trace_fmt_ns(trace_quantile(&d->bio_lat, 0.5), b1, sizeof b1),
 					trace_fmt_ns(trace_quantile(&d->bio_lat, 0.99), b2, sizeof b2),
 					d->bio_discards, d->bio_discard_bytes / 1048576.0);
 			if (d->ext4_discards)
-				fprintf(f, "%sext4: %llu discards (%llu blocks)\n", ind, d->ext4_discards,
-					d->ext4_discard_blocks);
+				fprintf(f, "%sext4: %llu discards (%llu blocks)\n", ind,
+					d->ext4_discards, d->ext4_discard_blocks);
 			if (pass == 0 && d->bio_lat.count)
 				print_hist_block(f, "block I/O latency (ns)", &d->bio_lat);
 		}
@@ -557,7 +578,8 @@ static void text_fs(FILE *f, const struct trace_result *r)
 	fprintf(f, "\nFilesystem and block events\n");
 	if (r->attached[PROBE_G_EXT4]) {
 		if (m->ext4_unlink.count || m->ext4_free_calls) {
-			fprintf(f, "  ext4: %llu unlinks (mean %s, p99 %s); %llu blocks freed in %llu calls\n",
+			fprintf(f,
+				"  ext4: %llu unlinks (mean %s, p99 %s); %llu blocks freed in %llu calls\n",
 				(unsigned long long)m->ext4_unlink.count,
 				trace_fmt_ns(hist_mean(&m->ext4_unlink), b1, sizeof b1),
 				trace_fmt_ns(trace_quantile(&m->ext4_unlink, 0.99), b2, sizeof b2),
@@ -565,10 +587,12 @@ static void text_fs(FILE *f, const struct trace_result *r)
 			if (m->ext4_unlink.count)
 				print_hist_block(f, "ext4_unlink latency (ns)", &m->ext4_unlink);
 			if (m->ext4_ino_jump.count) {
-				fprintf(f, "\n  unlink order: %.0f%% of a thread's consecutive unlinks stay within %d inodes (p50 jump %.0f inodes)\n",
-					100.0 * trace_ino_near_share(&m->ext4_ino_jump), TRACE_INO_NEAR,
-					trace_quantile(&m->ext4_ino_jump, 0.5));
-				print_hist_block(f, "distance to the previous unlinked inode (inodes)",
+				fprintf(f,
+					"\n  unlink order: %.0f%% of a thread's consecutive unlinks stay within %d inodes (p50 jump %.0f inodes)\n",
+					100.0 * trace_ino_near_share(&m->ext4_ino_jump),
+					TRACE_INO_NEAR, trace_quantile(&m->ext4_ino_jump, 0.5));
+				print_hist_block(f,
+						 "distance to the previous unlinked inode (inodes)",
 						 &m->ext4_ino_jump);
 			}
 		} else
@@ -576,7 +600,8 @@ static void text_fs(FILE *f, const struct trace_result *r)
 	}
 	if (r->attached[PROBE_G_XFS]) {
 		if (m->xfs_log_grant.count || m->xfs_inodegc_throttles) {
-			fprintf(f, "  xfs: %llu log-grant waits (%s total); %llu inode-GC throttles\n",
+			fprintf(f,
+				"  xfs: %llu log-grant waits (%s total); %llu inode-GC throttles\n",
 				(unsigned long long)m->xfs_log_grant.count,
 				trace_fmt_ns((double)m->xfs_log_grant.total, b1, sizeof b1),
 				m->xfs_inodegc_throttles);
@@ -587,7 +612,8 @@ static void text_fs(FILE *f, const struct trace_result *r)
 	}
 	if (r->attached[PROBE_G_BTRFS]) {
 		if (m->btrfs_tree_lock.count || m->btrfs_reserve.count) {
-			fprintf(f, "  btrfs: %llu tree-lock waits (%s total); %llu reservation tickets (%s total)\n",
+			fprintf(f,
+				"  btrfs: %llu tree-lock waits (%s total); %llu reservation tickets (%s total)\n",
 				(unsigned long long)m->btrfs_tree_lock.count,
 				trace_fmt_ns((double)m->btrfs_tree_lock.total, b1, sizeof b1),
 				(unsigned long long)m->btrfs_reserve.count,
@@ -682,7 +708,8 @@ static void text_intervals(FILE *f, const struct trace_result *r)
 {
 	if (!r->niv)
 		return;
-	fprintf(f, "\nIntervals (every %.3g s asked; the last one ends with the trace)\n", r->interval_ns / 1e9);
+	fprintf(f, "\nIntervals (every %.3g s asked; the last one ends with the trace)\n",
+		r->interval_ns / 1e9);
 	fprintf(f, "  %8s %8s %7s %10s %10s %10s %10s %10s %10s\n", "t s", "len s", "threads",
 		"unlinkat", "p99~ us", "getdents", "lock ms", "D ms", "S ms");
 	uint64_t len = 0;
@@ -690,14 +717,16 @@ static void text_intervals(FILE *f, const struct trace_result *r)
 		const struct trace_interval *v = &r->iv[i];
 		if (i < r->niv - 1)
 			len += v->len_ns;
-		fprintf(f, "  %8.3f %8.3f %7u %10llu %10.1f %10llu %10.2f %10.2f %10.2f\n", v->t_ns / 1e9,
-			v->len_ns / 1e9, v->nthreads, (unsigned long long)v->unlinkat_calls,
-			v->unlinkat_p99_ns / 1e3, (unsigned long long)v->getdents_calls,
-			v->lock_wait_ns / 1e6, v->blocked_ns / 1e6, v->sleeping_ns / 1e6);
+		fprintf(f, "  %8.3f %8.3f %7u %10llu %10.1f %10llu %10.2f %10.2f %10.2f\n",
+			v->t_ns / 1e9, v->len_ns / 1e9, v->nthreads,
+			(unsigned long long)v->unlinkat_calls, v->unlinkat_p99_ns / 1e3,
+			(unsigned long long)v->getdents_calls, v->lock_wait_ns / 1e6,
+			v->blocked_ns / 1e6, v->sleeping_ns / 1e6);
 	}
 	/* the sampler cannot keep every pace: say when rows are longer than asked */
 	if (r->niv > 1 && r->interval_ns && len / (r->niv - 1) > r->interval_ns * 3 / 2)
-		fprintf(f, "  note: rows are %.3g s apart on average, not every %.3g s: sampling could not keep up\n",
+		fprintf(f,
+			"  note: rows are %.3g s apart on average, not every %.3g s: sampling could not keep up\n",
 			len / (r->niv - 1) / 1e9, r->interval_ns / 1e9);
 }
 
@@ -737,7 +766,8 @@ static void text_verdict(FILE *f, const struct trace_result *r)
 	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS), top = 0;
 	char b1[32];
 
-	fprintf(f, "\nVerdict: where the busy syscall time went (%s, the traced threads' time in "
+	fprintf(f,
+		"\nVerdict: where the busy syscall time went (%s, the traced threads' time in "
 		"syscalls that do not wait for children, events or time)\n",
 		trace_fmt_ns((double)trace_busy_ns(r->total), b1, sizeof b1));
 	for (int i = 0; i < nf; i++) {
@@ -784,8 +814,10 @@ static void text_wait_sites(FILE *f, const struct trace_result *r)
 	fprintf(f, "\nWait sites (off-CPU in D, or in S inside a busy syscall; share of %s)\n",
 		trace_fmt_ns((double)all, b1, sizeof b1));
 	if (!r->nsites) {
-		fprintf(f, "  %s\n", r->have_sites || r->total->misc.offcpu[PROBE_OFFCPU_BLOCKED].count
-			? "no stacks recorded (--no-callers)" : "none");
+		fprintf(f, "  %s\n",
+			r->have_sites || r->total->misc.offcpu[PROBE_OFFCPU_BLOCKED].count ?
+				"no stacks recorded (--no-callers)" :
+				"none");
 		return;
 	}
 	fprintf(f, "  %12s %9s %6s %2s  %-28s %s\n", "off-CPU", "waits", "share", "st", "cause",
@@ -798,8 +830,8 @@ static void text_wait_sites(FILE *f, const struct trace_result *r)
 		else
 			snprintf(cause, sizeof cause, "%s", trace_cause_name(w->cause));
 		fprintf(f, "  %12s %9llu %5.1f%% %2s  %-28s %s",
-			trace_fmt_ns((double)w->total_ns, b2, sizeof b2), (unsigned long long)w->count,
-			all ? 100.0 * w->total_ns / all : 0,
+			trace_fmt_ns((double)w->total_ns, b2, sizeof b2),
+			(unsigned long long)w->count, all ? 100.0 * w->total_ns / all : 0,
 			w->state == PROBE_OFFCPU_BLOCKED ? "D" : "S", cause, w->site);
 		for (int j = 0; j < w->nstack && j < 3; j++)
 			fprintf(f, " <- %s", w->stack[j]);
@@ -857,7 +889,8 @@ static void text_runq(FILE *f, const struct trace_result *r)
 		(unsigned long long)h->count, trace_fmt_ns((double)h->total, b1, sizeof b1),
 		trace_fmt_ns(trace_quantile(h, 0.5), b2, sizeof b2),
 		trace_fmt_ns(trace_quantile(h, 0.99), b3, sizeof b3));
-	fprintf(f, "  inside busy syscalls %s after wakeups, %s preempted; %.0f%% of all run-queue "
+	fprintf(f,
+		"  inside busy syscalls %s after wakeups, %s preempted; %.0f%% of all run-queue "
 		"and preempted time behind other traced threads\n",
 		trace_fmt_ns((double)m->busy_runq_ns, b1, sizeof b1),
 		trace_fmt_ns((double)m->busy_preempt_ns, b4, sizeof b4),
