@@ -7,37 +7,37 @@
 
 /* include/uapi/asm-generic/errno-base.h */
 #ifndef EEXIST
-#define EEXIST			17
+#define EEXIST 17
 #endif
 
 /* include/linux/err.h: the largest errno a syscall returns as -errno */
 #ifndef MAX_ERRNO
-#define MAX_ERRNO		4095
+#define MAX_ERRNO 4095
 #endif
 
 /* include/uapi/linux/fcntl.h: unlinkat() flag, remove a directory */
 #ifndef AT_REMOVEDIR
-#define AT_REMOVEDIR		0x200
+#define AT_REMOVEDIR 0x200
 #endif
 
 /* include/linux/sched.h: task states, as sched_switch's prev_state gives them */
 #ifndef TASK_RUNNING
-#define TASK_RUNNING		0x00000000
+#define TASK_RUNNING 0x00000000
 #endif
 #ifndef TASK_INTERRUPTIBLE
-#define TASK_INTERRUPTIBLE	0x00000001	/* S */
+#define TASK_INTERRUPTIBLE 0x00000001 /* S */
 #endif
 #ifndef TASK_UNINTERRUPTIBLE
-#define TASK_UNINTERRUPTIBLE	0x00000002	/* D */
+#define TASK_UNINTERRUPTIBLE 0x00000002 /* D */
 #endif
 
 /* include/linux/blk_types.h: the low REQ_OP_BITS of a request's cmd_flags
  * hold its enum req_op (the values themselves come from BTF) */
 #ifndef REQ_OP_BITS
-#define REQ_OP_BITS		8
+#define REQ_OP_BITS 8
 #endif
 #ifndef REQ_OP_MASK
-#define REQ_OP_MASK		((1U << REQ_OP_BITS) - 1)
+#define REQ_OP_MASK ((1U << REQ_OP_BITS) - 1)
 #endif
 
 #endif

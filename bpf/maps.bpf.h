@@ -10,8 +10,7 @@
  * that CPU's value. NULL only when the insert fails otherwise (the map is
  * full: the caller decides whether to count that) or the key was deleted
  * again before the second lookup. */
-static __always_inline void *
-bpf_map_lookup_or_try_init(void *map, const void *key, const void *init)
+static __always_inline void *bpf_map_lookup_or_try_init(void *map, const void *key, const void *init)
 {
 	void *val = bpf_map_lookup_elem(map, key);
 	long err;

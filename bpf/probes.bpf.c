@@ -10,9 +10,9 @@
  * the arguments from the u64 context array and kernel memory with
  * BPF_CORE_READ, which works for both flavours. */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
 #include "bits.bpf.h"
 #include "kernel_defs.bpf.h"
 #include "maps.bpf.h"
@@ -46,7 +46,7 @@ struct sc_start {
 	__u64 ts;
 	__u32 nr;
 	__u32 rmdir;
-	__u64 last_ino;		/* the inode this thread's last ext4 unlink removed */
+	__u64 last_ino; /* the inode this thread's last ext4 unlink removed */
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -78,8 +78,14 @@ struct {
 
 /* In-flight lock waits of one thread: a sleeping lock may be waited for
  * while its internal spinlock spins, so two slots. */
-struct lock_wait { __u64 ts, lock; __u32 flags; __s32 stackid; };
-struct lock_slots { struct lock_wait sleep, spin; };
+struct lock_wait {
+	__u64 ts, lock;
+	__u32 flags;
+	__s32 stackid;
+};
+struct lock_slots {
+	struct lock_wait sleep, spin;
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PROBE_MAX_THREADS);
@@ -103,14 +109,14 @@ struct {
 
 /* A traced thread off CPU: since when, why, and since when runnable. */
 struct offcpu {
-	__u64 ts;		/* switched out (0: on CPU) */
-	__u64 wake_ts;		/* sched_wakeup after ts (0: not yet) */
-	__s32 stackid;		/* where it blocked (D, or S in a busy syscall) */
-	__u8 kind;		/* enum probe_offcpu_kind, or OFFCPU_OTHER */
-	__u8 ctx;		/* PROBE_WAIT_IN_* */
-	__u16 nsleep;		/* S waits in busy syscalls so far (stack sampling) */
+	__u64 ts;      /* switched out (0: on CPU) */
+	__u64 wake_ts; /* sched_wakeup after ts (0: not yet) */
+	__s32 stackid; /* where it blocked (D, or S in a busy syscall) */
+	__u8 kind;     /* enum probe_offcpu_kind, or OFFCPU_OTHER */
+	__u8 ctx;      /* PROBE_WAIT_IN_* */
+	__u16 nsleep;  /* S waits in busy syscalls so far (stack sampling) */
 };
-#define OFFCPU_OTHER	PROBE_OFFCPU_KINDS	/* dead, parked, new: not counted */
+#define OFFCPU_OTHER PROBE_OFFCPU_KINDS /* dead, parked, new: not counted */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -134,7 +140,9 @@ struct {
 
 /* Per-thread start times of filesystem waits, keyed by tid and kind. */
 enum { FS_EXT4_UNLINK = 1, FS_XFS_GRANT = 2 };
-struct fs_key { __u32 tid, kind; };
+struct fs_key {
+	__u32 tid, kind;
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PROBE_MAX_THREADS);
@@ -214,7 +222,7 @@ static __always_inline int do_fork(__u64 *ctx)
 		long err = bpf_map_update_elem(&tgids, &ctgid, &one, BPF_NOEXIST);
 		if (err == 0 && m)
 			__sync_fetch_and_add(&m->tgids_delta, 1);
-		else if (err && err != -EEXIST && m)	/* full: PROBE_MAX_TGIDS live */
+		else if (err && err != -EEXIST && m) /* full: PROBE_MAX_TGIDS live */
 			__sync_fetch_and_add(&m->tgids_lost, 1);
 	}
 	if (m) {
@@ -250,10 +258,22 @@ static __always_inline int do_exit(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork") int btf_sched_process_fork(__u64 *ctx) { return do_fork(ctx); }
-SEC("raw_tp/sched_process_fork") int raw_sched_process_fork(__u64 *ctx) { return do_fork(ctx); }
-SEC("tp_btf/sched_process_exit") int btf_sched_process_exit(__u64 *ctx) { return do_exit(ctx); }
-SEC("raw_tp/sched_process_exit") int raw_sched_process_exit(__u64 *ctx) { return do_exit(ctx); }
+SEC("tp_btf/sched_process_fork") int btf_sched_process_fork(__u64 *ctx)
+{
+	return do_fork(ctx);
+}
+SEC("raw_tp/sched_process_fork") int raw_sched_process_fork(__u64 *ctx)
+{
+	return do_fork(ctx);
+}
+SEC("tp_btf/sched_process_exit") int btf_sched_process_exit(__u64 *ctx)
+{
+	return do_exit(ctx);
+}
+SEC("raw_tp/sched_process_exit") int raw_sched_process_exit(__u64 *ctx)
+{
+	return do_exit(ctx);
+}
 
 /* ---- syscalls ---- */
 
@@ -282,7 +302,7 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 	}
 	s->nr = (__u32)nr;
 	s->rmdir = 0;
-	if (nr == PROBE_NR_UNLINKAT)	/* unlinkat(dirfd, path, flags) */
+	if (nr == PROBE_NR_UNLINKAT) /* unlinkat(dirfd, path, flags) */
 		s->rmdir = ((btf ? regs->dx : PT_REGS_PARM3_CORE_SYSCALL(regs)) & AT_REMOVEDIR) != 0;
 	s->ts = bpf_ktime_get_ns();
 	return 0;
@@ -298,7 +318,7 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 
 	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);
 	if (!s || !s->ts)
-		return 0;	/* entered before tracing started */
+		return 0; /* entered before tracing started */
 	now = bpf_ktime_get_ns();
 	delta = now - s->ts;
 	s->ts = 0;
@@ -325,10 +345,22 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/sys_enter") int btf_sys_enter(__u64 *ctx) { return do_sys_enter(ctx, true); }
-SEC("raw_tp/sys_enter") int raw_sys_enter(__u64 *ctx) { return do_sys_enter(ctx, false); }
-SEC("tp_btf/sys_exit") int btf_sys_exit(__u64 *ctx) { return do_sys_exit(ctx); }
-SEC("raw_tp/sys_exit") int raw_sys_exit(__u64 *ctx) { return do_sys_exit(ctx); }
+SEC("tp_btf/sys_enter") int btf_sys_enter(__u64 *ctx)
+{
+	return do_sys_enter(ctx, true);
+}
+SEC("raw_tp/sys_enter") int raw_sys_enter(__u64 *ctx)
+{
+	return do_sys_enter(ctx, false);
+}
+SEC("tp_btf/sys_exit") int btf_sys_exit(__u64 *ctx)
+{
+	return do_sys_exit(ctx);
+}
+SEC("raw_tp/sys_exit") int raw_sys_exit(__u64 *ctx)
+{
+	return do_sys_exit(ctx);
+}
 
 /* ---- lock contention ---- */
 
@@ -413,10 +445,22 @@ static __always_inline int do_contention_end(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/contention_begin") int btf_contention_begin(__u64 *ctx) { return do_contention_begin(ctx); }
-SEC("raw_tp/contention_begin") int raw_contention_begin(__u64 *ctx) { return do_contention_begin(ctx); }
-SEC("tp_btf/contention_end") int btf_contention_end(__u64 *ctx) { return do_contention_end(ctx); }
-SEC("raw_tp/contention_end") int raw_contention_end(__u64 *ctx) { return do_contention_end(ctx); }
+SEC("tp_btf/contention_begin") int btf_contention_begin(__u64 *ctx)
+{
+	return do_contention_begin(ctx);
+}
+SEC("raw_tp/contention_begin") int raw_contention_begin(__u64 *ctx)
+{
+	return do_contention_begin(ctx);
+}
+SEC("tp_btf/contention_end") int btf_contention_end(__u64 *ctx)
+{
+	return do_contention_end(ctx);
+}
+SEC("raw_tp/contention_end") int raw_contention_end(__u64 *ctx)
+{
+	return do_contention_end(ctx);
+}
 
 /* ---- off-CPU: how long, where (wait sites), waiting to run ---- */
 
@@ -533,9 +577,9 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 
 		if (preempt || state == TASK_RUNNING)
 			kind = PROBE_OFFCPU_PREEMPTED;
-		else if (state & TASK_UNINTERRUPTIBLE)		/* D */
+		else if (state & TASK_UNINTERRUPTIBLE) /* D */
 			kind = PROBE_OFFCPU_BLOCKED;
-		else if (state & TASK_INTERRUPTIBLE)		/* S */
+		else if (state & TASK_INTERRUPTIBLE) /* S */
 			kind = PROBE_OFFCPU_SLEEPING;
 		else
 			kind = OFFCPU_OTHER;
@@ -547,8 +591,8 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 			stackid = bpf_get_stackid(ctx, &stacks, 0);
 		else if (want_callers && kind == PROBE_OFFCPU_SLEEPING &&
 			 (wctx & PROBE_WAIT_IN_SYSCALL))
-			stackid = wctx & PROBE_WAIT_SAMPLED ? bpf_get_stackid(ctx, &stacks, 0)
-							    : PROBE_STACK_UNSAMPLED;
+			stackid = wctx & PROBE_WAIT_SAMPLED ? bpf_get_stackid(ctx, &stacks, 0) :
+							      PROBE_STACK_UNSAMPLED;
 		now = bpf_ktime_get_ns();
 		switch_out(ptid, kind, wctx, stackid, now);
 	}
@@ -588,12 +632,30 @@ static __always_inline int do_sched_wakeup_new(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup") int btf_sched_wakeup(__u64 *ctx) { return do_sched_wakeup(ctx); }
-SEC("raw_tp/sched_wakeup") int raw_sched_wakeup(__u64 *ctx) { return do_sched_wakeup(ctx); }
-SEC("tp_btf/sched_wakeup_new") int btf_sched_wakeup_new(__u64 *ctx) { return do_sched_wakeup_new(ctx); }
-SEC("raw_tp/sched_wakeup_new") int raw_sched_wakeup_new(__u64 *ctx) { return do_sched_wakeup_new(ctx); }
-SEC("tp_btf/sched_switch") int btf_sched_switch(__u64 *ctx) { return do_sched_switch(ctx); }
-SEC("raw_tp/sched_switch") int raw_sched_switch(__u64 *ctx) { return do_sched_switch(ctx); }
+SEC("tp_btf/sched_wakeup") int btf_sched_wakeup(__u64 *ctx)
+{
+	return do_sched_wakeup(ctx);
+}
+SEC("raw_tp/sched_wakeup") int raw_sched_wakeup(__u64 *ctx)
+{
+	return do_sched_wakeup(ctx);
+}
+SEC("tp_btf/sched_wakeup_new") int btf_sched_wakeup_new(__u64 *ctx)
+{
+	return do_sched_wakeup_new(ctx);
+}
+SEC("raw_tp/sched_wakeup_new") int raw_sched_wakeup_new(__u64 *ctx)
+{
+	return do_sched_wakeup_new(ctx);
+}
+SEC("tp_btf/sched_switch") int btf_sched_switch(__u64 *ctx)
+{
+	return do_sched_switch(ctx);
+}
+SEC("raw_tp/sched_switch") int raw_sched_switch(__u64 *ctx)
+{
+	return do_sched_switch(ctx);
+}
 
 /* ---- filesystems ---- */
 
@@ -686,19 +748,44 @@ static __always_inline int do_ext4_unlink_enter(__u64 *ctx)
 		__sync_fetch_and_add(&d->unlinks, 1);
 	ino = BPF_CORE_READ(dentry, d_inode, i_ino);
 	if (s->last_ino && ino && (m = misc_get()))
-		hist_add(&m->ext4_ino_jump, ino > s->last_ino ? ino - s->last_ino : s->last_ino - ino);
+		hist_add(&m->ext4_ino_jump,
+			 ino > s->last_ino ? ino - s->last_ino : s->last_ino - ino);
 	s->last_ino = ino;
 	return 0;
 }
 
-SEC("tp_btf/ext4_unlink_enter") int btf_ext4_unlink_enter(__u64 *ctx) { return do_ext4_unlink_enter(ctx); }
-SEC("raw_tp/ext4_unlink_enter") int raw_ext4_unlink_enter(__u64 *ctx) { return do_ext4_unlink_enter(ctx); }
-SEC("tp_btf/ext4_unlink_exit") int btf_ext4_unlink_exit(__u64 *ctx) { return do_ext4_unlink_exit(ctx); }
-SEC("raw_tp/ext4_unlink_exit") int raw_ext4_unlink_exit(__u64 *ctx) { return do_ext4_unlink_exit(ctx); }
-SEC("tp_btf/ext4_free_blocks") int btf_ext4_free_blocks(__u64 *ctx) { return do_ext4_free_blocks(ctx); }
-SEC("raw_tp/ext4_free_blocks") int raw_ext4_free_blocks(__u64 *ctx) { return do_ext4_free_blocks(ctx); }
-SEC("tp_btf/ext4_discard_blocks") int btf_ext4_discard_blocks(__u64 *ctx) { return do_ext4_discard_blocks(ctx); }
-SEC("raw_tp/ext4_discard_blocks") int raw_ext4_discard_blocks(__u64 *ctx) { return do_ext4_discard_blocks(ctx); }
+SEC("tp_btf/ext4_unlink_enter") int btf_ext4_unlink_enter(__u64 *ctx)
+{
+	return do_ext4_unlink_enter(ctx);
+}
+SEC("raw_tp/ext4_unlink_enter") int raw_ext4_unlink_enter(__u64 *ctx)
+{
+	return do_ext4_unlink_enter(ctx);
+}
+SEC("tp_btf/ext4_unlink_exit") int btf_ext4_unlink_exit(__u64 *ctx)
+{
+	return do_ext4_unlink_exit(ctx);
+}
+SEC("raw_tp/ext4_unlink_exit") int raw_ext4_unlink_exit(__u64 *ctx)
+{
+	return do_ext4_unlink_exit(ctx);
+}
+SEC("tp_btf/ext4_free_blocks") int btf_ext4_free_blocks(__u64 *ctx)
+{
+	return do_ext4_free_blocks(ctx);
+}
+SEC("raw_tp/ext4_free_blocks") int raw_ext4_free_blocks(__u64 *ctx)
+{
+	return do_ext4_free_blocks(ctx);
+}
+SEC("tp_btf/ext4_discard_blocks") int btf_ext4_discard_blocks(__u64 *ctx)
+{
+	return do_ext4_discard_blocks(ctx);
+}
+SEC("raw_tp/ext4_discard_blocks") int raw_ext4_discard_blocks(__u64 *ctx)
+{
+	return do_ext4_discard_blocks(ctx);
+}
 
 /* jbd2 commits run in the journal thread: counted per journal device, user
  * space decides which are the delete's. */
@@ -721,8 +808,14 @@ static __always_inline int do_jbd2_run_stats(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/jbd2_run_stats") int btf_jbd2_run_stats(__u64 *ctx) { return do_jbd2_run_stats(ctx); }
-SEC("raw_tp/jbd2_run_stats") int raw_jbd2_run_stats(__u64 *ctx) { return do_jbd2_run_stats(ctx); }
+SEC("tp_btf/jbd2_run_stats") int btf_jbd2_run_stats(__u64 *ctx)
+{
+	return do_jbd2_run_stats(ctx);
+}
+SEC("raw_tp/jbd2_run_stats") int raw_jbd2_run_stats(__u64 *ctx)
+{
+	return do_jbd2_run_stats(ctx);
+}
 
 static __always_inline int do_xfs_grant_wake(__u64 *ctx)
 {
@@ -743,12 +836,30 @@ static __always_inline int do_xfs_inodegc_throttle(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/xfs_log_grant_sleep") int btf_xfs_log_grant_sleep(__u64 *ctx) { return fs_begin(FS_XFS_GRANT); }
-SEC("raw_tp/xfs_log_grant_sleep") int raw_xfs_log_grant_sleep(__u64 *ctx) { return fs_begin(FS_XFS_GRANT); }
-SEC("tp_btf/xfs_log_grant_wake") int btf_xfs_log_grant_wake(__u64 *ctx) { return do_xfs_grant_wake(ctx); }
-SEC("raw_tp/xfs_log_grant_wake") int raw_xfs_log_grant_wake(__u64 *ctx) { return do_xfs_grant_wake(ctx); }
-SEC("tp_btf/xfs_inodegc_throttle") int btf_xfs_inodegc_throttle(__u64 *ctx) { return do_xfs_inodegc_throttle(ctx); }
-SEC("raw_tp/xfs_inodegc_throttle") int raw_xfs_inodegc_throttle(__u64 *ctx) { return do_xfs_inodegc_throttle(ctx); }
+SEC("tp_btf/xfs_log_grant_sleep") int btf_xfs_log_grant_sleep(__u64 *ctx)
+{
+	return fs_begin(FS_XFS_GRANT);
+}
+SEC("raw_tp/xfs_log_grant_sleep") int raw_xfs_log_grant_sleep(__u64 *ctx)
+{
+	return fs_begin(FS_XFS_GRANT);
+}
+SEC("tp_btf/xfs_log_grant_wake") int btf_xfs_log_grant_wake(__u64 *ctx)
+{
+	return do_xfs_grant_wake(ctx);
+}
+SEC("raw_tp/xfs_log_grant_wake") int raw_xfs_log_grant_wake(__u64 *ctx)
+{
+	return do_xfs_grant_wake(ctx);
+}
+SEC("tp_btf/xfs_inodegc_throttle") int btf_xfs_inodegc_throttle(__u64 *ctx)
+{
+	return do_xfs_inodegc_throttle(ctx);
+}
+SEC("raw_tp/xfs_inodegc_throttle") int raw_xfs_inodegc_throttle(__u64 *ctx)
+{
+	return do_xfs_inodegc_throttle(ctx);
+}
 
 /* btrfs passes the wait's start (ktime ns) to both events. */
 static __always_inline int btrfs_wait(__u64 start_ns, bool tree_lock)
@@ -769,10 +880,22 @@ static __always_inline int btrfs_wait(__u64 start_ns, bool tree_lock)
 	return 0;
 }
 
-SEC("tp_btf/btrfs_tree_lock") int btf_btrfs_tree_lock(__u64 *ctx) { return btrfs_wait(ctx[1], true); }
-SEC("raw_tp/btrfs_tree_lock") int raw_btrfs_tree_lock(__u64 *ctx) { return btrfs_wait(ctx[1], true); }
-SEC("tp_btf/btrfs_reserve_ticket") int btf_btrfs_reserve_ticket(__u64 *ctx) { return btrfs_wait(ctx[3], false); }
-SEC("raw_tp/btrfs_reserve_ticket") int raw_btrfs_reserve_ticket(__u64 *ctx) { return btrfs_wait(ctx[3], false); }
+SEC("tp_btf/btrfs_tree_lock") int btf_btrfs_tree_lock(__u64 *ctx)
+{
+	return btrfs_wait(ctx[1], true);
+}
+SEC("raw_tp/btrfs_tree_lock") int raw_btrfs_tree_lock(__u64 *ctx)
+{
+	return btrfs_wait(ctx[1], true);
+}
+SEC("tp_btf/btrfs_reserve_ticket") int btf_btrfs_reserve_ticket(__u64 *ctx)
+{
+	return btrfs_wait(ctx[3], false);
+}
+SEC("raw_tp/btrfs_reserve_ticket") int raw_btrfs_reserve_ticket(__u64 *ctx)
+{
+	return btrfs_wait(ctx[3], false);
+}
 
 /* ---- block layer (every device while tracing, by device: completions run
  * in irq, and the loop device and its backing disk are two devices) ---- */
@@ -818,7 +941,19 @@ static __always_inline int do_rq_complete(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/block_rq_issue") int btf_block_rq_issue(__u64 *ctx) { return do_rq_issue(ctx); }
-SEC("raw_tp/block_rq_issue") int raw_block_rq_issue(__u64 *ctx) { return do_rq_issue(ctx); }
-SEC("tp_btf/block_rq_complete") int btf_block_rq_complete(__u64 *ctx) { return do_rq_complete(ctx); }
-SEC("raw_tp/block_rq_complete") int raw_block_rq_complete(__u64 *ctx) { return do_rq_complete(ctx); }
+SEC("tp_btf/block_rq_issue") int btf_block_rq_issue(__u64 *ctx)
+{
+	return do_rq_issue(ctx);
+}
+SEC("raw_tp/block_rq_issue") int raw_block_rq_issue(__u64 *ctx)
+{
+	return do_rq_issue(ctx);
+}
+SEC("tp_btf/block_rq_complete") int btf_block_rq_complete(__u64 *ctx)
+{
+	return do_rq_complete(ctx);
+}
+SEC("raw_tp/block_rq_complete") int raw_block_rq_complete(__u64 *ctx)
+{
+	return do_rq_complete(ctx);
+}

@@ -121,7 +121,7 @@ static void build_discard(struct trace_result *r, struct probe_snapshot *s)
 	site(r, "blkdev_issue_discard+0x50", TC_DISCARD, 10, 100 * MS);
 	struct probe_dev_stat *d = traced_dev(r, s, 7 << 20, true, true);
 	d->bio_discards = 4;
-	d->ext4_discards = 4;	/* the same discards: counted once */
+	d->ext4_discards = 4; /* the same discards: counted once */
 	d->bio_discard_bytes = 4 << 20;
 }
 
@@ -163,7 +163,7 @@ static void build_btrfs(struct trace_result *r, struct probe_snapshot *s)
 static void build_btrfs_uncontended(struct trace_result *r, struct probe_snapshot *s)
 {
 	add_n(&s->sc[SYS_unlinkat].lat, 1000, 30000);
-	s->misc.btrfs_tree_lock.count = 0;	/* takes under 10 us are not counted */
+	s->misc.btrfs_tree_lock.count = 0; /* takes under 10 us are not counted */
 }
 
 static void build_writeback(struct trace_result *r, struct probe_snapshot *s)
@@ -209,8 +209,8 @@ static void build_run_queue(struct trace_result *r, struct probe_snapshot *s)
 	s->misc.busy_preempt_ns = 50 * MS;
 	add_n(&s->misc.runq, 15, 10 * MS);
 	add_n(&s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 5, 10 * MS);
-	s->misc.runq_traced_ns = 0;	/* kworkers held the CPU */
-	r->max_threads = 9;		/* many threads, but not runnable at once */
+	s->misc.runq_traced_ns = 0; /* kworkers held the CPU */
+	r->max_threads = 9;	    /* many threads, but not runnable at once */
 }
 
 static void build_oversubscription(struct trace_result *r, struct probe_snapshot *s)
@@ -255,7 +255,8 @@ static const struct synth_case {
 	{ "btrfs", build_btrfs, "kernel_cpu", 0.8, "Running", 2 },
 	{ "btrfs_uncontended", build_btrfs_uncontended, "kernel_cpu", 1.0,
 	  "Running in the kernel: 30.00 ms of the syscall time is CPU work in the kernel, the "
-	  "filesystem's own cost (unlinkat: 1000 calls", 1 },
+	  "filesystem's own cost (unlinkat: 1000 calls",
+	  1 },
 	{ "writeback", build_writeback, "kernel_cpu", 0.9, "Running", 2 },
 	{ "reclaim", build_reclaim, "kernel_cpu", 0.9, "Running", 2 },
 	{ "page_faults", build_page_faults, "kernel_cpu", 0.9, "Running", 2 },
@@ -264,7 +265,8 @@ static const struct synth_case {
 	{ "peer_waits", build_peer_waits, "kernel_cpu", 0.94, "Running", 2 },
 	{ "run_queue", build_run_queue, "kernel_cpu", 0.8, "Running", 2 },
 	{ "oversubscription", build_oversubscription, "kernel_cpu", 0.8, "Running", 2 },
-	{ "kernel_cpu", build_kernel_cpu, "kernel_cpu", 1.0, "(unlinkat: 1000 calls, mean 20.00 us", 1 },
+	{ "kernel_cpu", build_kernel_cpu, "kernel_cpu", 1.0, "(unlinkat: 1000 calls, mean 20.00 us",
+	  1 },
 	{ "nothing", build_nothing, NULL, 0, NULL, 0 },
 };
 #define NSYNTH ((int)(sizeof synth_cases / sizeof *synth_cases))
@@ -353,7 +355,8 @@ Test(findings, lock_contention)
 {
 	struct trace_finding f[TRACE_MAX_FINDINGS];
 	int n = check_case("other_lock", f);
-	expect(f, n, "lock_contention", 0.1, "Lock contention on semaphore: 10 waits, 100.00 ms "
+	expect(f, n, "lock_contention", 0.1,
+	       "Lock contention on semaphore: 10 waits, 100.00 ms "
 	       "in total (p99 ");
 	expect(f, n, "lock_contention", 0.1, "mostly from xfs_buf_lock+0x2d.");
 }
@@ -384,7 +387,8 @@ Test(findings, discard_io)
 {
 	struct trace_finding f[TRACE_MAX_FINDINGS];
 	int n = check_case("discard", f);
-	expect(f, n, "discard_io", 0.1, "Online discard: the threads waited 100.00 ms on discards "
+	expect(f, n, "discard_io", 0.1,
+	       "Online discard: the threads waited 100.00 ms on discards "
 	       "(4 discard requests, 4.0 MiB, on the delete's devices); mount without discard");
 }
 
@@ -392,7 +396,8 @@ Test(findings, discard_io_in_journal_commits)
 {
 	struct trace_finding f[TRACE_MAX_FINDINGS];
 	int n = check_case("discard_in_commit", f);
-	expect(f, n, "discard_io", 0.4, "issued by the journal commits they waited for (300 "
+	expect(f, n, "discard_io", 0.4,
+	       "issued by the journal commits they waited for (300 "
 	       "discard requests");
 	cr_assert(!has(f, n, "journal_commit_waits"));
 }
@@ -401,7 +406,8 @@ Test(findings, xfs_inodegc)
 {
 	struct trace_finding f[TRACE_MAX_FINDINGS];
 	int n = check_case("xfs_inodegc", f);
-	expect(f, n, "xfs_inodegc", 0.3, "XFS inode GC: the threads waited 300.00 ms in "
+	expect(f, n, "xfs_inodegc", 0.3,
+	       "XFS inode GC: the threads waited 300.00 ms in "
 	       "destroy_inode for background inode inactivation to catch up (148 waits, 148 "
 	       "inode-GC throttles)");
 }
@@ -410,7 +416,8 @@ Test(findings, xfs_log_waits)
 {
 	struct trace_finding f[TRACE_MAX_FINDINGS];
 	int n = check_case("xfs_log", f);
-	expect(f, n, "xfs_log_waits", 0.1, "XFS log space: the threads waited 100.00 ms for log "
+	expect(f, n, "xfs_log_waits", 0.1,
+	       "XFS log space: the threads waited 100.00 ms for log "
 	       "space or log forces (top site xlog_grant_head_wait+0xd9; 5 log-grant waits");
 }
 
@@ -418,7 +425,8 @@ Test(findings, btrfs_waits)
 {
 	struct trace_finding f[TRACE_MAX_FINDINGS];
 	int n = check_case("btrfs", f);
-	expect(f, n, "btrfs_waits", 0.2, "Btrfs waits: 200.00 ms on contended tree locks (100 "
+	expect(f, n, "btrfs_waits", 0.2,
+	       "Btrfs waits: 200.00 ms on contended tree locks (100 "
 	       "waits over 10 us)");
 	cr_assert(!has(f, n, "lock_contention"));
 }
@@ -469,7 +477,8 @@ Test(findings, peer_waits)
 {
 	struct trace_finding f[TRACE_MAX_FINDINGS];
 	int n = check_case("peer_waits", f);
-	expect(f, n, "peer_waits", 0.06, "Waiting for another process: the threads waited 60.00 ms "
+	expect(f, n, "peer_waits", 0.06,
+	       "Waiting for another process: the threads waited 60.00 ms "
 	       "reading or writing pipes and sockets (68 waits, top site anon_pipe_read+0x393)");
 }
 
@@ -479,7 +488,8 @@ Test(findings, run_queue_delay)
 {
 	struct trace_finding f[TRACE_MAX_FINDINGS];
 	int n = check_case("run_queue", f);
-	expect(f, n, "run_queue_delay", 0.2, "Waiting to run: the threads waited 200.00 ms for a "
+	expect(f, n, "run_queue_delay", 0.2,
+	       "Waiting to run: the threads waited 200.00 ms for a "
 	       "CPU (150.00 ms after wakeups, 50.00 ms preempted), 100% of it behind tasks that "
 	       "are not traced");
 	cr_assert(!has(f, n, "cpu_oversubscription"));
@@ -492,8 +502,16 @@ Test(findings, cpu_oversubscription)
 	expect(f, n, "cpu_oversubscription", 0.2, "90% of it behind other traced threads");
 }
 
-Test(findings, kernel_cpu) { struct trace_finding f[TRACE_MAX_FINDINGS]; check_case("kernel_cpu", f); }
-Test(findings, nothing_on_an_empty_trace) { struct trace_finding f[TRACE_MAX_FINDINGS]; check_case("nothing", f); }
+Test(findings, kernel_cpu)
+{
+	struct trace_finding f[TRACE_MAX_FINDINGS];
+	check_case("kernel_cpu", f);
+}
+Test(findings, nothing_on_an_empty_trace)
+{
+	struct trace_finding f[TRACE_MAX_FINDINGS];
+	check_case("nothing", f);
+}
 
 /* Scattered inode order explains the journal waits: listed right after
  * them, with their share, not counted again. */
@@ -532,7 +550,8 @@ Test(findings, small_getdents_batches)
 	cr_assert_str_eq(f[1].id, "small_getdents_batches");
 	cr_assert_str_eq(f[1].explains, "kernel_cpu");
 	cr_assert_float_eq(f[1].share, 0.3, 1e-9);
-	cr_assert(strstr(f[1].text, "100 reads returned 4.0 KiB each on average (10.0 reads per directory"));
+	cr_assert(strstr(f[1].text,
+			 "100 reads returned 4.0 KiB each on average (10.0 reads per directory"));
 	free(s);
 }
 
@@ -550,7 +569,8 @@ Test(findings, allocator_churn)
 	cr_assert_str_eq(f[1].id, "allocator_churn");
 	cr_assert_float_eq(f[1].share, 20.0 / 70, 1e-9);
 	cr_assert(strstr(f[1].text, "Allocator churn: 0.200 brk/mmap/munmap calls per entry removed "
-				    "(200 calls, 20.00 ms)"), "%s", f[1].text);
+				    "(200 calls, 20.00 ms)"),
+		  "%s", f[1].text);
 	free(s);
 }
 
@@ -611,21 +631,24 @@ Test(findings, shares_sum_to_one_on_random_snapshots)
 			add_n(&s->sc[rand_r(&seed) % 300].lat, 1 + rand_r(&seed) % 50,
 			      1000 + (uint64_t)rand_r(&seed) % (50 * MS));
 		for (int i = rand_r(&seed) % 4; i > 0; i--)
-			add_n(&s->lock[rand_r(&seed) % PROBE_LOCK_TYPES].wait, 1 + rand_r(&seed) % 20,
-			      (uint64_t)rand_r(&seed) % (20 * MS));
+			add_n(&s->lock[rand_r(&seed) % PROBE_LOCK_TYPES].wait,
+			      1 + rand_r(&seed) % 20, (uint64_t)rand_r(&seed) % (20 * MS));
 		for (int i = rand_r(&seed) % 6; i > 0; i--)
 			site(&r, "x+0x1", rand_r(&seed) % TC_COUNT, 1 + rand_r(&seed) % 9,
 			     (uint64_t)rand_r(&seed) % (400 * MS));
 		if (rand_r(&seed) % 2)
-			caller(&r, "do_unlinkat+0x160", PROBE_LCB_F_WRITE, 3, (uint64_t)rand_r(&seed) % (9 * MS));
+			caller(&r, "do_unlinkat+0x160", PROBE_LCB_F_WRITE, 3,
+			       (uint64_t)rand_r(&seed) % (9 * MS));
 		s->misc.busy_runq_ns = rand_r(&seed) % 3 ? 0 : (uint64_t)rand_r(&seed) % (300 * MS);
-		s->misc.busy_preempt_ns = rand_r(&seed) % 3 ? 0 : (uint64_t)rand_r(&seed) % (300 * MS);
+		s->misc.busy_preempt_ns = rand_r(&seed) % 3 ? 0 :
+							      (uint64_t)rand_r(&seed) % (300 * MS);
 		s->misc.runq_traced_ns = (uint64_t)rand_r(&seed) % (300 * MS);
 		add_n(&s->misc.ext4_ino_jump, rand_r(&seed) % 2 ? 2000 : 0, 60000);
 		int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
 		cr_assert_gt(n, 0);
 		for (int i = 0; i < n; i++)
-			cr_assert(f[i].share >= 0 && f[i].share <= 1 + 1e-12, "%s %g", f[i].id, f[i].share);
+			cr_assert(f[i].share >= 0 && f[i].share <= 1 + 1e-12, "%s %g", f[i].id,
+				  f[i].share);
 		cr_assert_float_eq(trace_findings_total(f, n), 1.0, 1e-9, "iteration %d: %g", iter,
 				   trace_findings_total(f, n));
 		r.sites = NULL;
@@ -692,24 +715,27 @@ Test(classify, jbd2_checkpoint_is_journal_space)
 			      "__ext4_journal_start_sb+0x103", "ext4_evict_inode+0x11c"),
 		     TC_JOURNAL);
 	cr_assert_eq(CLASSIFY("jbd2_log_wait_commit+0xee", NULL, false, "schedule+0x27",
-			      "jbd2_log_wait_commit+0xee", "ext4_sync_fs+0x1cf"), TC_JOURNAL);
+			      "jbd2_log_wait_commit+0xee", "ext4_sync_fs+0x1cf"),
+		     TC_JOURNAL);
 }
 
 Test(classify, xfs_inodegc_flush)
 {
-	cr_assert_eq(CLASSIFY("destroy_inode+0x3b", NULL, false, "__schedule+0x3a",
-			      "schedule+0x27", "schedule_timeout+0x9e", "__wait_for_common+0x93",
+	cr_assert_eq(CLASSIFY("destroy_inode+0x3b", NULL, false, "__schedule+0x3a", "schedule+0x27",
+			      "schedule_timeout+0x9e", "__wait_for_common+0x93",
 			      "__flush_work+0x222", "destroy_inode+0x3b", "do_unlinkat+0x1f5"),
 		     TC_XFS_INODEGC);
 	cr_assert_eq(CLASSIFY("xfs_inodegc_flush+0x9c", NULL, false, "schedule+0x27",
-			      "__flush_work+0x222", "xfs_inodegc_flush+0x9c"), TC_XFS_INODEGC);
+			      "__flush_work+0x222", "xfs_inodegc_flush+0x9c"),
+		     TC_XFS_INODEGC);
 }
 
 Test(classify, xlog_grant)
 {
 	cr_assert_eq(CLASSIFY("xlog_grant_head_wait+0xd9", NULL, false, "schedule+0x27",
 			      "xlog_grant_head_wait+0xd9", "xlog_grant_head_check+0xd3",
-			      "xfs_log_reserve+0xbe", "xfs_trans_reserve+0x12a"), TC_XFS_LOG);
+			      "xfs_log_reserve+0xbe", "xfs_trans_reserve+0x12a"),
+		     TC_XFS_LOG);
 }
 
 /* a semaphore is named by down's caller, as perf names it */
@@ -717,14 +743,16 @@ Test(classify, semaphore_named_past_down)
 {
 	cr_assert_eq(CLASSIFY("xfs_buf_lock+0x2d", "semaphore", false, "__schedule+0x3a",
 			      "schedule+0x27", "schedule_timeout+0x9e", "__down_common+0x15f",
-			      "down+0x4f", "xfs_buf_lock+0x2d", "xfs_buf_find_lock+0x5a"), TC_LOCK);
+			      "down+0x4f", "xfs_buf_lock+0x2d", "xfs_buf_find_lock+0x5a"),
+		     TC_LOCK);
 }
 
 Test(classify, directory_rwsem)
 {
 	cr_assert_eq(CLASSIFY("do_unlinkat+0x160", "rwsem:W", false, "schedule+0x27",
 			      "rwsem_down_write_slowpath+0x23b", "down_write+0x5c",
-			      "do_unlinkat+0x160", "__x64_sys_unlinkat+0x3b"), TC_DIR_LOCK);
+			      "do_unlinkat+0x160", "__x64_sys_unlinkat+0x3b"),
+		     TC_DIR_LOCK);
 	cr_assert_eq(CLASSIFY("xfs_ilock+0x9d", "rwsem:R", false, "schedule+0x27",
 			      "rwsem_down_read_slowpath+0x1c0", "down_read+0x48", "xfs_ilock+0x9d"),
 		     TC_LOCK);
@@ -734,20 +762,26 @@ Test(classify, btrfs_tree_lock_discard_writeback_reclaim_other)
 {
 	cr_assert_eq(CLASSIFY("__btrfs_tree_lock+0x28", "rwsem:W", false, "schedule+0x27",
 			      "rwsem_down_write_slowpath+0x23b", "down_write_nested+0x5c",
-			      "__btrfs_tree_lock+0x28", "btrfs_search_slot+0x2f4"), TC_BTRFS);
+			      "__btrfs_tree_lock+0x28", "btrfs_search_slot+0x2f4"),
+		     TC_BTRFS);
 	cr_assert_eq(CLASSIFY("submit_bio_wait+0x74", NULL, false, "io_schedule+0x46",
 			      "submit_bio_wait+0x74", "blkdev_issue_discard+0x50",
-			      "ext4_issue_discard+0x9f"), TC_DISCARD);
+			      "ext4_issue_discard+0x9f"),
+		     TC_DISCARD);
 	cr_assert_eq(CLASSIFY("folio_wait_writeback+0x2a", NULL, false, "io_schedule+0x46",
 			      "folio_wait_bit_common+0x13b", "folio_wait_writeback+0x2a",
-			      "__filemap_fdatawait_range+0xac"), TC_WRITEBACK);
+			      "__filemap_fdatawait_range+0xac"),
+		     TC_WRITEBACK);
 	cr_assert_eq(CLASSIFY("shrink_folio_list+0x300", NULL, false, "schedule+0x27",
 			      "shrink_folio_list+0x300", "shrink_lruvec+0x5a",
-			      "try_to_free_pages+0xd1"), TC_RECLAIM);
+			      "try_to_free_pages+0xd1"),
+		     TC_RECLAIM);
 	cr_assert_eq(CLASSIFY("anon_pipe_read+0x393", NULL, false, "schedule+0x27",
-			      "anon_pipe_read+0x393", "vfs_read+0x397"), TC_PEER);
+			      "anon_pipe_read+0x393", "vfs_read+0x397"),
+		     TC_PEER);
 	cr_assert_eq(CLASSIFY("request_wait_answer+0x1c1", NULL, false, "schedule+0x27",
-			      "request_wait_answer+0x1c1", "fuse_simple_request+0x1a0"), TC_OTHER);
+			      "request_wait_answer+0x1c1", "fuse_simple_request+0x1a0"),
+		     TC_OTHER);
 }
 
 Test(classify, lock_callers)
@@ -768,7 +802,8 @@ Test(findings, waits_without_stacks)
 	set_busy(s, 1000 * MS);
 	site(&r, "(no stack)", TC_OTHER, 22, 100 * MS);
 	int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
-	expect(f, n, "other_waits", 0.1, "Blocked where no stack was recorded: the threads waited "
+	expect(f, n, "other_waits", 0.1,
+	       "Blocked where no stack was recorded: the threads waited "
 	       "100.00 ms (22 waits); without --no-callers");
 	free(s);
 }

@@ -1,6 +1,6 @@
 /* Golden tests of the DTrace quantize() formatter and the log2 buckets. */
-#include "probes/hist.h"
 #include <criterion/criterion.h>
+#include "probes/hist.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* The JSON writer and reader, and the --json schema of --trace: a report
  * written from a known snapshot parses back with every documented field. */
+#include <criterion/criterion.h>
 #include "lib/json.h"
 #include "trace/report.h"
-#include <criterion/criterion.h>
 
 #include <stdlib.h>
 #include <string.h>

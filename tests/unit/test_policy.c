@@ -1,12 +1,12 @@
 /* The controller's decision logic against simulated filesystems: deterministic
  * throughput models with multiplicative noise. Each tick is 100 ms; the model
  * is evaluated at the worker count the policy chose. */
-#include "ctl/policy.h"
-#include "support/sim_noise.h"
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include "ctl/policy.h"
+#include "support/sim_noise.h"
 
 struct model {
 	double (*rate)(int n, int tick); /* entries/s, noise-free */

@@ -74,7 +74,7 @@ Test(probes, unlinkat_count_is_exact)
 		snprintf(name, sizeof name, "f%d", i);
 		cr_assert_eq(unlinkat(dfd, name, 0), 0);
 	}
-	cr_assert_eq(unlinkat(dfd, "missing", 0), -1);	/* one error */
+	cr_assert_eq(unlinkat(dfd, "missing", 0), -1); /* one error */
 	close(dfd);
 	cr_assert_eq(rmdir(dir), 0);
 	cr_assert_eq(probes_read(p, b), 0);
@@ -82,7 +82,7 @@ Test(probes, unlinkat_count_is_exact)
 
 	cr_assert_eq(d->sc[PROBE_NR_UNLINKAT].lat.count, (uint64_t)n + 1);
 	cr_assert_eq(d->sc[PROBE_NR_UNLINKAT].errors, 1);
-	cr_assert_eq(d->sc[84].lat.count, 1);	/* rmdir() */
+	cr_assert_eq(d->sc[84].lat.count, 1); /* rmdir() */
 	cr_assert_geq(d->nthreads, 1);
 	cr_assert_eq(d->ntgids, 1);
 	check_sums(b);

@@ -1,8 +1,6 @@
 /* Stored controller profiles: shape classes, round trip, atomic rewrite,
  * corrupt and foreign files; the bounds (per-type keys for filesystems made
  * up at mount time, expiry, the file cap, nothing not ours touched). Each test works in its own XDG_CACHE_HOME. */
-#include "ctl/profile.h"
-#include "lib/msg.h"
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,6 +11,8 @@
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
+#include "ctl/profile.h"
+#include "lib/msg.h"
 
 static char home[64];
 

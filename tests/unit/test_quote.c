@@ -1,7 +1,7 @@
-#include "lib/quote.h"
 #include <criterion/criterion.h>
 #include <locale.h>
 #include <string.h>
+#include "lib/quote.h"
 
 static const char *q(const char *s)
 {

@@ -1,6 +1,5 @@
 /* The inline system calls keep the kernel's contract: the result or -errno,
  * errno untouched, the same struct stat as glibc's fstat. */
-#include "engine/rawsys.h"
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "engine/rawsys.h"
 
 static char dir[64];
 static int dfd = -1;

@@ -2,9 +2,9 @@
  * p50/p99 estimated inside a log2 bucket never exceed the largest value the
  * histogram can hold, the header says they are estimates, and histograms of
  * syscalls with a handful of calls are left to --all and the JSON. */
+#include <criterion/criterion.h>
 #include "probes/hist.h"
 #include "trace/report.h"
-#include <criterion/criterion.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +27,9 @@ Test(trace_report, percentile_of_one_call_is_the_call)
 Test(trace_report, percentiles_never_exceed_the_largest_possible_call)
 {
 	struct probe_hist h = { 0 };
-	hist_add_value(&h, 1100);	/* bucket [1024, 2048) */
+	hist_add_value(&h, 1100); /* bucket [1024, 2048) */
 	hist_add_value(&h, 1100);
-	hist_add_value(&h, 140000);	/* bucket [131072, 262144) */
+	hist_add_value(&h, 140000); /* bucket [131072, 262144) */
 	double max = trace_hist_max(&h);
 	cr_assert_leq(max, 140000 + 2 * (1100 - 1024) + 0.5);
 	cr_assert_geq(max, 140000.0);
@@ -39,7 +39,7 @@ Test(trace_report, percentiles_never_exceed_the_largest_possible_call)
 	struct probe_hist g = { 0 };
 	g.count = 2;
 	g.total = 1000000;
-	g.b[hist_bucket(3000)] = 2;	/* [2048, 4096), inconsistent total */
+	g.b[hist_bucket(3000)] = 2; /* [2048, 4096), inconsistent total */
 	cr_assert_float_eq(trace_hist_max(&g), 4095.0, 0.5);
 	struct probe_hist e = { 0 };
 	cr_assert_float_eq(trace_quantile(&e, 0.99), 0.0, 0.0);
@@ -71,9 +71,9 @@ Test(trace_report, small_histograms_only_with_all)
 	for (int i = 0; i < 500; i++)
 		hist_add_value(&s->sc[SYS_unlinkat].lat, 3000);
 	for (int i = 0; i < 7; i++)
-		hist_add_value(&s->sc[SYS_close].lat, 400);	/* deletion syscall, few calls */
+		hist_add_value(&s->sc[SYS_close].lat, 400); /* deletion syscall, few calls */
 	for (int i = 0; i < 300; i++)
-		hist_add_value(&s->sc[SYS_mmap].lat, 900);	/* not a deletion syscall */
+		hist_add_value(&s->sc[SYS_mmap].lat, 900); /* not a deletion syscall */
 	hist_add_value(&s->sc[SYS_execve].lat, 222000);
 
 	char *text = report(&r);
@@ -92,7 +92,8 @@ Test(trace_report, small_histograms_only_with_all)
 	r.all = true;
 	text = report(&r);
 	cr_assert(has_hist(text, "unlinkat") && has_hist(text, "close") && has_hist(text, "mmap") &&
-		  has_hist(text, "execve"), "--all misses histograms:\n%s", text);
+			  has_hist(text, "execve"),
+		  "--all misses histograms:\n%s", text);
 	cr_assert(!strstr(text, "more histogram"), "--all still leaves some out");
 	free(text);
 	free(s);

@@ -3,11 +3,11 @@
  * switch, multiplicative noise; ticks of 100 ms. Sharing (a helper needed,
  * two workers at least) for the most part; inode order (no helper, reads
  * of a sorted batch measure nothing) at the end. */
-#include "ctl/trial.h"
-#include "support/sim_noise.h"
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
+#include "ctl/trial.h"
+#include "support/sim_noise.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double noise(double rel)

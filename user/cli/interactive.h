@@ -4,9 +4,9 @@
  * prompts; rm.c routes here only when a prompt could be needed. */
 #ifndef ADAPTRM_INTERACTIVE_H
 #define ADAPTRM_INTERACTIVE_H
-#include "cli/options.h"
 #include <stdbool.h>
 #include <sys/stat.h>
+#include "cli/options.h"
 
 /* Could any prompt be asked under O (so the serial path must be used)? */
 bool interactive_needed(const struct rm_options *o);

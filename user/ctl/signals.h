@@ -4,10 +4,10 @@
  * blocked in D state). */
 #ifndef ADAPTRM_CTL_SIGNALS_H
 #define ADAPTRM_CTL_SIGNALS_H
-#include "ctl/policy.h"
-#include "engine/engine.h"
 #include <stdbool.h>
 #include <stdint.h>
+#include "ctl/policy.h"
+#include "engine/engine.h"
 
 struct ctl_signals {
 	double t;		       /* seconds since the source started */

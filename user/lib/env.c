@@ -29,7 +29,8 @@ const struct env_desc env_table[ENV_COUNT] = {
 			   true },
 	[ENV_TRACE_NO] = { "ADAPTRM_TRACE_NO",
 			   "probe groups to leave out, comma-separated (runq,offcpu,locks,ext4,...):"
-			   " to measure what each costs", true },
+			   " to measure what each costs",
+			   true },
 	[ENV_XDG_CACHE_HOME] = { "XDG_CACHE_HOME",
 				 "profiles are kept in $XDG_CACHE_HOME/adaptrm (absolute paths only)",
 				 false },

@@ -4,8 +4,8 @@
  * written as octal escapes. */
 #ifndef ADAPTRM_QUOTE_H
 #define ADAPTRM_QUOTE_H
-#include "lib/strbuf.h"
 #include <stddef.h>
+#include "lib/strbuf.h"
 
 /* Append NAME (LEN bytes) to SB, quoted. */
 void quote_append(struct strbuf *sb, const char *name, size_t len);

@@ -1,6 +1,6 @@
 #include "lib/version.h"
-#include "lib/msg.h"
 #include <stdio.h>
+#include "lib/msg.h"
 
 void version_print(void)
 {

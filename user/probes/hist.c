@@ -104,7 +104,8 @@ void hist_print_quantize(FILE *f, const unsigned long long *b, int n)
 {
 	int first = -1, last = -1;
 
-	fprintf(f, "\n%16s %41s %-9s\n", "value", "------------- Distribution -------------", "count");
+	fprintf(f, "\n%16s %41s %-9s\n", "value", "------------- Distribution -------------",
+		"count");
 	for (int i = 0; i < n; i++) {
 		if (b[i]) {
 			if (first < 0)
@@ -119,7 +120,7 @@ void hist_print_quantize(FILE *f, const unsigned long long *b, int n)
 		return;
 	}
 	int lo = first > 0 ? first - 1 : 0;
-	int hi = last + 1;	/* may be one past the array: a zero row */
+	int hi = last + 1; /* may be one past the array: a zero row */
 	uint64_t total = 0;
 	for (int i = lo; i <= hi && i < n; i++)
 		total += b[i];

@@ -2,9 +2,9 @@
  * percentiles, and printing in exactly DTrace's quantize() format. */
 #ifndef ADAPTRM_HIST_H
 #define ADAPTRM_HIST_H
-#include "probes/probes_shared.h"
 #include <stdint.h>
 #include <stdio.h>
+#include "probes/probes_shared.h"
 
 /* Bucket of VALUE and the smallest value of bucket I (0, 1, 2, 4, ...). */
 int hist_bucket(uint64_t value);

@@ -6,12 +6,12 @@
 #include <linux/types.h>
 #endif
 
-#define KSYM_BATCH	64	/* addresses named per BPF_PROG_TEST_RUN */
-#define KSYM_LEN	128	/* "name+0xoff/0xsize [module]" */
+#define KSYM_BATCH 64 /* addresses named per BPF_PROG_TEST_RUN */
+#define KSYM_LEN 128  /* "name+0xoff/0xsize [module]" */
 
 struct ksym_slot {
-	__u64 addr;		/* in: kernel text address (0 ends the batch) */
-	char name[KSYM_LEN];	/* out: the kernel's %pS of addr */
+	__u64 addr;	     /* in: kernel text address (0 ends the batch) */
+	char name[KSYM_LEN]; /* out: the kernel's %pS of addr */
 };
 
 #endif

@@ -8,8 +8,8 @@
 
 struct ksym {
 	uint64_t addr;
-	uint32_t name;		/* offset in the names arena */
-	uint32_t size;		/* bytes, when known (0: up to the next symbol) */
+	uint32_t name; /* offset in the names arena */
+	uint32_t size; /* bytes, when known (0: up to the next symbol) */
 };
 
 /* One array and one name arena, not an allocation per symbol: a kernel has
@@ -98,17 +98,21 @@ struct ksyms *ksyms_load(const char *path)
 		if (addr)
 			nonzero = true;
 		if (name[0] == '_' && name[1] == '_') {
-			if (!strcmp(name, "__lock_text_start")) k->lock_lo = addr;
-			else if (!strcmp(name, "__lock_text_end")) k->lock_hi = addr;
-			else if (!strcmp(name, "__sched_text_start")) k->sched_lo = addr;
-			else if (!strcmp(name, "__sched_text_end")) k->sched_hi = addr;
+			if (!strcmp(name, "__lock_text_start"))
+				k->lock_lo = addr;
+			else if (!strcmp(name, "__lock_text_end"))
+				k->lock_hi = addr;
+			else if (!strcmp(name, "__sched_text_start"))
+				k->sched_lo = addr;
+			else if (!strcmp(name, "__sched_text_end"))
+				k->sched_hi = addr;
 		}
 		if (type != 't' && type != 'T')
 			continue;
 		ok = add(k, addr, 0, name, len);
 	}
 	fclose(f);
-	if (!ok || !nonzero || k->n == 0) {	/* !ok also when calloc failed */
+	if (!ok || !nonzero || k->n == 0) { /* !ok also when calloc failed */
 		ksyms_free(k);
 		return NULL;
 	}
@@ -124,7 +128,7 @@ struct ksyms *ksyms_from_pS(const uint64_t *addrs, const char *const *pS, size_t
 	for (size_t i = 0; ok && i < n; i++) {
 		const char *s = pS[i], *plus = s ? strchr(s, '+') : NULL;
 		if (!plus || plus == s || (s[0] == '0' && s[1] == 'x'))
-			continue;	/* unnamed: the kernel printed the address */
+			continue; /* unnamed: the kernel printed the address */
 		char *end;
 		unsigned long long off = strtoull(plus + 1, &end, 16), size = 0;
 		if (end == plus + 1 || off > addrs[i])
@@ -134,12 +138,12 @@ struct ksyms *ksyms_from_pS(const uint64_t *addrs, const char *const *pS, size_t
 		ok = add(k, addrs[i] - off, size > UINT32_MAX ? 0 : (uint32_t)size, s,
 			 (size_t)(plus - s));
 	}
-	if (!ok || k->n == 0) {	/* !ok also when calloc failed */
+	if (!ok || k->n == 0) { /* !ok also when calloc failed */
 		ksyms_free(k);
 		return NULL;
 	}
 	qsort(k->v, k->n, sizeof *k->v, cmp_addr);
-	size_t w = 0;	/* one entry per function */
+	size_t w = 0; /* one entry per function */
 	for (size_t r = 0; r < k->n; r++)
 		if (w == 0 || k->v[r].addr != k->v[w - 1].addr)
 			k->v[w++] = k->v[r];
@@ -151,7 +155,7 @@ static const struct ksym *find(const struct ksyms *k, uint64_t addr)
 {
 	if (!k || !k->n || addr < k->v[0].addr)
 		return NULL;
-	size_t lo = 0, hi = k->n;	/* last symbol with addr <= ADDR */
+	size_t lo = 0, hi = k->n; /* last symbol with addr <= ADDR */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (k->v[mid].addr <= addr)
@@ -187,11 +191,26 @@ bool ksyms_is_lock_code(const struct ksyms *k, uint64_t addr)
 	if (!s)
 		return false;
 	static const char *const lockish[] = {
-		"rwsem", "mutex", "spin_lock", "_raw_", "queued_", "down_read",
-		"down_write", "__down", "rt_mutex", "lock_slowpath", "percpu_down",
-		"schedule", "osq_lock", "contention",
+		"rwsem",
+		"mutex",
+		"spin_lock",
+		"_raw_",
+		"queued_",
+		"down_read",
+		"down_write",
+		"__down",
+		"rt_mutex",
+		"lock_slowpath",
+		"percpu_down",
+		"schedule",
+		"osq_lock",
+		"contention",
 		/* the tracing path that took the stack */
-		"bpf_trace_run", "__bpf_trace", "__traceiter", "bpf_prog_", "bpf_get_stack",
+		"bpf_trace_run",
+		"__bpf_trace",
+		"__traceiter",
+		"bpf_prog_",
+		"bpf_get_stack",
 	};
 	const char *name = k->names + s->name;
 	for (size_t i = 0; i < sizeof lockish / sizeof *lockish; i++)

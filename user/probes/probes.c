@@ -2,10 +2,10 @@
  * probes.h). One skeleton; each tracepoint has a tp_btf and a raw_tp
  * program, and each group of tracepoints attaches on its own. */
 #include "probes/probes.h"
+#include "lib/env.h"
+#include "probes.skel.h"
 #include "probes/ksym_bpf.h"
 #include "probes/ksyms.h"
-#include "probes.skel.h"
-#include "lib/env.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -31,26 +31,16 @@ struct tp_group {
 
 /* Which group each tracepoint belongs to. */
 static const struct tp_group tp_groups[] = {
-	{ "sched_process_fork", PROBE_G_PROC },
-	{ "sched_process_exit", PROBE_G_PROC },
-	{ "sys_enter", PROBE_G_SYSCALLS },
-	{ "sys_exit", PROBE_G_SYSCALLS },
-	{ "contention_begin", PROBE_G_LOCKS },
-	{ "contention_end", PROBE_G_LOCKS },
-	{ "sched_switch", PROBE_G_OFFCPU },
-	{ "sched_wakeup", PROBE_G_RUNQ },
-	{ "sched_wakeup_new", PROBE_G_RUNQ },
-	{ "ext4_unlink_enter", PROBE_G_EXT4 },
-	{ "ext4_unlink_exit", PROBE_G_EXT4 },
-	{ "ext4_free_blocks", PROBE_G_EXT4 },
-	{ "ext4_discard_blocks", PROBE_G_EXT4 },
-	{ "jbd2_run_stats", PROBE_G_JBD2 },
-	{ "xfs_log_grant_sleep", PROBE_G_XFS },
-	{ "xfs_log_grant_wake", PROBE_G_XFS },
-	{ "xfs_inodegc_throttle", PROBE_G_XFS },
-	{ "btrfs_tree_lock", PROBE_G_BTRFS },
-	{ "btrfs_reserve_ticket", PROBE_G_BTRFS },
-	{ "block_rq_issue", PROBE_G_BLOCK },
+	{ "sched_process_fork", PROBE_G_PROC },	   { "sched_process_exit", PROBE_G_PROC },
+	{ "sys_enter", PROBE_G_SYSCALLS },	   { "sys_exit", PROBE_G_SYSCALLS },
+	{ "contention_begin", PROBE_G_LOCKS },	   { "contention_end", PROBE_G_LOCKS },
+	{ "sched_switch", PROBE_G_OFFCPU },	   { "sched_wakeup", PROBE_G_RUNQ },
+	{ "sched_wakeup_new", PROBE_G_RUNQ },	   { "ext4_unlink_enter", PROBE_G_EXT4 },
+	{ "ext4_unlink_exit", PROBE_G_EXT4 },	   { "ext4_free_blocks", PROBE_G_EXT4 },
+	{ "ext4_discard_blocks", PROBE_G_EXT4 },   { "jbd2_run_stats", PROBE_G_JBD2 },
+	{ "xfs_log_grant_sleep", PROBE_G_XFS },	   { "xfs_log_grant_wake", PROBE_G_XFS },
+	{ "xfs_inodegc_throttle", PROBE_G_XFS },   { "btrfs_tree_lock", PROBE_G_BTRFS },
+	{ "btrfs_reserve_ticket", PROBE_G_BTRFS }, { "block_rq_issue", PROBE_G_BLOCK },
 	{ "block_rq_complete", PROBE_G_BLOCK },
 };
 
@@ -70,7 +60,7 @@ struct probes {
 	bool attached[PROBE_G_COUNT];
 	int ncpus;
 	uint32_t base_threads, base_tgids;
-	void *buf;			/* batch lookup values */
+	void *buf; /* batch lookup values */
 	size_t bufsize;
 	uint32_t *keys;
 	struct ksyms *ksyms;
@@ -122,19 +112,22 @@ static bool cap_effective(int cap)
 
 int probes_check(char *why, size_t len)
 {
-	bool bpf = geteuid() == 0 || cap_effective(39) || cap_effective(21);	/* CAP_BPF, CAP_SYS_ADMIN */
-	bool perfmon = geteuid() == 0 || cap_effective(38) || cap_effective(21);	/* CAP_PERFMON */
+	bool bpf = geteuid() == 0 || cap_effective(39) ||
+		   cap_effective(21); /* CAP_BPF, CAP_SYS_ADMIN */
+	bool perfmon = geteuid() == 0 || cap_effective(38) || cap_effective(21); /* CAP_PERFMON */
 	bool btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
 
 	if (bpf && perfmon && btf)
 		return 0;
-	snprintf(why, len, "%s%s%s%s%s",
-		 !bpf || !perfmon ? "needs root, or the capabilities " : "",
+	snprintf(why, len, "%s%s%s%s%s", !bpf || !perfmon ? "needs root, or the capabilities " : "",
 		 !bpf && !perfmon ? "CAP_BPF and CAP_PERFMON" :
-		 !bpf ? "CAP_BPF" : !perfmon ? "CAP_PERFMON" : "",
+		 !bpf		  ? "CAP_BPF" :
+		 !perfmon	  ? "CAP_PERFMON" :
+				    "",
 		 (!bpf || !perfmon) && !btf ? "; " : "",
 		 !btf ? "kernel BTF is missing (/sys/kernel/btf/vmlinux;"
-			" a kernel built with CONFIG_DEBUG_INFO_BTF=y)" : "",
+			" a kernel built with CONFIG_DEBUG_INFO_BTF=y)" :
+			"",
 		 "");
 	return -1;
 }
@@ -170,7 +163,7 @@ static const char *prog_tp(const struct bpf_program *prog, bool *is_btf)
  * seen). */
 static bool fs_mounted(int g)
 {
-	static int mounted = -1;	/* bit per group */
+	static int mounted = -1; /* bit per group */
 
 	if (mounted < 0) {
 		FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -193,11 +186,13 @@ static bool fs_mounted(int g)
 		if (f)
 			fclose(f);
 		else
-			mounted = ~0;	/* unknown: all */
+			mounted = ~0; /* unknown: all */
 	}
 	switch (g) {
-	case PROBE_G_EXT4: case PROBE_G_JBD2: case PROBE_G_XFS: case PROBE_G_BTRFS:
-		return mounted & 1 << g;
+	case PROBE_G_EXT4:
+	case PROBE_G_JBD2:
+	case PROBE_G_XFS:
+	case PROBE_G_BTRFS: return mounted & 1 << g;
 	}
 	return true;
 }
@@ -209,7 +204,7 @@ static bool group_wanted(unsigned flags, int g)
 	if (!fs_mounted(g))
 		return false;
 
-	if (g > PROBE_G_SYSCALLS && no) {	/* ADAPTRM_TRACE_NO=runq,offcpu */
+	if (g > PROBE_G_SYSCALLS && no) { /* ADAPTRM_TRACE_NO=runq,offcpu */
 		size_t l = strlen(group_names[g]);
 		for (const char *p = no; *p;) {
 			size_t n = strcspn(p, ",");
@@ -224,11 +219,20 @@ static bool group_wanted(unsigned flags, int g)
 bool probe_is_wait_syscall(int nr)
 {
 	switch (nr) {
-	case SYS_poll: case SYS_select: case SYS_pause: case SYS_nanosleep: case SYS_wait4:
-	case SYS_rt_sigsuspend: case SYS_futex: case SYS_clock_nanosleep: case SYS_epoll_wait:
-	case SYS_waitid: case SYS_pselect6: case SYS_ppoll: case SYS_epoll_pwait:
-	case SYS_epoll_pwait2:
-		return true;
+	case SYS_poll:
+	case SYS_select:
+	case SYS_pause:
+	case SYS_nanosleep:
+	case SYS_wait4:
+	case SYS_rt_sigsuspend:
+	case SYS_futex:
+	case SYS_clock_nanosleep:
+	case SYS_epoll_wait:
+	case SYS_waitid:
+	case SYS_pselect6:
+	case SYS_ppoll:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2: return true;
 	}
 	return false;
 }
@@ -254,7 +258,8 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
 			group_ok[tp_groups[i].g] = false;
 	}
-	bpf_object__for_each_program(prog, skel->obj) {
+	bpf_object__for_each_program(prog, skel->obj)
+	{
 		bool is_btf;
 		const char *tp = prog_tp(prog, &is_btf);
 		int g = tp ? group_of(tp) : -1;
@@ -286,7 +291,7 @@ int probes_add_pid(struct probes *p, pid_t pid)
 	uint32_t key = (uint32_t)pid;
 	uint8_t one = 1;
 
-	p->skel->bss->tgid_maybe[key & (PROBE_TGID_FILTER - 1)] = 1;	/* before the hash */
+	p->skel->bss->tgid_maybe[key & (PROBE_TGID_FILTER - 1)] = 1; /* before the hash */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (bpf_map__update_elem(p->skel->maps.tgids, &key, sizeof key, &one, sizeof one, BPF_NOEXIST))
 		return -errno;
@@ -347,8 +352,10 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 	}
 	if (e) {
 		snprintf(err, errlen, "cannot load the BPF probes: %s%s", strerror(e < 0 ? -e : e),
-			 e == -EPERM || e == EPERM ? " (kernel lockdown or a BPF LSM may forbid it;"
-			 " the libbpf hint about 'ulimit -l' is misleading)" : "");
+			 e == -EPERM || e == EPERM ?
+				 " (kernel lockdown or a BPF LSM may forbid it;"
+				 " the libbpf hint about 'ulimit -l' is misleading)" :
+				 "");
 		goto fail;
 	}
 
@@ -366,7 +373,8 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 				     group_names[g]);
 			continue;
 		}
-		bpf_object__for_each_program(prog, p->skel->obj) {
+		bpf_object__for_each_program(prog, p->skel->obj)
+		{
 			bool is_btf;
 			const char *tp = prog_tp(prog, &is_btf);
 			if (!tp || group_of(tp) != g || !bpf_program__autoload(prog))
@@ -594,7 +602,8 @@ void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot 
 		unsigned long long *y = (void *)&devs[i].st;
 		devs[i].dev = now->devs[i].dev;
 		for (size_t w = 0; w < sizeof devs[i].st / 8; w++)
-			y[w] = b0 ? sub0(x[w], ((const unsigned long long *)(const void *)b0)[w]) : x[w];
+			y[w] = b0 ? sub0(x[w], ((const unsigned long long *)(const void *)b0)[w]) :
+				    x[w];
 	}
 	memcpy(out->devs, devs, nd * sizeof *devs);
 	out->ndevs = nd;
@@ -726,7 +735,7 @@ static void name_stack_frames(struct probes *p)
 	}
 	if (u == 0) {
 		free(a.v);
-		return;	/* no stack kept: nothing to name */
+		return; /* no stack kept: nothing to name */
 	}
 	struct ksyms *ks = env_flag(ENV_KALLSYMS, 0) ? NULL : ksym_bpf_resolve(a.v, u);
 	free(a.v);
@@ -815,7 +824,8 @@ static int spread_unsampled(struct probe_wait_site *all, int n)
 			}
 		if (!c || !t)
 			continue;
-		double fc = (double)(c + u->count) / (double)c, ft = (double)(t + u->total_ns) / (double)t;
+		double fc = (double)(c + u->count) / (double)c,
+		       ft = (double)(t + u->total_ns) / (double)t;
 		double fb = b ? (double)(b + u->blocked_ns) / (double)b : 1;
 		for (int j = 0; j < n; j++)
 			if (all[j].stackid >= 0 && all[j].state == u->state && all[j].ctx == u->ctx) {
@@ -823,7 +833,7 @@ static int spread_unsampled(struct probe_wait_site *all, int n)
 				all[j].total_ns = scaled(all[j].total_ns, ft);
 				all[j].blocked_ns = scaled(all[j].blocked_ns, fb);
 			}
-		all[i--] = all[--n];	/* spread: drop it */
+		all[i--] = all[--n]; /* spread: drop it */
 	}
 	return n;
 }
@@ -854,8 +864,11 @@ int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
 			cap = nc;
 		}
 		struct probe_wait_site *w = &all[n++];
-		*w = (struct probe_wait_site){ .stackid = k.stackid, .state = k.state, .ctx = k.ctx,
-					       .count = v.count, .total_ns = v.total_ns,
+		*w = (struct probe_wait_site){ .stackid = k.stackid,
+					       .state = k.state,
+					       .ctx = k.ctx,
+					       .count = v.count,
+					       .total_ns = v.total_ns,
 					       .blocked_ns = v.blocked_ns };
 		stack_of(p, k.stackid, w->ips);
 	}

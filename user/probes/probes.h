@@ -18,21 +18,21 @@
  * one thread at a time uses a given struct probes. */
 #ifndef ADAPTRM_PROBES_H
 #define ADAPTRM_PROBES_H
-#include "probes/hist.h"
-#include "probes/probes_shared.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "probes/hist.h"
+#include "probes/probes_shared.h"
 
 /* Probe groups: each attaches on its own; a missing tracepoint drops only
  * its group (probes_notes() says which and why). */
 enum probe_group {
-	PROBE_G_PROC,		/* sched_process_fork/exit: follow descendants (required) */
-	PROBE_G_SYSCALLS,	/* sys_enter/sys_exit (required) */
-	PROBE_G_LOCKS,		/* contention_begin/end */
-	PROBE_G_OFFCPU,		/* sched_switch: off-CPU time and wait sites */
-	PROBE_G_RUNQ,		/* sched_wakeup, sched_wakeup_new: run-queue delay */
+	PROBE_G_PROC,	  /* sched_process_fork/exit: follow descendants (required) */
+	PROBE_G_SYSCALLS, /* sys_enter/sys_exit (required) */
+	PROBE_G_LOCKS,	  /* contention_begin/end */
+	PROBE_G_OFFCPU,	  /* sched_switch: off-CPU time and wait sites */
+	PROBE_G_RUNQ,	  /* sched_wakeup, sched_wakeup_new: run-queue delay */
 	PROBE_G_EXT4,
 	PROBE_G_JBD2,
 	PROBE_G_XFS,
@@ -43,32 +43,32 @@ enum probe_group {
 const char *probe_group_name(enum probe_group g);
 
 enum probe_flag {
-	PROBE_NO_CALLERS = 1,	/* skip the kernel stack per contention (cheaper) */
-	PROBE_CORE_ONLY = 2,	/* proc, syscalls, locks, off-CPU, run queue: no filesystem or
+	PROBE_NO_CALLERS = 1, /* skip the kernel stack per contention (cheaper) */
+	PROBE_CORE_ONLY = 2,  /* proc, syscalls, locks, off-CPU, run queue: no filesystem or
 				 * block events (btrfs_tree_lock fires on every
 				 * tree lock taken, contended or not) */
 };
 
 struct probe_snapshot {
-	uint64_t time_ns;		/* CLOCK_MONOTONIC when read */
-	uint32_t nthreads;		/* live traced threads */
-	uint32_t ntgids;		/* live traced processes */
-	uint32_t threads_seen;		/* threads traced since start, live or not */
-	uint32_t threads_peak;		/* most live traced threads at once */
-	struct probe_sc_stat sc[PROBE_NR_SYSCALLS];	/* by x86-64 syscall number */
-	struct probe_lock_stat lock[PROBE_LOCK_TYPES];	/* by contention flags & 0x3f */
-	struct probe_misc misc;		/* off-CPU, getdents bytes, filesystems */
-	uint32_t ndevs;			/* devices with filesystem or block events */
+	uint64_t time_ns;			       /* CLOCK_MONOTONIC when read */
+	uint32_t nthreads;			       /* live traced threads */
+	uint32_t ntgids;			       /* live traced processes */
+	uint32_t threads_seen;			       /* threads traced since start, live or not */
+	uint32_t threads_peak;			       /* most live traced threads at once */
+	struct probe_sc_stat sc[PROBE_NR_SYSCALLS];    /* by x86-64 syscall number */
+	struct probe_lock_stat lock[PROBE_LOCK_TYPES]; /* by contention flags & 0x3f */
+	struct probe_misc misc;			       /* off-CPU, getdents bytes, filesystems */
+	uint32_t ndevs;				       /* devices with filesystem or block events */
 	struct probe_dev {
-		uint32_t dev;		/* kernel dev_t: major << 20 | minor */
+		uint32_t dev; /* kernel dev_t: major << 20 | minor */
 		struct probe_dev_stat st;
 	} devs[PROBE_MAX_DEVS];
 };
 
 /* Kernel dev_t (tracepoints) <-> major and minor (stat's st_dev). */
-#define PROBE_DEV_MAJOR(d)	((unsigned)(d) >> 20)
-#define PROBE_DEV_MINOR(d)	((unsigned)(d) & 0xfffff)
-#define PROBE_MKDEV(ma, mi)	((uint32_t)(ma) << 20 | ((uint32_t)(mi) & 0xfffff))
+#define PROBE_DEV_MAJOR(d) ((unsigned)(d) >> 20)
+#define PROBE_DEV_MINOR(d) ((unsigned)(d)&0xfffff)
+#define PROBE_MKDEV(ma, mi) ((uint32_t)(ma) << 20 | ((uint32_t)(mi)&0xfffff))
 /* The counters of DEV in S, or NULL. */
 const struct probe_dev_stat *probe_dev_find(const struct probe_snapshot *s, uint32_t dev);
 
@@ -81,8 +81,7 @@ int probes_check(char *why, size_t len);
 /* Load and attach the probes and trace PIDS (all their threads and future
  * descendants). NPIDS == 0 traces the calling process. FLAGS: enum
  * probe_flag. On failure returns NULL with a message in ERR. */
-struct probes *probes_start(const pid_t *pids, int npids, unsigned flags,
-			    char *err, size_t errlen);
+struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *err, size_t errlen);
 /* Trace one more process (e.g. a child forked stopped before exec). */
 int probes_add_pid(struct probes *p, pid_t pid);
 /* Counters since probes_start. Returns 0, or -errno. */
@@ -126,8 +125,8 @@ int probes_callers(struct probes *p, struct probe_caller *out, int max);
  * returns how many (0 with *OUT NULL when none or on error). */
 struct probe_wait_site {
 	int stackid;
-	unsigned state;			/* PROBE_OFFCPU_BLOCKED or _SLEEPING */
-	unsigned ctx;			/* PROBE_WAIT_IN_* */
+	unsigned state; /* PROBE_OFFCPU_BLOCKED or _SLEEPING */
+	unsigned ctx;	/* PROBE_WAIT_IN_* */
 	uint64_t count, total_ns, blocked_ns;
 	uint64_t ips[PROBE_STACK_DEPTH];
 };

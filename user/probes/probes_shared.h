@@ -9,40 +9,40 @@
 /* log2 latency buckets, DTrace quantize style: bucket 0 holds the value 0,
  * bucket i >= 1 holds [2^(i-1), 2^i); the last bucket also takes everything
  * larger (2^38 ns = 275 s). */
-#define PROBE_HIST_BUCKETS	40
-#define PROBE_NR_SYSCALLS	512	/* x86-64 numbers; larger ones are not counted */
-#define PROBE_LOCK_TYPES	64	/* contention_begin flags & 0x3f */
-#define PROBE_MAX_TGIDS		4096	/* traced processes at once */
-#define PROBE_MAX_THREADS	16384	/* per-thread in-flight state */
-#define PROBE_TGID_FILTER	65536	/* bytes of the traced-tgid filter (a power of 2) */
-#define PROBE_MAX_DEVS		64	/* block devices and filesystems with events */
-#define PROBE_MAX_WAIT_SITES	4096	/* (stack, state, context) off-CPU sites */
+#define PROBE_HIST_BUCKETS 40
+#define PROBE_NR_SYSCALLS 512	  /* x86-64 numbers; larger ones are not counted */
+#define PROBE_LOCK_TYPES 64	  /* contention_begin flags & 0x3f */
+#define PROBE_MAX_TGIDS 4096	  /* traced processes at once */
+#define PROBE_MAX_THREADS 16384	  /* per-thread in-flight state */
+#define PROBE_TGID_FILTER 65536	  /* bytes of the traced-tgid filter (a power of 2) */
+#define PROBE_MAX_DEVS 64	  /* block devices and filesystems with events */
+#define PROBE_MAX_WAIT_SITES 4096 /* (stack, state, context) off-CPU sites */
 /* btrfs_tree_lock fires on every tree lock taken: a take shorter than this
  * was not a wait (99.6% of an uncontended delete's takes are under 256 ns) */
 #define PROBE_BTRFS_CONTENDED_NS 10000
 
 /* contention_begin flags (include/trace/events/lock.h) */
-#define PROBE_LCB_F_SPIN	0x01
-#define PROBE_LCB_F_READ	0x02
-#define PROBE_LCB_F_WRITE	0x04
-#define PROBE_LCB_F_RT		0x08
-#define PROBE_LCB_F_PERCPU	0x10
-#define PROBE_LCB_F_MUTEX	0x20
+#define PROBE_LCB_F_SPIN 0x01
+#define PROBE_LCB_F_READ 0x02
+#define PROBE_LCB_F_WRITE 0x04
+#define PROBE_LCB_F_RT 0x08
+#define PROBE_LCB_F_PERCPU 0x10
+#define PROBE_LCB_F_MUTEX 0x20
 
 /* x86-64 syscall numbers the probes treat specially */
-#define PROBE_NR_UNLINKAT	263
-#define PROBE_NR_GETDENTS64	217
+#define PROBE_NR_UNLINKAT 263
+#define PROBE_NR_GETDENTS64 217
 
 struct probe_hist {
-	unsigned long long count;	/* samples */
-	unsigned long long total;	/* sum of the samples (ns, bytes, ...) */
+	unsigned long long count; /* samples */
+	unsigned long long total; /* sum of the samples (ns, bytes, ...) */
 	unsigned long long b[PROBE_HIST_BUCKETS];
 };
 
 /* One syscall: strace -c's columns plus the latency histogram (ns). */
 struct probe_sc_stat {
-	unsigned long long errors;	/* returned -4095..-1 */
-	struct probe_hist lat;		/* lat.count = calls, lat.total = ns */
+	unsigned long long errors; /* returned -4095..-1 */
+	struct probe_hist lat;	   /* lat.count = calls, lat.total = ns */
 };
 
 /* One lock type (flags & 0x3f): contended waits and their time (ns). */
@@ -53,59 +53,59 @@ struct probe_lock_stat {
 enum probe_offcpu_kind {
 	PROBE_OFFCPU_BLOCKED,	/* switched out in D (TASK_UNINTERRUPTIBLE) */
 	PROBE_OFFCPU_SLEEPING,	/* switched out in S (TASK_INTERRUPTIBLE) */
-	PROBE_OFFCPU_PREEMPTED,	/* switched out runnable: waited for a CPU */
+	PROBE_OFFCPU_PREEMPTED, /* switched out runnable: waited for a CPU */
 	PROBE_OFFCPU_KINDS,
 };
 
 /* Where a traced thread was when it went off CPU (probe_wait_key.ctx) */
-#define PROBE_WAIT_IN_SYSCALL	0x1	/* in a syscall that is not a wait (busy time) */
-#define PROBE_WAIT_IN_LOCK	0x2	/* between contention_begin and contention_end */
-#define PROBE_WAIT_SAMPLED	0x4	/* (BPF only) this S wait gets a stack */
+#define PROBE_WAIT_IN_SYSCALL 0x1 /* in a syscall that is not a wait (busy time) */
+#define PROBE_WAIT_IN_LOCK 0x2	  /* between contention_begin and contention_end */
+#define PROBE_WAIT_SAMPLED 0x4	  /* (BPF only) this S wait gets a stack */
 /* S waits inside busy syscalls: a stack for a thread's first, then 1 in
  * PROBE_S_SAMPLE; the others are keyed by this stack id and user space
  * spreads their time over the sampled sites (probes_wait_sites) */
-#define PROBE_S_SAMPLE		16
-#define PROBE_STACK_UNSAMPLED	(-2)
+#define PROBE_S_SAMPLE 16
+#define PROBE_STACK_UNSAMPLED (-2)
 
 /* Everything else, one per-CPU value. */
 struct probe_misc {
-	struct probe_hist unlinkat_dir;	/* unlinkat(AT_REMOVEDIR) latency, ns (also in sc[263]) */
+	struct probe_hist unlinkat_dir;	  /* unlinkat(AT_REMOVEDIR) latency, ns (also in sc[263]) */
 	struct probe_hist getdents_bytes; /* bytes returned per getdents64 call */
 	struct probe_hist offcpu[PROBE_OFFCPU_KINDS]; /* off-CPU time, ns */
 	/* waiting to run, and the part of the off-CPU time inside busy syscalls
 	 * outside lock waits (the verdict's partition; the blocked part is in
 	 * the wait sites) */
-	struct probe_hist runq;		/* sched_wakeup -> on CPU, ns */
-	unsigned long long busy_runq_ns;	/* wakeup -> on CPU, in busy syscalls */
-	unsigned long long busy_preempt_ns;	/* preempted -> on CPU, in busy syscalls */
-	unsigned long long runq_traced_ns;	/* run-queue and preempted time that ended when
+	struct probe_hist runq;		    /* sched_wakeup -> on CPU, ns */
+	unsigned long long busy_runq_ns;    /* wakeup -> on CPU, in busy syscalls */
+	unsigned long long busy_preempt_ns; /* preempted -> on CPU, in busy syscalls */
+	unsigned long long runq_traced_ns;  /* run-queue and preempted time that ended when
 						 * another traced thread left the CPU */
 	unsigned long long wait_sites_lost, wait_sites_lost_ns; /* wait-site hash full */
 	/* ext4 (traced threads) */
-	struct probe_hist ext4_unlink;	/* ext4_unlink_enter -> exit, ns */
+	struct probe_hist ext4_unlink;	 /* ext4_unlink_enter -> exit, ns */
 	struct probe_hist ext4_ino_jump; /* |inode - the thread's previous unlinked inode| */
 	unsigned long long ext4_free_calls, ext4_freed_blocks;
 	/* xfs (traced threads) */
 	struct probe_hist xfs_log_grant; /* xfs_log_grant_sleep -> wake, ns */
 	unsigned long long xfs_inodegc_throttles;
 	/* btrfs (traced threads) */
-	struct probe_hist btrfs_tree_lock;	/* extent-buffer lock waits >= PROBE_BTRFS_CONTENDED_NS */
-	struct probe_hist btrfs_reserve;	/* space-reservation ticket waits, ns */
-	unsigned long long devs_lost;	/* events of devices past PROBE_MAX_DEVS */
+	struct probe_hist btrfs_tree_lock; /* extent-buffer lock waits >= PROBE_BTRFS_CONTENDED_NS */
+	struct probe_hist btrfs_reserve;   /* space-reservation ticket waits, ns */
+	unsigned long long devs_lost;	   /* events of devices past PROBE_MAX_DEVS */
 	/* bookkeeping */
-	long long threads_delta;	/* forks minus exits of traced threads */
-	long long tgids_delta;		/* new minus exited traced processes */
-	unsigned long long forks;	/* threads and processes created by traced ones */
-	unsigned long long lost;	/* per-thread state map full */
-	unsigned long long tgids_lost;	/* processes not followed: PROBE_MAX_TGIDS live at once */
+	long long threads_delta;       /* forks minus exits of traced threads */
+	long long tgids_delta;	       /* new minus exited traced processes */
+	unsigned long long forks;      /* threads and processes created by traced ones */
+	unsigned long long lost;       /* per-thread state map full */
+	unsigned long long tgids_lost; /* processes not followed: PROBE_MAX_TGIDS live at once */
 };
 
 /* Top contended callers: key and value of the callers hash (read at the end). */
 struct probe_caller_key {
-	int stackid;			/* kernel stack in the stacks map, or -1 */
-	unsigned int flags;		/* lock type */
+	int stackid;	    /* kernel stack in the stacks map, or -1 */
+	unsigned int flags; /* lock type */
 };
-#define PROBE_STACK_DEPTH	24	/* frames kept per contended stack */
+#define PROBE_STACK_DEPTH 24 /* frames kept per contended stack */
 struct probe_caller_val {
 	unsigned long long count, total_ns;
 };
@@ -113,28 +113,28 @@ struct probe_caller_val {
 /* Off-CPU waits of traced threads: key and value of the wait_sites hash
  * (read at the end). */
 struct probe_wait_key {
-	int stackid;			/* kernel stack in the stacks map, or < 0 */
-	unsigned char state;		/* PROBE_OFFCPU_BLOCKED or _SLEEPING */
-	unsigned char ctx;		/* PROBE_WAIT_IN_* */
+	int stackid;	     /* kernel stack in the stacks map, or < 0 */
+	unsigned char state; /* PROBE_OFFCPU_BLOCKED or _SLEEPING */
+	unsigned char ctx;   /* PROBE_WAIT_IN_* */
 	unsigned short pad;
 };
 struct probe_wait_val {
 	unsigned long long count;
-	unsigned long long total_ns;	/* off CPU: switch out -> switch in */
-	unsigned long long blocked_ns;	/* switch out -> wakeup (the rest waited to run) */
+	unsigned long long total_ns;   /* off CPU: switch out -> switch in */
+	unsigned long long blocked_ns; /* switch out -> wakeup (the rest waited to run) */
 };
 
 /* Filesystem and block events of one device (kernel dev_t encoding: major
  * << 20 | minor): the value of the devs hash, keyed by that dev_t. */
 struct probe_dev_stat {
-	unsigned long long unlinks;	/* ext4 and xfs unlinks by traced threads */
+	unsigned long long unlinks; /* ext4 and xfs unlinks by traced threads */
 	unsigned long long ext4_discards, ext4_discard_blocks;
 	/* jbd2 commits of this device's journal; times in jiffies */
-	unsigned long long jbd2_commits, jbd2_wait, jbd2_request_delay, jbd2_running,
-		jbd2_locked, jbd2_flushing, jbd2_logging, jbd2_handles, jbd2_blocks;
+	unsigned long long jbd2_commits, jbd2_wait, jbd2_request_delay, jbd2_running, jbd2_locked,
+		jbd2_flushing, jbd2_logging, jbd2_handles, jbd2_blocks;
 	/* block requests issued to this device (any process) */
 	unsigned long long bio_bytes, bio_discards, bio_discard_bytes;
-	struct probe_hist bio_lat;	/* block_rq_issue -> complete, ns */
+	struct probe_hist bio_lat; /* block_rq_issue -> complete, ns */
 };
 
 #endif

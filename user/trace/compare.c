@@ -1,11 +1,11 @@
 /* adaptrm --trace --compare A.json B.json: two saved traces side by side,
  * with the ratio B/A per row and the histograms next to each other. */
-#include "probes/hist.h"
 #include "lib/json.h"
 #include "lib/msg.h"
-#include "trace/trace.h"
-#include "trace/report.h"
+#include "probes/hist.h"
 #include "trace/findings.h"
+#include "trace/report.h"
+#include "trace/trace.h"
 
 #include <errno.h>
 
@@ -34,7 +34,8 @@ static const struct json_value *load(const char *path, struct json_value **keep)
 }
 
 /* The element of array ARR whose member KEY is the string NAME. */
-static const struct json_value *find_by(const struct json_value *arr, const char *key, const char *name)
+static const struct json_value *find_by(const struct json_value *arr, const char *key,
+					const char *name)
 {
 	for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->n; i++)
 		if (!strcmp(json_get_str(arr->items[i], key, ""), name))
@@ -132,7 +133,11 @@ static void command_line(const char *label, const struct json_value *v)
  * side's row (NULL where that side has none). */
 typedef void row_fn(const char *name, const struct json_value *xa, const struct json_value *xb);
 typedef double weight_fn(const struct json_value *x);
-struct row { const char *name; double w; size_t i; };
+struct row {
+	const char *name;
+	double w;
+	size_t i;
+};
 
 static int cmp_row(const void *x, const void *y)
 {
@@ -277,8 +282,8 @@ static void fs_events(const struct json_value *a, const struct json_value *b)
 #define FS(path1, path2) json_get(json_get(fa, path1), path2), json_get(json_get(fb, path1), path2)
 	const struct json_value *ea, *eb;
 
-	printf("\nFilesystem and block events\n  %-*s %12s %12s %7s\n", name_width, "event", "A", "B",
-	       "B/A");
+	printf("\nFilesystem and block events\n  %-*s %12s %12s %7s\n", name_width, "event", "A",
+	       "B", "B/A");
 	ea = json_get(fa, "ext4");
 	eb = json_get(fb, "ext4");
 	num_row("ext4 unlinks", json_get_num(json_get(ea, "unlink_ns"), "count", 0),
@@ -291,7 +296,8 @@ static void fs_events(const struct json_value *a, const struct json_value *b)
 		"%.0f");
 	ea = json_get(fa, "jbd2");
 	eb = json_get(fb, "jbd2");
-	num_row("jbd2 commits", json_get_num(ea, "commits", 0), json_get_num(eb, "commits", 0), "%.0f");
+	num_row("jbd2 commits", json_get_num(ea, "commits", 0), json_get_num(eb, "commits", 0),
+		"%.0f");
 	static const char *const phases[][2] = {
 		{ "jbd2 ms waiting/commit", "wait_jiffies" },
 		{ "jbd2 ms running/commit", "running_jiffies" },
@@ -301,32 +307,38 @@ static void fs_events(const struct json_value *a, const struct json_value *b)
 	};
 	for (size_t i = 0; i < sizeof phases / sizeof *phases; i++)
 		num_row(phases[i][0], jbd2_ms(ea, phases[i][1]), jbd2_ms(eb, phases[i][1]), "%.1f");
-	num_row("jbd2 handles", json_get_num(ea, "handles", 0), json_get_num(eb, "handles", 0), "%.0f");
+	num_row("jbd2 handles", json_get_num(ea, "handles", 0), json_get_num(eb, "handles", 0),
+		"%.0f");
 	num_row("jbd2 journal blocks", json_get_num(ea, "blocks", 0), json_get_num(eb, "blocks", 0),
 		"%.0f");
 	const struct json_value *xa, *xb;
 	xa = json_get(json_get(fa, "xfs"), "log_grant_wait_ns");
 	xb = json_get(json_get(fb, "xfs"), "log_grant_wait_ns");
-	num_row("xfs log-grant waits", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0), "%.0f");
+	num_row("xfs log-grant waits", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0),
+		"%.0f");
 	num_row("xfs log-grant wait s", json_get_num(xa, "total", 0) / 1e9,
 		json_get_num(xb, "total", 0) / 1e9, "%.6f");
 	num_row("xfs inode-GC throttles", json_get_num(json_get(fa, "xfs"), "inodegc_throttles", 0),
 		json_get_num(json_get(fb, "xfs"), "inodegc_throttles", 0), "%.0f");
 	xa = json_get(json_get(fa, "btrfs"), "tree_lock_wait_ns");
 	xb = json_get(json_get(fb, "btrfs"), "tree_lock_wait_ns");
-	num_row("btrfs tree-lock waits", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0), "%.0f");
+	num_row("btrfs tree-lock waits", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0),
+		"%.0f");
 	num_row("btrfs tree-lock wait s", json_get_num(xa, "total", 0) / 1e9,
 		json_get_num(xb, "total", 0) / 1e9, "%.6f");
 	xa = json_get(json_get(fa, "btrfs"), "reserve_ticket_wait_ns");
 	xb = json_get(json_get(fb, "btrfs"), "reserve_ticket_wait_ns");
-	num_row("btrfs reservation tickets", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0), "%.0f");
+	num_row("btrfs reservation tickets", json_get_num(xa, "count", 0),
+		json_get_num(xb, "count", 0), "%.0f");
 	xa = json_get(json_get(fa, "block"), "latency_ns");
 	xb = json_get(json_get(fb, "block"), "latency_ns");
 	num_row("block requests", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0), "%.0f");
 	num_row("block MiB", json_get_num(json_get(fa, "block"), "bytes", 0) / 1048576.0,
 		json_get_num(json_get(fb, "block"), "bytes", 0) / 1048576.0, "%.1f");
-	num_row("block p50 us", json_get_num(xa, "p50", 0) / 1e3, json_get_num(xb, "p50", 0) / 1e3, "%.1f");
-	num_row("block p99 us", json_get_num(xa, "p99", 0) / 1e3, json_get_num(xb, "p99", 0) / 1e3, "%.1f");
+	num_row("block p50 us", json_get_num(xa, "p50", 0) / 1e3, json_get_num(xb, "p50", 0) / 1e3,
+		"%.1f");
+	num_row("block p99 us", json_get_num(xa, "p99", 0) / 1e3, json_get_num(xb, "p99", 0) / 1e3,
+		"%.1f");
 	num_row("block discards", json_get_num(json_get(fa, "block"), "discards", 0),
 		json_get_num(json_get(fb, "block"), "discards", 0), "%.0f");
 #undef FS

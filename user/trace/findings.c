@@ -11,8 +11,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,15 +20,15 @@ struct finding_ctx {
 	const struct trace_result *r;
 	const struct probe_snapshot *s;
 	const struct probe_misc *m;
-	double base;		/* busy syscall time (ns, at least 1): every share's base */
-	uint64_t entries;	/* files and directories removed */
+	double base;	  /* busy syscall time (ns, at least 1): every share's base */
+	uint64_t entries; /* files and directories removed */
 	/* the partition of base (ns; scaled down together if the measured
 	 * waits exceed the busy time) */
 	double dir_lock, lock[PROBE_LOCK_TYPES], btrfs_lock, cause[TC_COUNT], runq, preempt, running;
-	double journal_space;	/* the part of cause[TC_JOURNAL] waiting for journal space */
+	double journal_space; /* the part of cause[TC_JOURNAL] waiting for journal space */
 	/* events of the traced devices */
 	struct probe_dev_stat dev;
-	bool discard_mount;	/* a traced filesystem is mounted with discard */
+	bool discard_mount;	 /* a traced filesystem is mounted with discard */
 	uint64_t other_discards; /* discards on devices that are not the delete's */
 	long cpus;
 };
@@ -36,7 +36,7 @@ struct finding_ctx {
 struct finding_sink {
 	struct trace_finding *out;
 	int n, max;
-	const char *id;		/* the running rule's: its findings carry it */
+	const char *id; /* the running rule's: its findings carry it */
 	const char *explains;
 };
 
@@ -146,7 +146,7 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 		sum += c->lock[t];
 	for (int k = 0; k < TC_COUNT; k++)
 		sum += c->cause[k];
-	if (sum > c->base) {	/* overlapping measurements: scale the waits down */
+	if (sum > c->base) { /* overlapping measurements: scale the waits down */
 		double f = c->base / sum;
 		c->dir_lock *= f;
 		c->btrfs_lock *= f;
@@ -212,7 +212,8 @@ static void kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
 		    (top < 0 || s->sc[nr].lat.total > s->sc[top].lat.total))
 			top = nr;
 	if (top < 0) {
-		add(k, sh(c, c->running), "Running in the kernel: %s of the syscall time is "
+		add(k, sh(c, c->running),
+		    "Running in the kernel: %s of the syscall time is "
 		    "CPU work in the kernel, the filesystem's own cost.",
 		    trace_fmt_ns(c->running, b1, sizeof b1));
 		return;
@@ -315,18 +316,21 @@ static void journal(const struct finding_ctx *c, struct finding_sink *k)
 		snprintf(what, sizeof what, "%s for journal commits",
 			 trace_fmt_ns(commit, b2, sizeof b2));
 	if (d->jbd2_commits)
-		snprintf(stats, sizeof stats, "; the delete's journal committed %llu transactions "
+		snprintf(stats, sizeof stats,
+			 "; the delete's journal committed %llu transactions "
 			 "(average %.1f ms locked, %.1f ms flushing, %.1f ms logging, %llu handles, "
-			 "%llu blocks)", d->jbd2_commits,
-			 trace_jiffies_ms(d->jbd2_locked, d->jbd2_commits),
+			 "%llu blocks)",
+			 d->jbd2_commits, trace_jiffies_ms(d->jbd2_locked, d->jbd2_commits),
 			 trace_jiffies_ms(d->jbd2_flushing, d->jbd2_commits),
 			 trace_jiffies_ms(d->jbd2_logging, d->jbd2_commits), d->jbd2_handles,
 			 d->jbd2_blocks);
 	add(k, sh(c, space + commit), "Journal waits: the threads waited %s (%llu waits)%s.%s",
 	    what, (unsigned long long)cause_waits(c, TC_JOURNAL), stats,
-	    space >= commit ? " A bigger journal (tune2fs -J size=, or mkfs.ext4 -J size=) "
-	    "makes checkpoints rarer; unlinking in inode order dirties fewer blocks per "
-	    "transaction." : "");
+	    space >= commit ?
+		    " A bigger journal (tune2fs -J size=, or mkfs.ext4 -J size=) "
+		    "makes checkpoints rarer; unlinking in inode order dirties fewer blocks per "
+		    "transaction." :
+		    "");
 }
 
 static void discard(const struct finding_ctx *c, struct finding_sink *k)
@@ -344,7 +348,8 @@ static void discard(const struct finding_ctx *c, struct finding_sink *k)
 	    "%.1f MiB, on the delete's devices)%s",
 	    trace_fmt_ns(ns + commit, b1, sizeof b1),
 	    commit > ns ? " issued by the journal commits they waited for" :
-	    commit > 0 ? " (some in the journal commits they waited for)" : "",
+	    commit > 0	? " (some in the journal commits they waited for)" :
+			  "",
 	    d->bio_discards ? d->bio_discards : d->ext4_discards,
 	    (double)d->bio_discard_bytes / 1048576.0,
 	    c->discard_mount ? "; mount without discard and run fstrim periodically." : ".");
@@ -394,29 +399,39 @@ static void btrfs(const struct finding_ctx *c, struct finding_sink *k)
 	    trace_fmt_ns(ns, b1, sizeof b1), (unsigned long long)m->btrfs_tree_lock.count,
 	    (unsigned long long)m->btrfs_reserve.count,
 	    trace_fmt_ns((double)m->btrfs_reserve.total, b2, sizeof b2),
-	    c->r->max_threads > 1 ? "; workers in one directory serialize on the same "
-	    "b-tree leaves: fewer workers per directory."
-	    : "; with one deleting thread the holders are btrfs's own workers "
-	      "(transaction commit, delayed items): nothing to change in the deleter.");
+	    c->r->max_threads > 1 ?
+		    "; workers in one directory serialize on the same "
+		    "b-tree leaves: fewer workers per directory." :
+		    "; with one deleting thread the holders are btrfs's own workers "
+		    "(transaction commit, delayed items): nothing to change in the deleter.");
 	(void)b3;
 }
 
 /* the remaining wait causes: nothing to do in the deleter about any */
 static void plain_causes(const struct finding_ctx *c, struct finding_sink *k)
 {
-	static const struct { int cause; const char *id, *what; } t[] = {
-		{ TC_WRITEBACK, "writeback_waits", "Writeback: the threads waited %s for pages or "
+	static const struct {
+		int cause;
+		const char *id, *what;
+	} t[] = {
+		{ TC_WRITEBACK, "writeback_waits",
+		  "Writeback: the threads waited %s for pages or "
 		  "inodes under writeback (%llu waits, top site %s)." },
-		{ TC_RECLAIM, "page_reclaim", "Memory reclaim: the threads spent %s blocked in "
+		{ TC_RECLAIM, "page_reclaim",
+		  "Memory reclaim: the threads spent %s blocked in "
 		  "direct reclaim or compaction (%llu waits, top site %s): free memory ran short." },
-		{ TC_PAGE_FAULT, "page_faults", "Page faults: the threads waited %s in page "
+		{ TC_PAGE_FAULT, "page_faults",
+		  "Page faults: the threads waited %s in page "
 		  "faults (%llu waits, top site %s)." },
-		{ TC_BLOCK_IO, "blocked_on_io", "Blocked on block I/O: the threads waited %s for "
+		{ TC_BLOCK_IO, "blocked_on_io",
+		  "Blocked on block I/O: the threads waited %s for "
 		  "block requests (%llu waits, top site %s)." },
-		{ TC_PEER, "peer_waits", "Waiting for another process: the threads waited %s "
+		{ TC_PEER, "peer_waits",
+		  "Waiting for another process: the threads waited %s "
 		  "reading or writing pipes and sockets (%llu waits, top site %s): the other "
 		  "end of a pipeline, not the filesystem." },
-		{ TC_OTHER, "other_waits", "Other waits: the threads waited %s at sites the "
+		{ TC_OTHER, "other_waits",
+		  "Other waits: the threads waited %s at sites the "
 		  "table does not know (%llu waits, top site %s)." },
 	};
 	char b1[32];
@@ -489,8 +504,7 @@ static void scattered_inodes(const struct finding_ctx *c, struct finding_sink *k
 	    "so nearly every unlink dirties another inode-table block and bitmap for "
 	    "the journal to write; unlinking a big directory in inode order (GNU rm "
 	    "sorts past 10,000 entries) touches each block once.",
-	    100.0 * near, (unsigned long long)jh->count, TRACE_INO_NEAR,
-	    hist_quantile(jh, 0.5));
+	    100.0 * near, (unsigned long long)jh->count, TRACE_INO_NEAR, hist_quantile(jh, 0.5));
 }
 
 /* more than two non-empty reads per directory, each well under a 64 KiB
@@ -518,8 +532,8 @@ static void allocator_churn(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_sc_stat *sc = c->s->sc;
 	uint64_t alloc = sc[SYS_brk].lat.count + sc[SYS_mmap].lat.count + sc[SYS_munmap].lat.count;
-	double ns = (double)(sc[SYS_brk].lat.total + sc[SYS_mmap].lat.total +
-			     sc[SYS_munmap].lat.total);
+	double ns =
+		(double)(sc[SYS_brk].lat.total + sc[SYS_mmap].lat.total + sc[SYS_munmap].lat.total);
 	char b1[32];
 
 	if (c->entries < 100 || alloc < 100 || (double)alloc / (double)c->entries < 0.05)
@@ -537,7 +551,7 @@ static void allocator_churn(const struct finding_ctx *c, struct finding_sink *k)
 static const struct finding_rule {
 	const char *id;
 	void (*fn)(const struct finding_ctx *, struct finding_sink *);
-	bool explains;		/* an explaining rule (after the partition's) */
+	bool explains; /* an explaining rule (after the partition's) */
 } finding_rules[] = {
 	{ "directory_lock_contention", directory_lock, false },
 	{ "lock_contention", other_locks, false },
@@ -599,8 +613,10 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 		/* other lock types and btrfs tree locks under 5%: contention
 		 * with kernel workers that any delete meets (btrfs delayed
 		 * nodes and tree locks), not a cause */
-		double floor = !strcmp(top[i].id, "lock_contention") || !strcmp(top[i].id, "btrfs_waits")
-			       ? MINOR_LOCK_SHARE : MINOR_SHARE;
+		double floor = !strcmp(top[i].id, "lock_contention") ||
+					       !strcmp(top[i].id, "btrfs_waits") ?
+				       MINOR_LOCK_SHARE :
+				       MINOR_SHARE;
 		if (top[i].share >= floor || kt.n == 1) {
 			top[n++] = top[i];
 			continue;
@@ -619,8 +635,10 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 		f->id = "minor_parts";
 		f->explains = NULL;
 		f->share = mshare;
-		snprintf(f->text, sizeof f->text, "Smaller parts: %d under 1%% each, lock types "
-			 "under 5%% (%s%s).", minor, names, minor > 4 ? ", ..." : "");
+		snprintf(f->text, sizeof f->text,
+			 "Smaller parts: %d under 1%% each, lock types "
+			 "under 5%% (%s%s).",
+			 minor, names, minor > 4 ? ", ..." : "");
 	}
 	/* each top-level finding, then what explains it; cut at MAX */
 	int m = 0;

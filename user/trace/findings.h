@@ -14,9 +14,9 @@ struct trace_result;
  * finding's time was spent (scattered inode order explains journal waits):
  * its share is of that part, and it is not counted again. */
 struct trace_finding {
-	const char *id;			/* stable identifier (JSON) */
-	const char *explains;		/* NULL, or the id of the finding it explains */
-	double share;			/* of the busy syscall time */
+	const char *id;	      /* stable identifier (JSON) */
+	const char *explains; /* NULL, or the id of the finding it explains */
+	double share;	      /* of the busy syscall time */
 	char text[640];
 };
 

@@ -2,18 +2,18 @@
  * text (strace -c table, DTrace quantize histograms, verdict) or JSON. */
 #ifndef ADAPTRM_TRACE_REPORT_H
 #define ADAPTRM_TRACE_REPORT_H
+#include <stdio.h>
 #include "ctl/decision.h"
 #include "probes/probes.h"
 #include "trace/findings.h"
 #include "trace/waits.h"
-#include <stdio.h>
 
 #define TRACE_MAX_CALLERS 10
 #define TRACE_SCHEMA "adaptrm-trace/1"
 
 /* One --interval sample (deltas over the interval). */
 struct trace_interval {
-	uint64_t t_ns;			/* end of the interval since start */
+	uint64_t t_ns; /* end of the interval since start */
 	uint64_t len_ns;
 	uint32_t nthreads;
 	uint64_t unlinkat_calls, unlinkat_ns, getdents_calls, getdents_ns, openat_calls;
@@ -22,15 +22,15 @@ struct trace_interval {
 };
 
 struct trace_result {
-	const char *mode;		/* "command", "pid", "self" */
-	char **argv;			/* command or rm operands, NULL-terminated */
+	const char *mode; /* "command", "pid", "self" */
+	char **argv;	  /* command or rm operands, NULL-terminated */
 	int pid;
-	int exit_status;		/* -1 when unknown (-p) */
+	int exit_status; /* -1 when unknown (-p) */
 	uint64_t wall_ns;
-	uint32_t max_threads;		/* live at once, sampled */
+	uint32_t max_threads; /* live at once, sampled */
 	uint32_t threads_seen;
 	bool attached[PROBE_G_COUNT];
-	const char *notes;		/* newline-separated */
+	const char *notes; /* newline-separated */
 	const struct probe_snapshot *total;
 	struct probe_caller callers[TRACE_MAX_CALLERS];
 	char caller_names[TRACE_MAX_CALLERS][128];
@@ -38,19 +38,19 @@ struct trace_result {
 	struct trace_interval *iv;
 	int niv;
 	/* where the threads waited, on which devices (waits.h) */
-	struct trace_wait_site *sites;	/* by off-CPU time, largest first */
-	int nsites;			/* all of them (the text shows TRACE_MAX_SITES) */
-	bool have_sites;		/* wait-site stacks were recorded */
-	uint64_t wait_ns[TC_COUNT];	/* blocked time (wakeup excluded) inside busy
+	struct trace_wait_site *sites; /* by off-CPU time, largest first */
+	int nsites;		       /* all of them (the text shows TRACE_MAX_SITES) */
+	bool have_sites;	       /* wait-site stacks were recorded */
+	uint64_t wait_ns[TC_COUNT];    /* blocked time (wakeup excluded) inside busy
 					 * syscalls and outside lock waits, by cause */
 	struct trace_dev devs[PROBE_MAX_DEVS];
 	int ndevs;
 	/* -rf (mode "self"): the adaptive controller's summary and decisions */
-	const char *controller;		/* NULL: no controller ran */
+	const char *controller; /* NULL: no controller ran */
 	const struct controller_decision *decisions;
 	size_t ndecisions;
-	uint64_t interval_ns;		/* --interval as asked (0: none) */
-	bool all;			/* --all: every syscall's histogram in the text */
+	uint64_t interval_ns; /* --interval as asked (0: none) */
+	bool all;	      /* --all: every syscall's histogram in the text */
 };
 
 /* Syscall time excluding waits for children, poll, futex and sleeps: the

@@ -2,14 +2,14 @@
  * traced process (run a command, attach to a pid, delete in-process), the
  * sampling loop, and the report. */
 #include "trace/trace.h"
-#include "probes/ksyms.h"
-#include "lib/msg.h"
-#include "lib/env.h"
 #include "cli/options.h"
-#include "probes/probes.h"
 #include "cli/rm.h"
-#include "trace/report.h"
 #include "lib/clock.h"
+#include "lib/env.h"
+#include "lib/msg.h"
+#include "probes/ksyms.h"
+#include "probes/probes.h"
+#include "trace/report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +28,7 @@
 const struct ksyms *probes_ksyms(struct probes *p);
 
 static volatile sig_atomic_t stop_signal;
-static bool trace_all;	/* --all */
+static bool trace_all; /* --all */
 
 static void on_signal(int sig)
 {
@@ -93,9 +93,9 @@ static void usage(int status)
 struct sampler {
 	struct probes *p;
 	struct probe_snapshot *prev, *cur, *delta;
-	const struct probe_snapshot *last;	/* the most recent read */
+	const struct probe_snapshot *last; /* the most recent read */
 	uint64_t start_ns, interval_ns, next_ns;
-	bool rows;			/* record --interval rows (not in-process) */
+	bool rows; /* record --interval rows (not in-process) */
 	struct trace_result *r;
 	int cap;
 };
@@ -147,7 +147,7 @@ static void sample(struct sampler *s, bool force)
 	if (!due)
 		return;
 	if (!s->interval_ns || !s->rows) {
-		s->next_ns = now + 50000000;	/* only the live thread maximum */
+		s->next_ns = now + 50000000; /* only the live thread maximum */
 		return;
 	}
 	/* the next row on the grid of the start, or a full interval from now
@@ -207,7 +207,7 @@ static int finish(struct sampler *s)
 	const struct ksyms *k = probes_ksyms(s->p);
 	for (int i = 0; i < r->ncallers; i++)
 		ksyms_name(k, r->callers[i].ip, r->caller_names[i], sizeof r->caller_names[i]);
-	trace_collect_waits(s->p, r);	/* after the callers: the verdict classifies them */
+	trace_collect_waits(s->p, r); /* after the callers: the verdict classifies them */
 
 	trace_report_text(stdout, r);
 	fflush(stdout);
@@ -311,11 +311,11 @@ static char *resolve_command(const char *name)
 			cand[dlen] = '/';
 			memcpy(cand + dlen + 1, name, nlen + 1);
 		} else
-			memcpy(cand, name, nlen + 1);	/* "": the current directory */
+			memcpy(cand, name, nlen + 1); /* "": the current directory */
 		if (stat(cand, &st) == 0) {
 			if (S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
 				return cand;
-			err = EACCES;	/* execvp goes on, and fails with EACCES */
+			err = EACCES; /* execvp goes on, and fails with EACCES */
 		} else if (errno == EACCES)
 			err = EACCES;
 		free(cand);
@@ -375,7 +375,7 @@ static int trace_command(char **cmd, double interval, unsigned flags)
 			_exit(127);
 		execv(path, cmd);
 		int e = errno;
-		if (e == ENOEXEC) {	/* execvp runs a script without #! with sh */
+		if (e == ENOEXEC) { /* execvp runs a script without #! with sh */
 			int n = 0;
 			while (cmd[n])
 				n++;
@@ -474,7 +474,11 @@ static int trace_pid(pid_t pid, double interval, unsigned flags)
 {
 	char pidstr[16];
 	char *argv[3] = { "-p", pidstr, NULL };
-	struct trace_result r = { .mode = "pid", .all = trace_all, .argv = argv, .pid = pid, .exit_status = -1 };
+	struct trace_result r = { .mode = "pid",
+				  .all = trace_all,
+				  .argv = argv,
+				  .pid = pid,
+				  .exit_status = -1 };
 	struct sampler s;
 
 	snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
@@ -503,7 +507,7 @@ static int trace_pid(pid_t pid, double interval, unsigned flags)
 			break;
 		sample(&s, true);
 		if (s.last->ntgids == 0 && s.last->misc.tgids_delta < 0)
-			break;	/* the process (and its children) exited */
+			break; /* the process (and its children) exited */
 		sleep_until_due(&s, s.interval_ns ? 10 : 100);
 	}
 	int js = finish(&s);
@@ -606,7 +610,8 @@ static const struct option trace_options[] = {
 static bool spelled_out(const char *arg, const char *name)
 {
 	size_t n = strlen(name);
-	return !strncmp(arg, "--", 2) && !strncmp(arg + 2, name, n) && (!arg[n + 2] || arg[n + 2] == '=');
+	return !strncmp(arg, "--", 2) && !strncmp(arg + 2, name, n) &&
+	       (!arg[n + 2] || arg[n + 2] == '=');
 }
 
 int trace_main(int argc, char **argv)
@@ -616,7 +621,7 @@ int trace_main(int argc, char **argv)
 	unsigned flags = 0;
 	pid_t pid = 0;
 	int ac = argc - 1, at, c, li;
-	char **av = argv + 1;	/* "--trace" plays getopt's program name */
+	char **av = argv + 1; /* "--trace" plays getopt's program name */
 
 	/* "+": the first non-option starts the command or rm's operands; ":":
 	 * missing arguments reported here; an option we do not know starts
@@ -626,7 +631,7 @@ int trace_main(int argc, char **argv)
 	for (;;) {
 		at = optind ? optind : 1;
 		c = getopt_long(ac, av, "+:p:", trace_options, &li);
-		if (c == ':' && optopt >= OPT_HELP)	/* trace_options[] is in enum order */
+		if (c == ':' && optopt >= OPT_HELP) /* trace_options[] is in enum order */
 			li = optopt - OPT_HELP;
 		if (c == -1 || c == '?' || (c == 'p' && strcmp(av[at], "-p")) ||
 		    ((c >= OPT_HELP || (c == ':' && optopt >= OPT_HELP)) &&
@@ -640,35 +645,23 @@ int trace_main(int argc, char **argv)
 			usage(1);
 		}
 		switch (c) {
-		case OPT_HELP:
-			usage(0);
-			break;
-		case OPT_JSON:
-			json = optarg;
-			break;
-		case OPT_INTERVAL:
-			interval = parse_interval(optarg);
-			break;
-		case OPT_NO_CALLERS:
-			flags |= PROBE_NO_CALLERS;
-			break;
-		case OPT_ALL:
-			trace_all = true;
-			break;
+		case OPT_HELP: usage(0); break;
+		case OPT_JSON: json = optarg; break;
+		case OPT_INTERVAL: interval = parse_interval(optarg); break;
+		case OPT_NO_CALLERS: flags |= PROBE_NO_CALLERS; break;
+		case OPT_ALL: trace_all = true; break;
 		case OPT_COMPARE:
 			if (ac - optind != 2) {
 				warn_errno(0, "--compare needs exactly two JSON files");
 				usage(1);
 			}
 			return trace_compare(av[optind], av[optind + 1]);
-		case 'p':
-			pid = parse_pid(optarg);
-			break;
+		case 'p': pid = parse_pid(optarg); break;
 		}
 	}
 	/* the rest starts at AT: a "--" that getopt took is kept, as the command's mark */
 	int i = (c == -1 && at < ac && strcmp(av[at], "--") ? optind : at) + 1;
-	optind = 0;	/* rm's options_parse starts getopt afresh */
+	optind = 0; /* rm's options_parse starts getopt afresh */
 	opterr = 1;
 	if (pid) {
 		if (i < argc) {
@@ -685,7 +678,7 @@ int trace_main(int argc, char **argv)
 			usage(1);
 		}
 		if (json)
-			json_path = json;	/* opened once the command is found */
+			json_path = json; /* opened once the command is found */
 		return trace_command(argv + i + 1, interval, flags);
 	}
 	if (i >= argc) {
