@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,38 @@ static void sleep_until_due(const struct sampler *s, int max_ms)
 		return;
 	struct timespec ts = { (time_t)(until / 1000000000), (long)(until % 1000000000) };
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+/* Wait for the command to end; with --interval, wake when a row is due.
+ * Without, block: the probes keep the thread peak themselves, and a
+ * waiting tracer costs the traced delete nothing. */
+static int wait_command(struct sampler *s, pid_t pid)
+{
+	int st = 0;
+	bool rows = s->rows && s->interval_ns;
+	int pfd = rows ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &st, rows ? WNOHANG : 0);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			die(errno, "waitpid");
+		if (!rows)
+			continue;
+		sample(s, false);
+		if (pfd < 0) { /* no pidfd (before Linux 5.3): look every 10 ms */
+			sleep_until_due(s, 10);
+			continue;
+		}
+		uint64_t now = now_ns();
+		int ms = s->next_ns > now ? (int)((s->next_ns - now + 999999) / 1000000) : 0;
+		struct pollfd pl = { .fd = pfd, .events = POLLIN };
+		poll(&pl, 1, ms);
+	}
+	if (pfd >= 0)
+		close(pfd);
+	return st;
 }
 
 /* Finish: final read, callers, report on stdout (stderr for the in-process
@@ -412,16 +445,7 @@ static int trace_command(char **cmd, double interval, unsigned flags)
 	if (write(go[1], "x", 1) != 1)
 		die(errno, "cannot start %s", cmd[0]);
 	close(go[1]);
-	int st = 0;
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			die(errno, "waitpid");
-		sample(&s, false);
-		sleep_until_due(&s, 10);
-	}
+	int st = wait_command(&s, pid);
 	command_pid = 0;
 	r.exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	int js = finish(&s);
