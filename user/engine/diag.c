@@ -1,46 +1,117 @@
 /* The engine's messages: diagnostics on stderr and -v lines on stdout,
- * naming each file by its path as the user spelled the operand. */
+ * naming each file by its path as the user spelled the operand. Out of
+ * memory they still go out (a directory's ENOMEM is reported, not fatal):
+ * with the last name alone, quoted in a buffer on the stack. */
 #include "engine/engine_int.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
-#include "lib/xalloc.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Room for NEED more bytes and a NUL in SB, grown here where failing is
+ * allowed (the strbuf's own growth dies): false if out of memory. */
+static bool sb_try_reserve(struct strbuf *sb, size_t need)
+{
+	if (sb->buf && sb->len + need + 1 <= sb->cap)
+		return true;
+	size_t cap = sb->cap ? sb->cap : 64;
+	while (cap < sb->len + need + 1)
+		cap *= 2;
+	char *buf = realloc(sb->buf, cap);
+	if (!buf)
+		return false;
+	sb->buf = buf;
+	sb->cap = cap;
+	return true;
+}
+
+static bool is_operand(const struct dnode *p)
+{
+	return atomic_load(&p->parent->flags) & DN_ANCHOR;
+}
 
 /* Path of directory N (and LEAF inside it, if given) as the user would see it:
- * the operand as spelled, then the names below it. */
+ * the operand as spelled, then the names below it. False if out of memory
+ * (SB is then empty). */
+static bool try_build_path(struct worker *w, struct strbuf *sb, struct dnode *n, const char *leaf)
+{
+	const char *disp = w->e->display;
+	size_t dlen = strlen(disp), leaflen = leaf ? strlen(leaf) : 0;
+	/* "/name" for each level below the operand and for LEAF; the first
+	 * '/' is the operand's own if it ends in one ("a/" shows "a/x") */
+	size_t total = dlen + (leaf ? 1 + leaflen : 0);
+	for (struct dnode *p = n; !is_operand(p); p = p->parent)
+		total += 1 + p->namelen;
+	if (total > dlen && (dlen == 0 || disp[dlen - 1] == '/'))
+		total--;
+	sb_reset(sb);
+	if (!sb_try_reserve(sb, total))
+		return false;
+	memcpy(sb->buf, disp, dlen);
+	sb->len = total;
+	sb->buf[total] = '\0';
+	/* the names bottom-up, from the end */
+	size_t pos = total;
+	if (leaf) {
+		pos -= leaflen;
+		memcpy(sb->buf + pos, leaf, leaflen);
+		if (pos > dlen)
+			sb->buf[--pos] = '/';
+	}
+	for (struct dnode *p = n; !is_operand(p); p = p->parent) {
+		pos -= p->namelen;
+		memcpy(sb->buf + pos, p->name, p->namelen);
+		if (pos > dlen)
+			sb->buf[--pos] = '/';
+	}
+	return true;
+}
+
 void build_path(struct worker *w, struct strbuf *sb, struct dnode *n, const char *leaf)
 {
-	size_t depth = 0;
-	for (struct dnode *p = n; p && !(atomic_load(&p->flags) & DN_ANCHOR); p = p->parent) {
-		if (depth == w->cap_chain) {
-			w->cap_chain = w->cap_chain ? 2 * w->cap_chain : 64;
-			w->chain = xrealloc(w->chain, w->cap_chain * sizeof(*w->chain));
+	if (!try_build_path(w, sb, n, leaf))
+		sb_add(sb, "", 0); /* out of memory: dies as it did */
+}
+
+/* PREFIX and the quoted path of DIR/LEAF (and SUFFIX) in w->msg; out of
+ * memory, PREFIX and the last name quoted in EMERGENCY (SIZE bytes, at least
+ * 64). Returns the text and its length in *LEN. */
+#define EMERGENCY 1024
+static const char *quoted_line(struct worker *w, struct dnode *dir, const char *leaf,
+			       const char *prefix, const char *suffix, char *emergency, size_t *len)
+{
+	size_t plen = strlen(prefix), slen = strlen(suffix);
+	if (try_build_path(w, &w->path, dir, leaf)) {
+		sb_reset(&w->msg);
+		/* a quoted byte takes at most 4 characters, and island marks */
+		if (sb_try_reserve(&w->msg, plen + 6 * w->path.len + 16 + slen)) {
+			sb_add(&w->msg, prefix, plen);
+			quote_append(&w->msg, w->path.buf, w->path.len);
+			sb_add(&w->msg, suffix, slen);
+			*len = w->msg.len;
+			return w->msg.buf;
 		}
-		w->chain[depth++] = p;
 	}
-	sb_reset(sb);
-	sb_adds(sb, w->e->display);
-	/* chain[depth-1] is the operand itself: its name is the display */
-	for (size_t i = depth - 1; i-- > 0;) {
-		if (sb->len && sb->buf[sb->len - 1] != '/')
-			sb_addc(sb, '/');
-		sb_add(sb, w->chain[i]->name, w->chain[i]->namelen);
-	}
-	if (leaf) {
-		if (sb->len && sb->buf[sb->len - 1] != '/')
-			sb_addc(sb, '/');
-		sb_adds(sb, leaf);
-	}
+	const char *name = leaf ? leaf : dir->name;
+	size_t nlen = strlen(name), room = (EMERGENCY - plen - slen - 16) / 6;
+	struct strbuf sb = { .buf = emergency, .len = 0, .cap = EMERGENCY };
+	sb_add(&sb, prefix, plen);
+	quote_append(&sb, name, nlen < room ? nlen : room);
+	sb_add(&sb, suffix, slen);
+	*len = sb.len;
+	return emergency;
 }
 
 static void report(struct worker *w, struct dnode *dir, const char *leaf, const char *what, int err)
 {
-	build_path(w, &w->path, dir, leaf);
-	sb_reset(&w->msg);
-	quote_append(&w->msg, w->path.buf, w->path.len);
-	warn_errno(err, "%s %s", what, sb_str(&w->msg));
+	char emergency[EMERGENCY];
+	size_t len;
+	const char *shown = quoted_line(w, dir, leaf, "", "", emergency, &len);
+	warn_errno(err, "%s %s", what, shown);
 	stat_add(&w->st->errors, 1);
 }
 
@@ -51,12 +122,20 @@ void report_cannot_remove(struct worker *w, struct dnode *dir, const char *leaf,
 
 void verbose_removed(struct worker *w, struct dnode *dir, const char *leaf, bool is_dir)
 {
-	build_path(w, &w->path, dir, leaf);
-	sb_reset(&w->msg);
-	sb_adds(&w->msg, is_dir ? "removed directory " : "removed ");
-	quote_append(&w->msg, w->path.buf, w->path.len);
-	sb_addc(&w->msg, '\n');
+	char emergency[EMERGENCY];
+	size_t len;
+	const char *line = quoted_line(w, dir, leaf, is_dir ? "removed directory " : "removed ",
+				       "\n", emergency, &len);
 	flockfile(stdout);
-	fwrite(w->msg.buf, 1, w->msg.len, stdout);
+	/* stdio flushes a pipe every 4 KiB: the reader is gone when that
+	 * write fails. With SIGPIPE at its default the worker dies of it
+	 * there, as GNU rm does (the workers leave it unblocked); ignored
+	 * or blocked, the write fails with EPIPE: nothing more is removed
+	 * (exit 1 and "write error: Broken pipe" at close_stdout). */
+	bool pipe_closed = fwrite(line, 1, len, stdout) < len && errno == EPIPE;
 	funlockfile(stdout);
+	if (pipe_closed) {
+		msg_stdout_failed(EPIPE);
+		atomic_store(&w->e->halt, 1);
+	}
 }

@@ -1,17 +1,20 @@
 #include "engine/dirnode.h"
-#include "lib/xalloc.h"
+#include "lib/msg.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
 
-struct dnode *dnode_new(struct dnode *parent, const char *name, size_t len)
+struct dnode *dnode_try_new(struct dnode *parent, const char *name, size_t len)
 {
-	struct dnode *n = xmalloc(sizeof(*n) + len + 1);
+	struct dnode *n = malloc(sizeof(*n) + len + 1);
+	if (!n)
+		return NULL;
 	n->parent = parent;
 	n->lru_prev = n->lru_next = NULL;
 	atomic_init(&n->refs, 1);
@@ -19,12 +22,21 @@ struct dnode *dnode_new(struct dnode *parent, const char *name, size_t len)
 	atomic_init(&n->progress, 0);
 	n->fd = -1;
 	n->pins = 0;
+	n->budget = 0;
 	n->dev = 0;
 	n->ino = 0;
 	n->retries = 0;
 	n->namelen = (uint16_t)len;
 	memcpy(n->name, name, len);
 	n->name[len] = '\0';
+	return n;
+}
+
+struct dnode *dnode_new(struct dnode *parent, const char *name, size_t len)
+{
+	struct dnode *n = dnode_try_new(parent, name, len);
+	if (!n)
+		die(ENOMEM, "memory exhausted");
 	return n;
 }
 
@@ -244,9 +256,14 @@ int fdc_get(struct fdcache *c, struct dnode *n, int *err)
 	pin_locked(a);
 	pthread_mutex_unlock(&c->lock);
 
-	struct dnode **path = xmalloc(depth * sizeof(*path));
+	struct dnode **path = malloc((depth ? depth : 1) * sizeof(*path));
+	if (!path) {
+		fdc_put(c, a);
+		*err = ENOMEM;
+		return -1;
+	}
 	size_t i = depth;
-	for (struct dnode *p = n; p != a; p = p->parent)
+	for (struct dnode *p = n; i > 0; p = p->parent)
 		path[--i] = p;
 
 	/* Walk down, one verified openat per level, keeping what we open: the

@@ -39,6 +39,10 @@ enum {
 	DN_SORT_ASK = 1u << 7,	 /* no one measured inode order on this filesystem type:
 				 * the controller tries it (knobs.sort_unknown) */
 };
+/* Bits 8-15 of flags: the fewest bytes of st_size one entry takes on its
+ * filesystem (fsinfo_type_min_dirent), 0 where st_size bounds nothing. */
+#define DN_DIRENT_SHIFT 8
+#define DN_DIRENT_MASK (0xffu << DN_DIRENT_SHIFT)
 
 struct dnode {
 	struct dnode *parent;
@@ -48,6 +52,9 @@ struct dnode {
 	_Atomic uint32_t progress; /* entries removed in the current pass */
 	int fd;			   /* -1 when closed; guarded by the cache lock */
 	int pins;		   /* users of fd right now; guarded by the cache lock */
+	uint32_t budget;	   /* entries its scans may still read: set at the first
+				    * open from st_size, so that writers refilling it
+				    * cannot keep it being read forever */
 	dev_t dev;
 	ino_t ino;
 	uint16_t retries;
@@ -65,6 +72,8 @@ struct fdcache {
 };
 
 struct dnode *dnode_new(struct dnode *parent, const char *name, size_t len);
+/* The same, NULL if out of memory (a directory's error, not the run's end). */
+struct dnode *dnode_try_new(struct dnode *parent, const char *name, size_t len);
 void dnode_free(struct dnode *n);
 void dnode_init_anchor(struct dnode *a, int fd);
 
@@ -73,7 +82,8 @@ void fdc_destroy(struct fdcache *c);
 
 /* Pinned fd of N (AT_FDCWD for an anchor on the cwd), re-opened and verified
  * if it was evicted; -1 and *err on
- * failure (ESTALE: the path no longer leads to the recorded directory). */
+ * failure (ESTALE: the path no longer leads to the recorded directory;
+ * ENOMEM). */
 int fdc_get(struct fdcache *c, struct dnode *n, int *err);
 /* Pinned fd of PARENT for removing CHILD (a finished node), preferring the
  * cheap "..", verified, when the parent's fd was evicted. */

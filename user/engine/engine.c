@@ -83,15 +83,22 @@ static uint64_t waited_long(uint64_t ns)
 	return ns >= WAIT_MIN_NS ? ns : 0;
 }
 
-static void push_locked(struct engine *e, size_t n)
+/* Room for N more tasks; false if out of memory (nothing pushed). */
+static bool push_locked(struct engine *e, size_t n)
 {
+	if (e->qlen + n > e->qcap) {
+		size_t cap = e->qcap;
+		while (e->qlen + n > cap)
+			cap = cap ? 2 * cap : 1024;
+		uintptr_t *stack = realloc(e->stack, cap * sizeof(*e->stack));
+		if (!stack)
+			return false;
+		e->stack = stack;
+		e->qcap = cap;
+	}
 	if (e->qlen == 0 && n > 0)
 		e->waiting_since = now_ns();
-	if (e->qlen + n > e->qcap) {
-		while (e->qlen + n > e->qcap)
-			e->qcap = e->qcap ? 2 * e->qcap : 1024;
-		e->stack = xrealloc(e->stack, e->qcap * sizeof(*e->stack));
-	}
+	return true;
 }
 
 static void wake_workers(struct engine *e, size_t n)
@@ -115,22 +122,29 @@ static unsigned idle_helpers(struct engine *e)
 	return n;
 }
 
-static void push_chunks(struct engine *e, struct chunk **chunks, size_t n)
+/* False if out of memory: nothing was pushed. */
+static bool push_chunks(struct engine *e, struct chunk **chunks, size_t n)
 {
 	pthread_mutex_lock(&e->qlock);
-	push_locked(e, n);
-	for (size_t i = 0; i < n; i++)
+	bool ok = push_locked(e, n);
+	for (size_t i = 0; ok && i < n; i++)
 		e->stack[e->qlen++] = (uintptr_t)chunks[i] | TASK_CHUNK;
-	wake_workers(e, n);
+	if (ok)
+		wake_workers(e, n);
 	pthread_mutex_unlock(&e->qlock);
+	return ok;
 }
 
-static void push_tasks(struct engine *e, struct dnode **nodes, size_t n)
+/* False if out of memory: nothing was pushed. */
+static bool push_tasks(struct engine *e, struct dnode **nodes, size_t n)
 {
 	if (n == 0)
-		return;
+		return true;
 	pthread_mutex_lock(&e->qlock);
-	push_locked(e, n);
+	if (!push_locked(e, n)) {
+		pthread_mutex_unlock(&e->qlock);
+		return false;
+	}
 	/* Reversed, so that the first one found is the first one taken: with
 	 * one thread the traversal order then matches readdir order. */
 	for (size_t i = n; i-- > 0;)
@@ -142,6 +156,7 @@ static void push_tasks(struct engine *e, struct dnode **nodes, size_t n)
 			pthread_cond_broadcast(&e->work_cond);
 	}
 	pthread_mutex_unlock(&e->qlock);
+	return true;
 }
 
 static uintptr_t pop_task(struct worker *w)
@@ -187,9 +202,24 @@ static void operand_finished(struct engine *e)
 	pthread_mutex_unlock(&e->qlock);
 }
 
+static void node_release(struct worker *w, struct dnode *d);
+
+/* Subdirectory N of a directory being scanned cannot become a task (out of
+ * memory): it is that directory's error, not the run's end. */
+static __attribute__((noinline)) void subdir_lost(struct worker *w, struct dnode *n)
+{
+	struct dnode *p = n->parent;
+	report_cannot_remove(w, n, NULL, ENOMEM);
+	mark_failed(p);
+	dnode_free(n);
+	node_release(w, p); /* never the last reference: the scan holds one */
+}
+
 static void flush_newdirs(struct worker *w)
 {
-	push_tasks(w->e, w->newdirs, w->n_newdirs);
+	if (!push_tasks(w->e, w->newdirs, w->n_newdirs))
+		for (size_t i = 0; i < w->n_newdirs; i++)
+			subdir_lost(w, w->newdirs[i]);
 	w->n_newdirs = 0;
 }
 
@@ -210,7 +240,7 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 		if (e->stop)
 			return; /* abandoned: the process is about to exit */
 		unsigned flags = atomic_load(&d->flags);
-		if (flags & DN_FAILED) {
+		if ((flags & DN_FAILED) || atomic_load_explicit(&e->halt, memory_order_relaxed)) {
 			/* something inside stays: the ancestors stay too, silently */
 			fdc_drop(&e->fdc, d);
 			mark_failed(p);
@@ -238,15 +268,20 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 		} else {
 			err = -r;
 			if ((err == ENOTEMPTY || err == EEXIST) && atomic_load(&d->progress) > 0 &&
-			    d->retries < e->cfg.max_retries) {
+			    d->retries < e->cfg.max_retries && d->budget > 0) {
 				/* Refilled while we deleted it. Scan again, but only
-				 * while each pass makes progress. */
+				 * while each pass makes progress and within the
+				 * entries the directory could hold when first
+				 * opened (its budget: a writer that keeps filling
+				 * it gets GNU's "Directory not empty"). */
 				d->retries++;
 				atomic_store(&d->progress, 0);
 				atomic_store(&d->refs, 1);
-				fdc_put(&e->fdc, p);
-				push_tasks(e, &d, 1);
-				return;
+				if (push_tasks(e, &d, 1)) {
+					fdc_put(&e->fdc, p);
+					return;
+				}
+				atomic_store(&d->refs, 0);
 			}
 			if (!(err == ENOENT && e->cfg.force)) {
 				report_cannot_remove(w, d, NULL, err);
@@ -262,6 +297,15 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 static __attribute__((noinline)) void node_release(struct worker *w, struct dnode *d)
 {
 	node_release_inline(w, d);
+}
+
+/* Out of memory for a subdirectory's node: "cannot remove 'dir/NAME':
+ * Cannot allocate memory", and D fails. */
+static __attribute__((noinline)) void subdir_no_memory(struct worker *w, struct dnode *d,
+						       const char *name)
+{
+	report_cannot_remove(w, d, name, ENOMEM);
+	mark_failed(d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -324,12 +368,22 @@ static inline __attribute__((always_inline)) void file_removed(struct worker *w,
 /* Subdirectory NAME of D becomes a task, pushed with the buffer's others. */
 static void queue_subdir(struct worker *w, struct dnode *d, const char *name)
 {
-	struct dnode *child = dnode_new(d, name, strlen(name));
-	atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
 	if (w->n_newdirs == w->cap_newdirs) {
-		w->cap_newdirs = w->cap_newdirs ? 2 * w->cap_newdirs : 64;
-		w->newdirs = xrealloc(w->newdirs, w->cap_newdirs * sizeof(*w->newdirs));
+		size_t cap = w->cap_newdirs ? 2 * w->cap_newdirs : 64;
+		struct dnode **nd = realloc(w->newdirs, cap * sizeof(*nd));
+		if (!nd) {
+			subdir_no_memory(w, d, name);
+			return;
+		}
+		w->newdirs = nd;
+		w->cap_newdirs = cap;
 	}
+	struct dnode *child = dnode_try_new(d, name, strlen(name));
+	if (!child) {
+		subdir_no_memory(w, d, name);
+		return;
+	}
+	atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
 	w->newdirs[w->n_newdirs++] = child;
 }
 
@@ -399,6 +453,7 @@ static int cmp_ino(const void *a, const void *b)
 
 static unsigned dir_share(struct engine *e, struct dnode *d);
 static bool want_reverse(struct engine *e, struct dnode *d);
+static void run_chunk(struct worker *w, struct chunk *c);
 
 /* How the entries of one getdents64 read are consumed, decided before the
  * read (choose_mode). */
@@ -425,6 +480,7 @@ struct scan {
 	bool dir_past;	    /* the last read began past the sort threshold,
 				 * where inode order is untried */
 	uint64_t nread;	    /* entries read so far */
+	uint64_t limit;	    /* entries this pass may read (pass_limit) */
 	struct scan_mode mode;
 };
 
@@ -442,14 +498,17 @@ static size_t reader_slice(const struct worker *w, size_t n, size_t k)
 	return lead > even / 2 ? even - even / 2 : even - lead;
 }
 
-/* Copy entries [from, to) of the worker's batch into a chunk for another worker. */
+/* Copy entries [from, to) of the worker's batch into a chunk for another
+ * worker; NULL if out of memory. */
 static struct chunk *chunk_new(struct worker *w, struct dnode *d, size_t from, size_t to)
 {
 	size_t names = 0;
 	for (size_t i = from; i < to; i++)
 		names += strlen(w->names.buf + w->ents[i].name_off) + 1;
 	size_t n = to - from;
-	struct chunk *c = xmalloc(sizeof(*c) + n * sizeof(c->ents[0]) + names);
+	struct chunk *c = malloc(sizeof(*c) + n * sizeof(c->ents[0]) + names);
+	if (!c)
+		return NULL;
 	char *dst = (char *)&c->ents[n];
 	size_t off = 0;
 	c->d = d;
@@ -519,17 +578,31 @@ static void flush_batch(struct worker *w, const struct scan *s)
 		/* contiguous slices keep each worker's inodes close together */
 		for (size_t from = local; from < n; from += per) {
 			size_t to = from + per < n ? from + per : n;
-			chunks[nc++] = chunk_new(w, d, from, to);
-			chunks[nc - 1]->big_mode = w->big_mode;
+			struct chunk *c = chunk_new(w, d, from, to);
+			if (!c)
+				break;
+			c->big_mode = w->big_mode;
+			chunks[nc++] = c;
 		}
-		atomic_fetch_add_explicit(&d->refs, (int)nc, memory_order_relaxed);
-		push_chunks(e, chunks, nc);
+		if (nc == k - 1) {
+			atomic_fetch_add_explicit(&d->refs, (int)nc, memory_order_relaxed);
+			if (!push_chunks(e, chunks, nc)) {
+				/* no room to hand them on: this worker runs them */
+				for (size_t i = 0; i < nc; i++)
+					run_chunk(w, chunks[i]);
+			}
+		} else {
+			/* out of memory: the whole batch stays with this worker */
+			for (size_t i = 0; i < nc; i++)
+				free(chunks[i]);
+			local = n;
+		}
 	}
 	/* Sorted and last-first (btrfs): descending inode order, so the
 	 * inode and directory-index items go from the ends of their leaves. */
 	bool reverse = want_reverse(e, d);
 	uint64_t t0 = local < n ? now_ns() : 0;
-	for (size_t k = 0; k < local && !e->stop; k++) {
+	for (size_t k = 0; k < local && !e->halt; k++) {
 		size_t i = reverse ? local - 1 - k : k;
 		remove_entry(w, d, fd, w->names.buf + w->ents[i].name_off, w->ents[i].type);
 	}
@@ -559,30 +632,51 @@ static void run_chunk(struct worker *w, struct chunk *c)
 		 * type unlinks last-first (btrfs: descending inode order) */
 		bool reverse = want_reverse(e, d);
 		w->big_mode = c->big_mode;
-		for (uint32_t k = 0; k < c->n && !e->stop; k++) {
+		for (uint32_t k = 0; k < c->n && !e->halt; k++) {
 			uint32_t i = reverse ? c->n - 1 - k : k;
 			remove_entry(w, d, fd, names + c->ents[i].name_off, c->ents[i].type);
 		}
 		w->big_mode = BIG_NONE;
 		flush_newdirs(w);
 		fdc_put(&e->fdc, d);
+		if (atomic_load_explicit(&e->halt, memory_order_relaxed))
+			mark_failed(d); /* what it skipped stays */
 	}
 	free(c);
 	atomic_fetch_sub(&e->in_chunk, 1);
 	node_release(w, d);
 }
 
-static void batch_add(struct worker *w, const struct linux_dirent64 *de)
+/* Add an entry to the batch; false if out of memory (the caller removes it
+ * at once instead: unbatched, unsorted, but removed). */
+static bool batch_add(struct worker *w, const struct linux_dirent64 *de)
 {
 	if (w->n_ents == w->cap_ents) {
-		w->cap_ents = w->cap_ents ? 2 * w->cap_ents : 1024;
-		w->ents = xrealloc(w->ents, w->cap_ents * sizeof(*w->ents));
+		size_t cap = w->cap_ents ? 2 * w->cap_ents : 1024;
+		struct sort_ent *ents = realloc(w->ents, cap * sizeof(*ents));
+		if (!ents)
+			return false;
+		w->ents = ents;
+		w->cap_ents = cap;
+	}
+	size_t len = strlen(de->d_name) + 1;
+	if (w->names.len + len + 1 > w->names.cap) {
+		/* grown here, where failing is allowed: sb_add then has room */
+		size_t cap = w->names.cap ? w->names.cap : 4096;
+		while (cap < w->names.len + len + 1)
+			cap *= 2;
+		char *buf = realloc(w->names.buf, cap);
+		if (!buf)
+			return false;
+		w->names.buf = buf;
+		w->names.cap = cap;
 	}
 	struct sort_ent *s = &w->ents[w->n_ents++];
 	s->ino = de->d_ino;
 	s->type = de->d_type;
 	s->name_off = (uint32_t)w->names.len;
-	sb_add(&w->names, de->d_name, strlen(de->d_name) + 1);
+	sb_add(&w->names, de->d_name, len);
+	return true;
 }
 
 /* Per-filesystem policy of directory D, decided by fstatfs only where the
@@ -593,7 +687,7 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 	unsigned flags;
 	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev) {
 		flags = atomic_load(&p->flags) & (DN_SORT | DN_SORT_ASK | DN_SHARE | DN_SHARE_ASK |
-						  DN_REVERSE | DN_SIZE_BOUND);
+						  DN_REVERSE | DN_SIZE_BOUND | DN_DIRENT_MASK);
 	} else {
 		uint64_t type = fsinfo_type(fd);
 		flags = (fsinfo_type_sort_pays(type) ? DN_SORT : 0) |
@@ -601,7 +695,8 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 			(fsinfo_type_share_pays(type) ? DN_SHARE : 0) |
 			(fsinfo_type_share_known(type) ? 0 : DN_SHARE_ASK) |
 			(fsinfo_type_reverse_pays(type) ? DN_REVERSE : 0) |
-			(fsinfo_type_dirsize_bounds(type) ? DN_SIZE_BOUND : 0);
+			(fsinfo_type_dirsize_bounds(type) ? DN_SIZE_BOUND : 0) |
+			(fsinfo_type_min_dirent(type) << DN_DIRENT_SHIFT);
 	}
 	atomic_fetch_or(&d->flags, flags);
 }
@@ -755,14 +850,65 @@ static int open_task_dir(struct worker *w, struct dnode *d, struct stat *st)
 	return fd;
 }
 
+/* Entries a pass may read past what the directory could hold when first
+ * opened: room for a writer that stops soon, and for the estimate's slack. */
+#define PASS_MARGIN 1024u
+/* Where st_size bounds nothing: the entries one pass reads at least before
+ * it ends in an rmdir (whose ENOTEMPTY starts another, max_retries at most). */
+#define PASS_UNBOUNDED (1u << 20)
+
+/* How many entries this pass over D (ST: as just opened) may read. A
+ * directory that writers keep filling must not be read forever (GNU rm reads
+ * it once and reports the rmdir's ENOTEMPTY): where st_size bounds the
+ * entries, all the passes over D together read at most what it could hold
+ * when first opened, plus PASS_MARGIN (its budget, spent by scan_end; what
+ * the bound overestimates is left for the rescans of a directory refilled
+ * after its pass, max_retries at most); elsewhere each pass reads at most
+ * twice an estimate at 8 bytes an entry, and at least PASS_UNBOUNDED. */
+static uint64_t pass_limit(struct dnode *d, const struct stat *st)
+{
+	unsigned per = (atomic_load(&d->flags) & DN_DIRENT_MASK) >> DN_DIRENT_SHIFT;
+	uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+	if (!per) {
+		d->budget = UINT32_MAX;
+		return 2 * (size / 8) > PASS_UNBOUNDED ? 2 * (size / 8) : PASS_UNBOUNDED;
+	}
+	if (d->retries == 0) {
+		uint64_t b = size / per + PASS_MARGIN;
+		d->budget = b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+	}
+	return d->budget;
+}
+
+/* The worker's getdents64 buffer at the knob's size; out of memory, the one
+ * it has (or the smallest). False if it has none. */
+static bool size_dbuf(struct worker *w, size_t want)
+{
+	if (want == w->dbuf_size)
+		return true;
+	char *buf = malloc(want);
+	if (!buf && !w->dbuf) {
+		want = GETDENTS_MIN;
+		buf = malloc(want);
+	}
+	if (!buf)
+		return w->dbuf != NULL;
+	free(w->dbuf);
+	w->dbuf = buf;
+	w->dbuf_size = want;
+	return true;
+}
+
 /* Begin reading D (FD, ST): its filesystem's policy, the worker's buffers
- * sized for the knobs, the mode as the directory starts. */
-static void scan_start(struct worker *w, struct scan *s, struct dnode *d, int fd,
+ * sized for the knobs, the mode as the directory starts. False if out of
+ * memory for even the smallest getdents64 buffer. */
+static bool scan_start(struct worker *w, struct scan *s, struct dnode *d, int fd,
 		       const struct stat *st)
 {
 	struct engine *e = w->e;
 	fs_policy(e, d, fd);
 	*s = (struct scan){ .d = d, .fd = fd, .dir_size = (uint64_t)st->st_size };
+	s->limit = pass_limit(d, st);
 	s->mode.sort = want_sort(e, d, s->dir_size);
 	s->batch = atomic_load_explicit(&e->knobs.sort_batch, memory_order_relaxed);
 
@@ -771,20 +917,23 @@ static void scan_start(struct worker *w, struct scan *s, struct dnode *d, int fd
 		want = GETDENTS_MIN;
 	if (want > GETDENTS_MAX)
 		want = GETDENTS_MAX;
-	if (want != w->dbuf_size) {
-		free(w->dbuf);
-		w->dbuf = xmalloc(want);
-		w->dbuf_size = want;
-	}
+	if (!size_dbuf(w, want))
+		return false;
 	s->mode.reverse = want_reverse(e, d);
 	if (s->mode.reverse && w->cap_rev < w->dbuf_size / 24 + 1) {
-		/* a dirent takes at least 24 bytes: this holds a full buffer */
-		w->cap_rev = w->dbuf_size / 24 + 1;
-		free(w->rev);
-		w->rev = xmalloc(w->cap_rev * sizeof(*w->rev));
+		/* a dirent takes at least 24 bytes: this holds a full buffer
+		 * (out of memory, the entries past the old one go in order) */
+		size_t cap = w->dbuf_size / 24 + 1;
+		const struct linux_dirent64 **rev = malloc(cap * sizeof(*rev));
+		if (rev) {
+			free(w->rev);
+			w->rev = rev;
+			w->cap_rev = cap;
+		}
 	}
 	s->ask_sort = atomic_load(&d->flags) & DN_SORT_ASK;
 	s->threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
+	return true;
 }
 
 /* The mode of the next read. Where inode order is untried, the controller's
@@ -881,21 +1030,22 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	bool batching = s->mode.batching, reverse = s->mode.reverse;
 	uint64_t nread = s->nread;
 	size_t nrev = 0;
-	for (long off = 0; off < n && !e->stop;) {
+	for (long off = 0; off < n && !e->halt;) {
 		const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
 		off += de->d_reclen;
 		if (is_dot_or_dotdot(de->d_name))
 			continue;
 		nread++;
-		if (batching)
-			batch_add(w, de);
-		else if (reverse && nrev < w->cap_rev)
+		if (batching) {
+			if (__builtin_expect(!batch_add(w, de), 0))
+				remove_entry(w, d, fd, de->d_name, de->d_type);
+		} else if (reverse && nrev < w->cap_rev)
 			w->rev[nrev++] = de;
 		else
 			remove_entry(w, d, fd, de->d_name, de->d_type);
 	}
 	s->nread = nread;
-	while (nrev > 0 && !e->stop) {
+	while (nrev > 0 && !e->halt) {
 		const struct linux_dirent64 *de = w->rev[--nrev];
 		remove_entry(w, d, fd, de->d_name, de->d_type);
 	}
@@ -910,25 +1060,42 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 static inline __attribute__((always_inline)) void scan_end(struct worker *w, struct scan *s)
 {
 	struct engine *e = w->e;
-	if (w->n_ents && !e->stop)
+	struct dnode *d = s->d;
+	if (w->n_ents && !e->halt)
 		flush_batch(w, s);
 	w->n_ents = 0;
 	w->big_mode = BIG_NONE;
 	sb_reset(&w->names);
 	flush_newdirs(w);
-	fdc_put(&e->fdc, s->d);
-	node_release_inline(w, s->d);
+	fdc_put(&e->fdc, d);
+	if (d->budget != UINT32_MAX)
+		d->budget -= s->nread < d->budget ? (uint32_t)s->nread : d->budget;
+	if (atomic_load_explicit(&e->halt, memory_order_relaxed))
+		mark_failed(d); /* what it skipped stays */
+	node_release_inline(w, d);
 }
 
 static void scan_dir(struct worker *w, struct dnode *d)
 {
+	if (atomic_load_explicit(&w->e->halt, memory_order_relaxed)) {
+		mark_failed(d);
+		node_release(w, d);
+		return;
+	}
 	struct stat st;
 	int fd = open_task_dir(w, d, &st);
 	if (fd == -1)
 		return;
 	struct scan s;
-	scan_start(w, &s, d, fd, &st);
-	while (!w->e->stop) {
+	if (!scan_start(w, &s, d, fd, &st)) {
+		report_cannot_remove(w, d, NULL, ENOMEM);
+		mark_failed(d);
+		scan_end(w, &s);
+		return;
+	}
+	/* One pass: until the end of the directory, or its limit, after which
+	 * whatever writers added goes to the rmdir's ENOTEMPTY. */
+	while (!w->e->halt && s.nread < s.limit) {
 		s.mode = choose_mode(w, &s);
 		long n = read_batch(w, &s);
 		if (n <= 0)
@@ -942,20 +1109,48 @@ static void scan_dir(struct worker *w, struct dnode *d)
 /* ------------------------------------------------------------------ */
 /* The workers and the operand (the life cycle: lifecycle.c)            */
 
+static void run_task(struct worker *w, uintptr_t task)
+{
+	uint64_t t0 = now_ns();
+	if (task & TASK_CHUNK)
+		run_chunk(w, (struct chunk *)(task & ~TASK_CHUNK));
+	else
+		scan_dir(w, (struct dnode *)task);
+	stat_add(&w->st->busy_ns, now_ns() - t0);
+}
+
 void *engine_worker_main(void *arg)
 {
 	struct worker *w = arg;
 	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
 	uintptr_t task;
-	while ((task = pop_task(w)) != 0) {
-		uint64_t t0 = now_ns();
-		if (task & TASK_CHUNK)
-			run_chunk(w, (struct chunk *)(task & ~TASK_CHUNK));
-		else
-			scan_dir(w, (struct dnode *)task);
-		stat_add(&w->st->busy_ns, now_ns() - t0);
-	}
+	while ((task = pop_task(w)) != 0)
+		run_task(w, task);
 	return NULL;
+}
+
+/* No worker thread could be started (spawn_workers): the caller's thread is
+ * worker 0 until the operand is done, ticking between tasks. With one
+ * worker nothing waits for helpers, so the stack empties only at the end. */
+static void run_in_caller(struct engine *e)
+{
+	struct worker *w = &e->workers[0];
+	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
+	uint64_t next_tick = now_ns() + 100 * 1000 * 1000;
+	for (;;) {
+		uintptr_t task = 0;
+		pthread_mutex_lock(&e->qlock);
+		if (!e->op_done && !e->stop && e->qlen > 0)
+			task = e->stack[--e->qlen];
+		pthread_mutex_unlock(&e->qlock);
+		if (!task)
+			return;
+		run_task(w, task);
+		if (e->tick && now_ns() >= next_tick) {
+			e->tick(e, e->tick_arg);
+			next_tick = now_ns() + 100 * 1000 * 1000;
+		}
+	}
 }
 
 uint64_t engine_waited_ns(struct engine *e)
@@ -981,10 +1176,20 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 	struct dnode *root = dnode_new(&e->anchor, name, strlen(name));
 	root->dev = st.st_dev;
 	root->ino = st.st_ino;
-	push_tasks(e, &root, 1);
+	if (!push_tasks(e, &root, 1)) {
+		struct strbuf sb = STRBUF_INIT;
+		quote_append(&sb, display, strlen(display));
+		warn_errno(ENOMEM, "cannot remove %s", sb_str(&sb));
+		sb_free(&sb);
+		dnode_free(root);
+		return false;
+	}
+	bool in_caller = atomic_load(&e->nstarted) == 0;
+	if (in_caller)
+		run_in_caller(e);
 
 	pthread_mutex_lock(&e->qlock);
-	while (!e->op_done && !e->stop) {
+	while (!e->op_done && !e->stop && !in_caller) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += 100 * 1000 * 1000;

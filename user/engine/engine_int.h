@@ -30,11 +30,9 @@ struct worker {
 	size_t n_newdirs, cap_newdirs;
 	struct sort_ent *ents; /* inode-sort batch */
 	size_t n_ents, cap_ents;
-	struct strbuf names;  /* arena for the batch's names */
-	struct strbuf msg;    /* message / -v line being built */
-	struct strbuf path;   /* path of the entry being reported */
-	struct dnode **chain; /* scratch for building paths */
-	size_t cap_chain;
+	struct strbuf names; /* arena for the batch's names */
+	struct strbuf msg;   /* message / -v line being built */
+	struct strbuf path;  /* path of the entry being reported */
 	bool joined;
 	unsigned unlink_seq; /* unlinks so far, for sampling their time */
 	uint8_t big_mode;    /* enum big_mode of the unlinks being issued */
@@ -68,6 +66,10 @@ struct engine {
 	int seen_active;     /* active_threads as the workers last saw it */
 	bool shutdown;
 	atomic_int stop; /* lock-free, so the signal handler may set it */
+	/* Remove nothing more, but finish the tree's bookkeeping: every task
+	 * left fails silently and its ancestors with it (stdout is a closed
+	 * pipe). Set with stop too: the loops over entries check this one. */
+	atomic_int halt;
 
 	struct fdcache fdc;
 

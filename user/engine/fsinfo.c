@@ -115,6 +115,17 @@ bool fsinfo_type_dirsize_bounds(uint64_t t)
 	return t == EXT4_MAGIC;
 }
 
+unsigned fsinfo_type_min_dirent(uint64_t t)
+{
+	switch (t) {
+	case EXT4_MAGIC: return FSINFO_MIN_DIRENT;
+	case TMPFS_MAGIC: return 20;
+	case XFS_MAGIC: return 8;
+	case BTRFS_MAGIC: return 2;
+	}
+	return 0;
+}
+
 bool fsinfo_inode_sort_pays(int fd)
 {
 	return fsinfo_type_sort_pays(fsinfo_type(fd));

@@ -44,5 +44,12 @@ bool fsinfo_type_reverse_pays(uint64_t f_type);
  * whole first. */
 #define FSINFO_MIN_DIRENT 12
 bool fsinfo_type_dirsize_bounds(uint64_t f_type);
+/* The fewest bytes of a directory's st_size that one entry accounts for,
+ * so that st_size / this bounds the entries a directory holds: ext2/3/4 12
+ * (FSINFO_MIN_DIRENT), tmpfs 20 (BOGO_DIRENT_SIZE per entry), xfs 8 (a
+ * short-form entry: length, offset, a 1-byte name and a 4-byte inode),
+ * btrfs 2 (i_size counts each name twice). 0 where st_size says nothing
+ * (FUSE, NFS, overlayfs and the rest). */
+unsigned fsinfo_type_min_dirent(uint64_t f_type);
 
 #endif

@@ -53,15 +53,24 @@ void die(int errnum, const char *fmt, ...)
 	exit(1);
 }
 
+/* The error a write of stdout failed with, for close_stdout's message when
+ * stdio no longer holds it (the failed buffer was dropped). */
+static _Atomic int stdout_errno;
+
+void msg_stdout_failed(int err)
+{
+	stdout_errno = err;
+}
+
 int msg_close_stdout(int status)
 {
 	bool pending = __fpending(stdout) != 0;
 	bool prev_fail = ferror(stdout) != 0;
 	bool close_fail = fclose(stdout) != 0;
 	if (prev_fail || (close_fail && (pending || errno != EBADF))) {
-		int err = close_fail ? errno : 0;
-		if (err == EPIPE)
-			return status;
+		/* EPIPE too, as gnulib's close_stdout: it is seen only where
+		 * SIGPIPE is ignored or blocked (else it killed us first) */
+		int err = close_fail ? errno : stdout_errno;
 		warn_errno(err, "write error");
 		return 1;
 	}

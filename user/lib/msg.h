@@ -13,8 +13,11 @@ void warn_errno(int errnum, const char *fmt, ...) __attribute__((format(printf, 
 void die(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 
 /* GNU close_stdout: flush and close stdout; on a write error (closed fd,
- * full disk) print "PROG: write error: ..." and return 1, else STATUS. A
- * broken pipe stays silent. */
+ * full disk, a closed pipe with SIGPIPE ignored) print "PROG: write error:
+ * ..." and return 1, else STATUS. */
 int msg_close_stdout(int status);
+/* A write of stdout failed with ERR (from any thread): msg_close_stdout
+ * names it if stdio no longer does. */
+void msg_stdout_failed(int err);
 
 #endif
