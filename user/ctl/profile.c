@@ -246,7 +246,9 @@ static char *read_text(const char *path, bool *missing, int64_t *mtime, char *er
 	*missing = false;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
-		*missing = errno == ENOENT;
+		/* absent, or out of reach (HOME of another user under sudo -u):
+		 * nothing stored for us, as before */
+		*missing = errno == ENOENT || errno == ENOTDIR || errno == EACCES;
 		snprintf(err, errlen, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
 		return NULL;
 	}
