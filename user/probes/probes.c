@@ -291,8 +291,10 @@ int probes_add_pid(struct probes *p, pid_t pid)
 	uint32_t key = (uint32_t)pid;
 	uint8_t one = 1;
 
-	p->skel->bss->tgid_maybe[key & (PROBE_TGID_FILTER - 1)] = 1; /* before the hash */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	/* the filter byte before the hash entry (a seq_cst store: BPF on
+	 * other CPUs reads the byte first) */
+	__atomic_store_n(&p->skel->bss->tgid_maybe[key & (PROBE_TGID_FILTER - 1)], 1,
+			 __ATOMIC_SEQ_CST);
 	if (bpf_map__update_elem(p->skel->maps.tgids, &key, sizeof key, &one, sizeof one, BPF_NOEXIST))
 		return -errno;
 	uint32_t before = p->base_threads;
