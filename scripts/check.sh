@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as `make check` runs it:
-#   1. plain build: Criterion unit tests, then the end-to-end tests;
+#   0. make lint: format, shellcheck, headers, layers, static analyzer;
+#   1. plain build: Criterion unit tests, the end-to-end tests, then the
+#      diagnosis suite (tests/diagnosis: the --trace verdict on known causes);
 #   2. ASan+UBSan build: unit tests, then the end-to-end tests again;
 #   3. TSan build: the threaded-engine unit tests and the parallel e2e tests.
 set -uo pipefail
@@ -12,14 +14,25 @@ step() { echo; echo "=== $*"; }
 step "build"
 make -j"$jobs" all tests tools || exit 1
 
+step "lint"
+make lint || status=1
+
 step "unit tests"
 make unit || status=1
 
 step "end-to-end tests"
 make e2e || status=1
 
+step "diagnosis suite"
+ADAPTRM=$PWD/adaptrm TOOLS=$PWD/.output/tools bash tests/diagnosis/run.sh || status=1
+
 step "GNU rm differential suite"
 ADAPTRM=./adaptrm bash tests/gnu/run.sh || status=1
+
+# libFuzzer on the JSON reader, the profile reader, the option parser and
+# --trace --compare: saved crashes replayed, then 20 s each (scripts/fuzz.sh)
+step "fuzz (short)"
+bash scripts/fuzz.sh 20 || status=1
 
 step "ASan+UBSan: build"
 make -j"$jobs" SAN=asan all tests tools || exit 1

@@ -42,6 +42,7 @@ for f in "$here"/test_*.sh; do
 		start=$(date +%s.%N)
 		out=$( (
 			export SCRATCH=$scratch
+			export XDG_CACHE_HOME=$scratch/.cache
 			cd "$scratch" || exit 1
 			source "$e2e/lib.sh"
 			source "$here/lib.sh"
