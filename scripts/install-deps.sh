@@ -9,7 +9,7 @@ pkgs=(
   build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
   libcriterion-dev libfuse3-dev fuse3
   util-linux e2fsprogs xfsprogs btrfs-progs strace attr procps findutils jq time python3
-  clang-format shellcheck
+  clang-format shellcheck libclang-rt-14-dev
 )
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(rsync linux-perf python3-matplotlib)

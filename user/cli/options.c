@@ -4,6 +4,7 @@
 #include "lib/quote.h"
 #include "lib/strbuf.h"
 #include "lib/version.h"
+#include "lib/xalloc.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -228,9 +229,19 @@ static unsigned long parse_count_min(const char *arg, unsigned long min, unsigne
 
 /* Rewrite "--ab[=x]" to GNU's full option name when GNU rm would read it as
  * exactly one of its options; returns a static buffer or ARG unchanged. */
+/* The rewritten arguments of the last options_parse: they must outlive it
+ * (optarg points into them), and a second parse frees the first's. */
+static char **rewritten;
+static size_t nrewritten;
+
+static char *keep_rewritten(char *s)
+{
+	rewritten = xrealloc(rewritten, (nrewritten + 1) * sizeof *rewritten);
+	return rewritten[nrewritten++] = s;
+}
+
 static char *prefer_gnu_abbrev(char *arg)
 {
-	static char buf[64];
 	if (arg[0] != '-' || arg[1] != '-' || arg[2] == '\0')
 		return arg;
 	const char *name = arg + 2;
@@ -252,7 +263,9 @@ static char *prefer_gnu_abbrev(char *arg)
 		warn_errno(0, "you may not abbreviate the --no-preserve-root option");
 		exit(1);
 	}
-	snprintf(buf, sizeof(buf), "--%s%s", match, name + len);
+	size_t size = strlen(match) + strlen(name + len) + 3;
+	char *buf = keep_rewritten(xmalloc(size)); /* one string per argument */
+	snprintf(buf, size, "--%s%s", match, name + len);
 	return buf;
 }
 
@@ -351,6 +364,8 @@ static void set_defaults(struct rm_options *o)
 
 int options_parse(struct rm_options *o, int argc, char **argv)
 {
+	while (nrewritten > 0)
+		free(rewritten[--nrewritten]);
 	set_defaults(o);
 	struct option all[N_GNU + N_OWN + 1];
 	memcpy(all, gnu_opts, sizeof(gnu_opts));

@@ -9,6 +9,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,9 +322,17 @@ bool profile_read(const char *path, const struct profile_key *k, struct profile_
 		snprintf(pf->shape[pf->n], 16, "%s", shape);
 		pf->e[pf->n].threads = (int)th;
 		pf->e[pf->n].rate = json_get_num(c, "rate", 0);
-		pf->e[pf->n].runs = (unsigned)json_get_num(c, "runs", 1);
-		pf->e[pf->n].updated = (int64_t)json_get_num(c, "updated", 0);
-		pf->e[pf->n].used = (int64_t)json_get_num(c, "used", (double)pf->e[pf->n].updated);
+		double runs = json_get_num(c, "runs", 1), updated = json_get_num(c, "updated", 0);
+		double used = json_get_num(c, "used", updated);
+		/* a count and two unix times: anything else is not ours */
+		if (!(runs >= 0 && runs <= UINT_MAX) || !(fabs(updated) < 0x1p62) ||
+		    !(fabs(used) < 0x1p62)) {
+			why = "an entry is malformed";
+			goto out;
+		}
+		pf->e[pf->n].runs = (unsigned)runs;
+		pf->e[pf->n].updated = (int64_t)updated;
+		pf->e[pf->n].used = (int64_t)used;
 		pf->e[pf->n].share = on_off(json_get_str(c, "share", ""));
 		pf->e[pf->n].sort = on_off(json_get_str(c, "sort", ""));
 		pf->n++;

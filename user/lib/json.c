@@ -359,7 +359,11 @@ static struct json_value *value(struct parser *ps, int depth)
 		if (*ps->p != '-') {
 			char *uend;
 			unsigned long long u = strtoull(ps->p, &uend, 10);
-			v->u = uend == end ? u : (v->num > 0 ? (uint64_t)v->num : 0);
+			/* beyond 2^64 (or inf): the largest, not an undefined cast */
+			v->u = uend == end	? u :
+			       !(v->num > 0)	? 0 :
+			       v->num >= 0x1p64 ? UINT64_MAX :
+						  (uint64_t)v->num;
 		}
 		ps->p = end;
 	} else {

@@ -8,6 +8,7 @@
 #include "trace/trace.h"
 
 #include <errno.h>
+#include <limits.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +45,14 @@ static const struct json_value *find_by(const struct json_value *arr, const char
 }
 
 /* Back from the JSON bucket list ([[value, count], ...]) to buckets. */
+/* Characters of a 40-wide bar for COUNT of TOTAL; counts come from a file
+ * and may be absurd (a sum that wrapped): clamped before the cast. */
+static unsigned bar(unsigned long long count, unsigned long long total)
+{
+	double x = total ? (double)count * 40 / (double)total + 0.5 : 0;
+	return x >= 40 ? 40 : x > 0 ? (unsigned)x : 0;
+}
+
 static void to_hist(const struct json_value *h, struct probe_hist *out)
 {
 	memset(out, 0, sizeof *out);
@@ -56,7 +65,8 @@ static void to_hist(const struct json_value *h, struct probe_hist *out)
 		const struct json_value *row = b->items[i];
 		if (row->type != JSON_ARRAY || row->n != 2)
 			continue;
-		out->b[hist_bucket(row->items[0]->u)] += row->items[1]->u;
+		unsigned long long *c = &out->b[hist_bucket(row->items[0]->u)];
+		*c = __builtin_add_overflow(*c, row->items[1]->u, c) ? ULLONG_MAX : *c;
 	}
 }
 
@@ -105,8 +115,7 @@ static void print_pair(const char *title, const struct probe_hist *a, const stru
 	for (int i = lo; i <= hi; i++) {
 		unsigned long long ca = i < PROBE_HIST_BUCKETS ? a->b[i] : 0;
 		unsigned long long cb = i < PROBE_HIST_BUCKETS ? b->b[i] : 0;
-		unsigned da = ta ? (unsigned)((double)ca * 40 / ta + 0.5) : 0;
-		unsigned db = tb ? (unsigned)((double)cb * 40 / tb + 0.5) : 0;
+		unsigned da = bar(ca, ta), db = bar(cb, tb);
 		printf("%16llu |", (unsigned long long)hist_bucket_value(i));
 		for (unsigned k = 0; k < 40; k++)
 			putchar(k < da ? '@' : ' ');
