@@ -493,6 +493,7 @@ test_trace_all_shows_every_histogram() {
 # followed, and the report says how many (they used to be dropped silently).
 test_trace_says_when_processes_are_not_followed() {
 	need_bpf
+	# shellcheck disable=SC2016 # the inner shell expands it
 	"$ADAPTRM" --trace --json t.json -- bash -c 'for i in $(seq 4300); do sleep 60 & done; kill $(jobs -p); wait' \
 		>report.txt || fail "trace failed"
 	n=$(jq '[.. | objects | select(has("processes_not_traced")) | .processes_not_traced] | add' t.json)
