@@ -14,12 +14,28 @@
 #include <sys/resource.h>
 #include <time.h>
 
-static unsigned default_fd_budget(int threads)
+static rlim_t fd_limit(void)
 {
 	struct rlimit rl;
-	rlim_t lim = 1024;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-		lim = rl.rlim_cur;
+		return rl.rlim_cur;
+	return 1024;
+}
+
+/* Workers the fd limit can hold: each pins two fds (its directory and its
+ * parent's) beyond the 24 kept for the rest. Under a small limit fewer
+ * workers run instead of failing with EMFILE (ulimit -n 24, 64 threads). */
+static int fd_limited_threads(int threads)
+{
+	long fit = ((long)fd_limit() - 24) / 2;
+	if (fit < 1)
+		fit = 1;
+	return threads > fit ? (int)fit : threads;
+}
+
+static unsigned default_fd_budget(int threads)
+{
+	rlim_t lim = fd_limit();
 	/* Keep room for stdio, the operand's parent, BPF maps and links, and
 	 * for each worker's transient opens beyond its two pinned fds. */
 	long room = (long)lim - 24 - 2L * threads;
@@ -97,6 +113,8 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	e->cfg = *cfg;
 	if (e->cfg.max_threads < 1)
 		e->cfg.max_threads = 1;
+	if (!cfg->fd_budget)
+		e->cfg.max_threads = fd_limited_threads(e->cfg.max_threads);
 	if (initial_threads < 1)
 		initial_threads = 1;
 	if (initial_threads > e->cfg.max_threads)
