@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Runs every test_* function in tests/e2e/test_*.sh, each in its own subshell
 # with a fresh scratch dir on a private tmpfs, and prints a closing line
-# "N passed, N failed, N skipped". Usage: run.sh [PATTERN]
+# "e2e: N passed, N failed, N skipped". Usage: run.sh [PATTERN]
+# The diagnosis suite runs through it too (tests/diagnosis/run.sh): SUITE_DIR
+# holds its test_*.sh and a lib.sh sourced after this folder's; SUITE_NAME
+# names the closing line; a test's "VERDICT: ..." lines are shown.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+suite=${SUITE_DIR:-$here}
+name=${SUITE_NAME:-e2e}
 : "${ADAPTRM:?set ADAPTRM to the binary under test}"
+ADAPTRM=$(cd "$(dirname "$ADAPTRM")" && pwd)/$(basename "$ADAPTRM")
 export ADAPTRM TOOLS="${TOOLS:-}"
 pattern=${1:-${E2E_FILTER:-}}
+libs=("$here/lib.sh")
+[ "$suite" = "$here" ] || libs+=("$suite/lib.sh")
 
-root=$(mktemp -d /tmp/adaptrm-e2e.XXXXXX)
+root=$(mktemp -d "/tmp/adaptrm-$name.XXXXXX")
 mounted=0
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=6G tmpfs "$root" 2>/dev/null; then mounted=1; fi
 chmod 755 "$root"
@@ -18,9 +26,17 @@ cleanup_root() {
 }
 trap cleanup_root EXIT
 
+# the test functions of FILE, with the libraries loaded
+tests_in() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	bash -c 'for l in "${@:2}"; do source "$l"; done; source "$1"; declare -F' _ "$1" "${libs[@]}" |
+		awk '{print $3}' | grep '^test_'
+}
+
 pass=0 failn=0 skipn=0 failed=()
-for f in "$here"/test_*.sh; do
-	for t in $(bash -c "source '$here/lib.sh'; source '$f'; declare -F" | awk '{print $3}' | grep '^test_'); do
+t0=$(date +%s.%N)
+for f in "$suite"/test_*.sh; do
+	for t in $(tests_in "$f"); do
 		[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
 		scratch="$root/$t"
 		mkdir -p "$scratch"
@@ -30,7 +46,10 @@ for f in "$here"/test_*.sh; do
 			# profiles stay in the test's scratch, not in the user's cache
 			export XDG_CACHE_HOME=$scratch/.cache
 			cd "$scratch" || exit 1
-			source "$here/lib.sh"
+			for l in "${libs[@]}"; do
+				# shellcheck source=/dev/null # each library is checked on its own
+				source "$l"
+			done
 			trap run_cleanup EXIT
 			# shellcheck source=/dev/null # each test file is checked on its own
 			source "$f"
@@ -41,15 +60,20 @@ for f in "$here"/test_*.sh; do
 		secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
 		chmod -R u+rwx "$scratch" 2>/dev/null; chattr -R -i "$scratch" 2>/dev/null
 		rm -rf "$scratch"
+		verdict=$(echo "$out" | grep '^VERDICT:' | sed 's/^VERDICT: */    verdict: /')
 		if [ $rc = 0 ]; then
 			pass=$((pass + 1)); echo "PASS $t (${secs}s)"
+			[ -z "$verdict" ] || echo "$verdict"
 		elif [ $rc = 77 ]; then
 			skipn=$((skipn + 1)); echo "SKIP $t: $(echo "$out" | grep SKIP: | head -1)"
 		else
-			failn=$((failn + 1)); failed+=("$t"); echo "FAIL $t (${secs}s)"; echo "$out" | tail -20 | sed 's/^/    /'
+			failn=$((failn + 1)); failed+=("$t"); echo "FAIL $t (${secs}s)"
+			echo "$out" | grep -v '^VERDICT:' | tail -20 | sed 's/^/    /'
+			[ -z "$verdict" ] || echo "$verdict"
 		fi
 	done
 done
+total=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.0f", b-a}')
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
-echo "e2e: $pass passed, $failn failed, $skipn skipped"
+echo "$name: $pass passed, $failn failed, $skipn skipped (${total}s)"
 [ $failn = 0 ]
