@@ -107,6 +107,17 @@ test_hostile_fd_16_deep() {
 	make_chain c $n
 	fd_case c 8
 }
+# More workers than the fd limit can hold: 64 chains of 30 in flight at once
+# at --threads=64 had each worker pin two fds and ended in EMFILE ("Too many
+# open files") in 5 runs of 5; the engine now runs the workers that fit.
+test_hostile_fd_16_more_workers_than_fds() {
+	local d
+	for d in $(seq 64); do
+		mkdir -p "t/d$d/$(printf 'x/%.0s' $(seq 30))"
+		touch "t/d$d/x/f"
+	done
+	fd_case t 64
+}
 
 # -v into a closed pipe. GNU rm's stdio writes 4 KiB at a time, and the
 # first write after the reader left ends it (SIGPIPE: 141) within ~300 of
