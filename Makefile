@@ -68,7 +68,7 @@ TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_CFLAGS :=
 TEST_LIBS := -lcriterion
 ifeq ($(SAN),tsan)
-# Criterion's runner cannot start under TSan (tests/unit/criterion_lite.h):
+# Criterion's runner cannot start under TSan (tests/unit/support/criterion_lite.h):
 # the TSan build has the threaded engine tests only, on a plain runner.
 TEST_SRCS := $(wildcard tests/unit/test_engine*.c)
 TEST_CFLAGS := -DCRITERION_LITE

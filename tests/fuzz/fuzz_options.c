@@ -97,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* usage errors exit 1, --help and --version 0 */
 	if (first < 0 && exit_status != 0 && exit_status != 1)
 		abort();
+	options_release();
 	free(buf);
 	return 0;
 }

@@ -227,10 +227,8 @@ static unsigned long parse_count_min(const char *arg, unsigned long min, unsigne
 	return v;
 }
 
-/* Rewrite "--ab[=x]" to GNU's full option name when GNU rm would read it as
- * exactly one of its options; returns a static buffer or ARG unchanged. */
-/* The rewritten arguments of the last options_parse: they must outlive it
- * (optarg points into them), and a second parse frees the first's. */
+/* The arguments options_parse rewrote: argv and optarg point into them, so
+ * they live until options_release (or the process's end). */
 static char **rewritten;
 static size_t nrewritten;
 
@@ -240,6 +238,14 @@ static char *keep_rewritten(char *s)
 	return rewritten[nrewritten++] = s;
 }
 
+void options_release(void)
+{
+	while (nrewritten > 0)
+		free(rewritten[--nrewritten]);
+}
+
+/* Rewrite "--ab[=x]" to GNU's full option name when GNU rm would read it as
+ * exactly one of its options; returns a string of its own or ARG unchanged. */
 static char *prefer_gnu_abbrev(char *arg)
 {
 	if (arg[0] != '-' || arg[1] != '-' || arg[2] == '\0')
@@ -364,8 +370,6 @@ static void set_defaults(struct rm_options *o)
 
 int options_parse(struct rm_options *o, int argc, char **argv)
 {
-	while (nrewritten > 0)
-		free(rewritten[--nrewritten]);
 	set_defaults(o);
 	struct option all[N_GNU + N_OWN + 1];
 	memcpy(all, gnu_opts, sizeof(gnu_opts));

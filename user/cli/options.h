@@ -43,6 +43,9 @@ struct rm_options {
 /* Parse ARGV. Returns the index of the first operand; exits on usage errors,
  * --help and --version. */
 int options_parse(struct rm_options *o, int argc, char **argv);
+/* Free the arguments options_parse rewrote (argv and O's strings then point
+ * to freed memory: for a caller that parses many argument lists). */
+void options_release(void);
 __attribute__((noreturn)) void options_usage(int status);
 
 #endif

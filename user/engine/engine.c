@@ -282,6 +282,7 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 					return;
 				}
 				atomic_store(&d->refs, 0);
+				err = ENOMEM; /* the rescan could not be queued */
 			}
 			if (!(err == ENOENT && e->cfg.force)) {
 				report_cannot_remove(w, d, NULL, err);

@@ -224,7 +224,7 @@ static void kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
 	    "the filesystem's own cost (%s: %llu calls, mean %s, p99 %s).",
 	    trace_fmt_ns(c->running, b1, sizeof b1), trace_syscall_name(top, b4, sizeof b4),
 	    (unsigned long long)lat->count, trace_fmt_ns(hist_mean(lat), b2, sizeof b2),
-	    trace_fmt_ns(hist_quantile(lat, 0.99), b3, sizeof b3));
+	    trace_fmt_ns(trace_quantile(lat, 0.99), b3, sizeof b3));
 }
 
 /* the parent directory's i_rwsem, taken for write by every unlink */
@@ -241,7 +241,7 @@ static void directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 	    "with up to %u threads; fewer workers unlinking in one directory (one "
 	    "directory per worker) removes this wait.",
 	    trace_fmt_ns(c->dir_lock, b1, sizeof b1), (unsigned long long)w->count,
-	    trace_fmt_ns(hist_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads);
+	    trace_fmt_ns(trace_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads);
 }
 
 /* every other lock type: one finding each, named by its top caller */
@@ -262,7 +262,7 @@ static void other_locks(const struct finding_ctx *c, struct finding_sink *k)
 		    "Lock contention on %s: %llu waits, %s in total (p99 %s)%s%s.",
 		    probe_lock_type_name(t), (unsigned long long)h->count,
 		    trace_fmt_ns(c->lock[t], b1, sizeof b1),
-		    trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2),
+		    trace_fmt_ns(trace_quantile(h, 0.99), b2, sizeof b2),
 		    caller ? ", mostly from " : "", caller ? caller : "");
 	}
 	if (c->cause[TC_LOCK] > 0)
@@ -286,7 +286,7 @@ static void metadata_reads(const struct finding_ctx *c, struct finding_sink *k)
 	    "faster device or a warm cache helps.",
 	    trace_fmt_ns(c->cause[TC_META_READ], b1, sizeof b1),
 	    (unsigned long long)cause_waits(c, TC_META_READ), top_site(c, TC_META_READ),
-	    (unsigned long long)bl->count, trace_fmt_ns(hist_quantile(bl, 0.5), b2, sizeof b2));
+	    (unsigned long long)bl->count, trace_fmt_ns(trace_quantile(bl, 0.5), b2, sizeof b2));
 }
 
 /* with online discard, ext4 issues the discards in the commit: the commit
@@ -389,7 +389,7 @@ static void btrfs(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_misc *m = c->m;
 	double ns = c->btrfs_lock + c->cause[TC_BTRFS];
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32];
 
 	if (ns <= 0)
 		return;
@@ -404,7 +404,6 @@ static void btrfs(const struct finding_ctx *c, struct finding_sink *k)
 		    "b-tree leaves: fewer workers per directory." :
 		    "; with one deleting thread the holders are btrfs's own workers "
 		    "(transaction commit, delayed items): nothing to change in the deleter.");
-	(void)b3;
 }
 
 /* the remaining wait causes: nothing to do in the deleter about any */
@@ -504,7 +503,7 @@ static void scattered_inodes(const struct finding_ctx *c, struct finding_sink *k
 	    "so nearly every unlink dirties another inode-table block and bitmap for "
 	    "the journal to write; unlinking a big directory in inode order (GNU rm "
 	    "sorts past 10,000 entries) touches each block once.",
-	    100.0 * near, (unsigned long long)jh->count, TRACE_INO_NEAR, hist_quantile(jh, 0.5));
+	    100.0 * near, (unsigned long long)jh->count, TRACE_INO_NEAR, trace_quantile(jh, 0.5));
 }
 
 /* more than two non-empty reads per directory, each well under a 64 KiB

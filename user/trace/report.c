@@ -262,6 +262,9 @@ static void text_header(FILE *f, const struct trace_result *r)
 	}
 	if (r->total->misc.lost)
 		fprintf(f, "  note: %llu events lost (per-thread state full)\n", r->total->misc.lost);
+	if (r->total->misc.devs_lost)
+		fprintf(f, "  note: %llu filesystem or block events lost (more than %d devices)\n",
+			r->total->misc.devs_lost, PROBE_MAX_DEVS);
 	if (r->total->misc.tgids_lost)
 		fprintf(f,
 			"  note: %llu processes not traced: more than %d traced processes were alive "
@@ -303,6 +306,7 @@ static void json_header(struct json_writer *w, const struct trace_result *r)
 	jw_end(w);
 	jw_uint(w, "lost_events", r->total->misc.lost);
 	jw_uint(w, "processes_not_traced", r->total->misc.tgids_lost);
+	jw_uint(w, "device_events_lost", r->total->misc.devs_lost);
 }
 
 /* Deletion syscalls: their histograms are in the text report once they

@@ -42,6 +42,18 @@ static FILE *json_file;
 static const char *json_path;
 static bool json_created;
 
+/* At exit, a JSON file still open was never written (the probes did not
+ * load, a usage error, die()): no empty file left behind where we made it. */
+static void drop_json(void)
+{
+	if (!json_file)
+		return;
+	fclose(json_file);
+	json_file = NULL;
+	if (json_created)
+		unlink(json_path);
+}
+
 static void open_json(const char *path)
 {
 	struct stat st;
@@ -52,17 +64,7 @@ static void open_json(const char *path)
 		warn_errno(errno, "cannot write %s", path);
 		exit(1);
 	}
-}
-
-/* Nothing traced after all (the probes did not load): no empty JSON left. */
-static void drop_json(void)
-{
-	if (!json_file)
-		return;
-	fclose(json_file);
-	json_file = NULL;
-	if (json_created)
-		unlink(json_path);
+	atexit(drop_json);
 }
 
 static void usage(int status)
@@ -430,7 +432,6 @@ static int trace_command(char **cmd, double interval, unsigned flags)
 	if (!p) {
 		close(go[1]);
 		waitpid(pid, NULL, 0);
-		drop_json();
 		return 1;
 	}
 	if (!start_sampler(&s, &r, interval, p, true))
@@ -508,17 +509,14 @@ static int trace_pid(pid_t pid, double interval, unsigned flags)
 	snprintf(pidstr, sizeof pidstr, "%d", (int)pid);
 	if (kill(pid, 0) && errno == ESRCH) {
 		warn_errno(0, "--trace: no process %d", (int)pid);
-		drop_json();
 		return 1;
 	}
 	if (is_zombie(pid)) {
 		warn_errno(0, "--trace: process %d is a zombie", (int)pid);
-		drop_json();
 		return 1;
 	}
 	struct probes *p = start_probes(&pid, 1, flags);
 	if (!p) {
-		drop_json();
 		return 1;
 	}
 	if (!start_sampler(&s, &r, interval, p, true))
@@ -563,12 +561,10 @@ static int trace_self(int argc, char **argv, double interval, unsigned flags)
 
 	if (nfiles == 0 && !o.ignore_missing) {
 		warn_errno(0, "missing operand");
-		drop_json();
 		options_usage(1);
 	}
 	struct probes *p = start_probes(NULL, 0, flags);
 	if (!p) {
-		drop_json();
 		return 1;
 	}
 	/* the deleter runs in this thread; a sampling thread would show up in
