@@ -3,6 +3,7 @@
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
+#include "lib/units.h"
 #include "lib/version.h"
 #include "lib/xalloc.h"
 
@@ -35,6 +36,7 @@ enum {
 	OPT_EXPLAIN,
 	OPT_NO_PROFILE,
 	OPT_JSON,
+	OPT_FREE_RATE,
 };
 
 /* GNU rm's long options, in rm.c's order. An abbreviation that GNU rm reads
@@ -67,6 +69,7 @@ static const struct option own_opts[] = {
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "json", required_argument, NULL, OPT_JSON },
+	{ "free-rate", required_argument, NULL, OPT_FREE_RATE },
 };
 #define N_OWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
@@ -141,11 +144,15 @@ adaptrm options:\n\
                           filesystem type), always, never\n\
       --sort-threshold=N  sort only directories with more than N entries\n\
       --getdents-size=BYTES  directory read buffer size (default 64 KiB)\n\
+      --free-rate=RATE  free at most RATE bytes per second (K, M, G, T:\n\
+                          powers of 1024; e.g. 256M): files over 64 MiB are\n\
+                          truncated from the end in 64 MiB steps, paced, then\n\
+                          unlinked; the rest of the tree goes at full speed\n\
       --progress        show a live progress line on stderr (default when\n\
                           stderr is a terminal and -v is not given)\n\
       --no-progress     never show the progress line\n\
       --stats           print a summary: files, directories, time, rate,\n\
-                          threads, syscalls\n\
+                          threads, syscalls, space freed\n\
       --explain         print each controller decision with its evidence\n\
       --json=FILE       write the controller's time series as JSON\n\
       --no-profile      neither read nor store the learned tuning profile\n\
@@ -225,6 +232,15 @@ static unsigned long parse_count_min(const char *arg, unsigned long min, unsigne
 		bad_argument(opt, arg, note);
 	}
 	return v;
+}
+
+/* --free-rate=RATE: bytes per second, at most 1 TiB/s (lib/units.h). */
+static uint64_t parse_free_rate(const char *arg)
+{
+	uint64_t rate;
+	if (!units_parse_rate(arg, &rate))
+		bad_argument("free-rate", arg, "");
+	return rate;
 }
 
 /* The arguments options_parse rewrote: argv and optarg point into them, so
@@ -421,6 +437,7 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 		case OPT_EXPLAIN: o->explain = true; break;
 		case OPT_NO_PROFILE: o->no_profile = true; break;
 		case OPT_JSON: o->json_path = optarg; break;
+		case OPT_FREE_RATE: o->free_rate = parse_free_rate(optarg); break;
 		default: bad_option(argc, argv);
 		}
 	}

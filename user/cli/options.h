@@ -2,6 +2,7 @@
 #ifndef ADAPTRM_OPTIONS_H
 #define ADAPTRM_OPTIONS_H
 #include <stdbool.h>
+#include <stdint.h>
 
 enum interactive_mode {
 	INTERACTIVE_NEVER,     /* -f, --interactive=never */
@@ -38,6 +39,7 @@ struct rm_options {
 	bool explain;		 /* --explain */
 	bool no_profile;	 /* --no-profile */
 	const char *json_path;	 /* --json=FILE */
+	uint64_t free_rate;	 /* --free-rate=RATE, bytes per second (0: none) */
 };
 
 /* Parse ARGV. Returns the index of the first operand; exits on usage errors,

@@ -1,6 +1,8 @@
 #include "cli/progress.h"
+#include "cli/freed.h"
 #include "ctl/controller.h"
 #include "lib/clock.h"
+#include "lib/units.h"
 #include "lib/xalloc.h"
 
 #include <stdio.h>
@@ -9,6 +11,8 @@
 struct progress {
 	double last;
 	int width; /* characters of the last line, to blank it */
+	struct freed *freed;
+	uint64_t free_rate;
 };
 
 static double t_start = -1;
@@ -23,9 +27,34 @@ double progress_elapsed(void)
 	return now_s() - t_start;
 }
 
-struct progress *progress_new(void)
+struct progress *progress_new(struct freed *freed, uint64_t free_rate)
 {
-	return xcalloc(1, sizeof(struct progress));
+	struct progress *p = xcalloc(1, sizeof(struct progress));
+	p->freed = freed;
+	p->free_rate = free_rate;
+	return p;
+}
+
+/* The rate the lane's paced freeing held so far, bytes per second (0
+ * before its second step). */
+static double held_rate(const struct lane_totals *l)
+{
+	return l->paced_ns ? (double)l->paced_bytes * 1e9 / (double)l->paced_ns : 0.0;
+}
+
+/* "  freed 1.2 GiB" and, with --free-rate, "  at 250.0 MiB/s of 256.0 MiB/s"
+ * in BUF. */
+static const char *space_clause(const struct progress *p, const struct engine_totals *t, char *buf,
+				size_t size)
+{
+	char freed[32], held[32], rate[32];
+	int n = snprintf(buf, size, "  freed %s",
+			 units_format_bytes(freed_now(p->freed), freed, sizeof freed));
+	if (p->free_rate && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "  at %s/s of %s/s",
+			 units_format_bytes((uint64_t)held_rate(&t->lane), held, sizeof held),
+			 units_format_bytes(p->free_rate, rate, sizeof rate));
+	return buf;
 }
 
 void progress_update(struct progress *p, struct engine *e)
@@ -38,8 +67,11 @@ void progress_update(struct progress *p, struct engine *e)
 	engine_totals(e, &tot);
 	uint64_t n = tot.files + tot.dirs;
 	int active = atomic_load(&engine_knobs(e)->active_threads);
-	int w = fprintf(stderr, "\r%llu removed  %.0f/s  %.1fs  %d threads", (unsigned long long)n,
-			t > 0 ? n / t : 0.0, t, active);
+	char space[96] = "";
+	if (p->freed)
+		space_clause(p, &tot, space, sizeof space);
+	int w = fprintf(stderr, "\r%llu removed  %.0f/s  %.1fs  %d threads%s",
+			(unsigned long long)n, t > 0 ? n / t : 0.0, t, active, space);
 	if (w < p->width)
 		fprintf(stderr, "%*s", p->width - w, "");
 	if (w > 0)
@@ -57,7 +89,26 @@ void progress_finish(struct progress *p, struct engine *e)
 	free(p);
 }
 
-void progress_print_stats(struct engine *e, const struct controller *c)
+/* The lane's line, when it did anything or was asked for: "large files: 3
+ * by the lane (auto: ...)" and --free-rate's "asked, held". */
+static void print_lane(const struct engine_totals *t, uint64_t free_rate)
+{
+	const struct lane_totals *l = &t->lane;
+	if (!l->files && !l->auto_lane && !free_rate)
+		return;
+	fprintf(stderr, "large files: %llu by the lane%s\n", (unsigned long long)l->files,
+		l->auto_lane ? " (auto: switched on by a long unlinkat)" : "");
+	if (!free_rate)
+		return;
+	char asked[32], held[32];
+	fprintf(stderr, "free rate: %s/s asked, %s/s held (%llu truncations)\n",
+		units_format_bytes(free_rate, asked, sizeof asked),
+		units_format_bytes((uint64_t)held_rate(l), held, sizeof held),
+		(unsigned long long)l->truncations);
+}
+
+void progress_print_stats(struct engine *e, const struct controller *c, struct freed *freed,
+			  uint64_t free_rate)
 {
 	struct engine_totals t = { 0 };
 	if (e)
@@ -80,4 +131,6 @@ void progress_print_stats(struct engine *e, const struct controller *c)
 		secs > 0 ? n / secs : 0.0, threads, (unsigned long long)t.syscalls,
 		n ? (double)t.syscalls / n : 0.0, (unsigned long long)t.getdents_calls,
 		(unsigned long long)t.getdents_bytes, (unsigned long long)t.errors);
+	freed_print(freed, stderr);
+	print_lane(&t, free_rate);
 }

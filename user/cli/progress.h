@@ -5,9 +5,12 @@
 #include "engine/engine.h"
 
 struct controller;
+struct freed;
 struct progress;
 
-struct progress *progress_new(void);
+/* FREED (or NULL): the space freed so far goes on the line; FREE_RATE
+ * (--free-rate, or 0): the rate the lane holds too. */
+struct progress *progress_new(struct freed *freed, uint64_t free_rate);
 void progress_update(struct progress *p, struct engine *e);
 /* Clear the line; frees P. */
 void progress_finish(struct progress *p, struct engine *e);
@@ -15,6 +18,7 @@ void progress_finish(struct progress *p, struct engine *e);
 /* Start the clock --stats and --progress report from (main, first thing). */
 void progress_clock_start(void);
 double progress_elapsed(void);
-void progress_print_stats(struct engine *e, const struct controller *c);
+void progress_print_stats(struct engine *e, const struct controller *c, struct freed *freed,
+			  uint64_t free_rate);
 
 #endif

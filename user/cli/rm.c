@@ -1,6 +1,7 @@
 /* The rm face: each operand in command-line order, checked the way GNU rm
  * checks it, then a plain unlink, an rmdir, or the parallel engine for a tree. */
 #include "cli/rm.h"
+#include "cli/freed.h"
 #include "cli/interactive.h"
 #include "cli/progress.h"
 #include "ctl/controller.h"
@@ -128,6 +129,7 @@ struct rm_run {
 	struct engine *engine;
 	struct controller *ctl;
 	struct progress *progress;
+	struct freed *freed; /* --stats and the progress line: space freed */
 	struct stat root_st;
 	bool have_root_st;
 };
@@ -141,6 +143,7 @@ static struct engine *get_engine(struct rm_run *r)
 		.force = o->ignore_missing,
 		.verbose = o->verbose,
 		.one_file_system = o->one_file_system,
+		.free_rate = o->free_rate,
 	};
 	int initial;
 	if (o->threads > 0) {
@@ -263,21 +266,36 @@ static enum op_action check_operand(const struct rm_run *r, struct operand *op)
 	return interactive_needed(o) ? OP_PROMPT_TREE : OP_ENGINE_TREE;
 }
 
+/* --free-rate and a file operand: shrink it as the lane would, paced;
+ * a failed truncation is said, and the file is unlinked anyway. */
+static bool shrink_operand(struct rm_run *r, const struct operand *op)
+{
+	if (!r->o->free_rate || !S_ISREG(op->st.st_mode) ||
+	    (uint64_t)op->st.st_blocks * 512 < ENGINE_LANE_CHUNK)
+		return true;
+	int err = engine_shrink_file(get_engine(r), op->pfd, op->base);
+	if (err)
+		warn_errno(err, "cannot truncate %s", quote_n(0, op->arg));
+	return err == 0;
+}
+
 /* OP_REMOVE_FILE and OP_REMOVE_EMPTY_DIR: ask if asked, then unlink or rmdir.
  * A missing file is ignorable under -f, a directory's error is not. */
-static enum op_action remove_one(const struct rm_options *o, struct operand *op, bool dir)
+static enum op_action remove_one(struct rm_run *r, struct operand *op, bool dir)
 {
+	const struct rm_options *o = r->o;
 	if (interactive_needed(o)) {
 		int a = interactive_prompt(o, op->pfd, op->base, op->arg, &op->st, PROMPT_REMOVE,
 					   false);
 		if (a <= 0)
 			return a == 0 ? OP_DONE : OP_FAILED;
 	}
+	bool shrunk = dir || shrink_operand(r, op);
 	if (unlinkat(op->pfd, op->base, dir ? AT_REMOVEDIR : 0) < 0)
 		return fail(op, errno, dir ? OP_FAIL : OP_FAIL_IGNORABLE);
 	if (o->verbose)
 		printf("removed %s%s\n", dir ? "directory " : "", quote_n(0, op->arg));
-	return OP_DONE;
+	return shrunk ? OP_DONE : OP_FAILED;
 }
 
 /* OP_PROMPT_TREE and OP_ENGINE_TREE: the tree, shown as GNU shows it. */
@@ -344,8 +362,8 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 	struct operand op = { .arg = arg, .pfd = AT_FDCWD };
 	enum op_action a = check_operand(r, &op);
 	switch (a) {
-	case OP_REMOVE_FILE: a = remove_one(r->o, &op, false); break;
-	case OP_REMOVE_EMPTY_DIR: a = remove_one(r->o, &op, true); break;
+	case OP_REMOVE_FILE: a = remove_one(r, &op, false); break;
+	case OP_REMOVE_EMPTY_DIR: a = remove_one(r, &op, true); break;
 	case OP_PROMPT_TREE: a = remove_tree(r, &op, true); break;
 	case OP_ENGINE_TREE: a = remove_tree(r, &op, false); break;
 	default: break; /* stop here: report says why */
@@ -410,8 +428,10 @@ int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct 
 
 	bool show_progress = o->progress == 1 ||
 			     (o->progress == -1 && !o->verbose && isatty(STDERR_FILENO));
+	if (show_progress || o->stats)
+		r.freed = freed_new();
 	if (show_progress)
-		r.progress = progress_new();
+		r.progress = progress_new(r.freed, o->free_rate);
 
 	/* -I: one question before doing anything; "no" is not an error. */
 	if (o->prompt_once && (o->recursive || nfiles > 3)) {
@@ -447,6 +467,7 @@ int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct 
 				engine_set_tick(e, tick, &r);
 			}
 		}
+		freed_note(r.freed, files[i]);
 		if (!remove_operand(&r, files[i]))
 			ok = false;
 		if (g_signal)
@@ -458,7 +479,7 @@ int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct 
 	if (r.ctl)
 		controller_finish(r.ctl);
 	if (o->stats)
-		progress_print_stats(r.engine, r.ctl);
+		progress_print_stats(r.engine, r.ctl, r.freed, o->free_rate);
 	if (r.engine) {
 		struct engine_totals t;
 		engine_totals(r.engine, &t);
@@ -468,6 +489,7 @@ int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct 
 	if (rep)
 		copy_report(r.ctl, rep);
 	controller_free(r.ctl);
+	freed_free(r.freed);
 	g_engine = NULL;
 	engine_destroy(r.engine);
 	return ok ? 0 : 1;

@@ -106,7 +106,8 @@ static const char *quoted_line(struct worker *w, struct dnode *dir, const char *
 	return emergency;
 }
 
-static void report(struct worker *w, struct dnode *dir, const char *leaf, const char *what, int err)
+void report_path_error(struct worker *w, struct dnode *dir, const char *leaf, const char *what,
+		       int err)
 {
 	char emergency[EMERGENCY];
 	size_t len;
@@ -117,7 +118,7 @@ static void report(struct worker *w, struct dnode *dir, const char *leaf, const 
 
 void report_cannot_remove(struct worker *w, struct dnode *dir, const char *leaf, int err)
 {
-	report(w, dir, leaf, "cannot remove", err);
+	report_path_error(w, dir, leaf, "cannot remove", err);
 }
 
 void verbose_removed(struct worker *w, struct dnode *dir, const char *leaf, bool is_dir)

@@ -167,7 +167,9 @@ static uintptr_t pop_task(struct worker *w)
 	for (;;) {
 		if (e->shutdown || e->stop)
 			break;
-		int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
+		/* and those running in place of workers stuck in the lane */
+		int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed) +
+			     e->lane_extra;
 		if (active != e->seen_active) {
 			/* the controller moved the limit: let parked workers re-check */
 			e->seen_active = active;
@@ -300,6 +302,11 @@ static __attribute__((noinline)) void node_release(struct worker *w, struct dnod
 	node_release_inline(w, d);
 }
 
+void engine_node_release(struct worker *w, struct dnode *d)
+{
+	node_release(w, d);
+}
+
 /* Out of memory for a subdirectory's node: "cannot remove 'dir/NAME':
  * Cannot allocate memory", and D fails. */
 static __attribute__((noinline)) void subdir_no_memory(struct worker *w, struct dnode *d,
@@ -345,7 +352,10 @@ static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, 
 {
 	bool timed = (w->unlink_seq++ & (UNLINK_SAMPLE - 1)) == 0;
 	uint64_t t0 = timed ? now_ns() : 0;
+	/* for the watchdog: two plain stores, no clock (lane_watchdog) */
+	atomic_store_explicit(&w->st->in_unlink, 1, memory_order_relaxed);
 	int r = sys_unlinkat(fd, name, 0);
+	atomic_store_explicit(&w->st->in_unlink, 0, memory_order_relaxed);
 	if (timed) {
 		uint64_t ns = now_ns() - t0;
 		stat_add(&w->st->unlink_ns, ns);
@@ -438,6 +448,11 @@ static inline __attribute__((always_inline)) void remove_entry(struct worker *w,
 							       unsigned char type)
 {
 	if ((type == DT_DIR || type == DT_UNKNOWN) && !not_a_directory(w, d, fd, name, type))
+		return;
+	/* The lane is off unless asked for: then no file is stat'ed. */
+	if (__builtin_expect(
+		    atomic_load_explicit(&w->e->knobs.lane_bytes, memory_order_relaxed) != 0, 0) &&
+	    (type == DT_REG || type == DT_UNKNOWN) && lane_take(w, d, fd, name))
 		return;
 	int r = unlink_timed(w, fd, name);
 	if (r == 0)
@@ -1199,6 +1214,8 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&e->done_cond, &e->qlock, &ts);
+		if (!e->op_done && !e->stop)
+			lane_watchdog(e);
 		if (e->stop) {
 			/* wake everyone so they notice and leave their loops */
 			pthread_cond_broadcast(&e->work_cond);

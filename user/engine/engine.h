@@ -47,7 +47,19 @@ struct engine_knobs {
 	_Atomic int reverse_policy;	 /* unlink each getdents64 batch last-first:
 					 * enum sort_policy's AUTO (by filesystem
 					 * type), NEVER or ALWAYS */
+	_Atomic uint64_t lane_bytes;	 /* regular files with this many bytes
+					 * allocated or more are unlinked by the
+					 * large-file lane (0: off, and no file is
+					 * stat'ed) */
 };
+
+/* The large-file lane (docs/design.md#large-files-the-lane-and---free-rate).
+ * --free-rate truncates files above a chunk, RocksDB's default for the same
+ * job; the watchdog switches the lane on at ENGINE_AUTO_LANE_BYTES once a
+ * worker has been inside one unlinkat for ENGINE_WATCHDOG_MS. */
+#define ENGINE_LANE_CHUNK (64ull << 20)
+#define ENGINE_AUTO_LANE_BYTES (1ull << 30)
+#define ENGINE_WATCHDOG_MS 250u
 
 struct engine_config {
 	int max_threads;      /* worker slots (threads start when first made
@@ -57,6 +69,8 @@ struct engine_config {
 	bool one_file_system; /* do not descend into other mounts */
 	unsigned fd_budget;   /* directory fds kept open at most (0: from RLIMIT_NOFILE) */
 	unsigned max_retries; /* rescans of a directory refilled while we delete it */
+	uint64_t free_rate;   /* --free-rate: bytes freed per second at most by
+			       * the lane's truncations (0: not paced) */
 };
 
 /* Counters that exist only for the controller's trials (dir_share and inode
@@ -88,6 +102,7 @@ struct worker_stats {
 	_Atomic uint64_t unlink_ns;    /* wall time inside the timed unlinkat calls */
 	_Atomic uint64_t unlink_calls; /* unlinkat calls timed (a sample, 1 in 8) */
 	_Atomic uint64_t busy_ns;      /* time spent running tasks (not parked/idle) */
+	_Atomic uint32_t in_unlink;    /* inside a file's unlinkat (the watchdog) */
 	struct trial_stats trial;
 } __attribute__((aligned(64)));
 
@@ -97,10 +112,20 @@ struct trial_totals {
 	uint64_t batch_unlink_ns, batch_unlink_calls, sorted_unlink_ns, sorted_unlink_calls;
 };
 
+/* What the large-file lane did (its files are in engine_totals' too). */
+struct lane_totals {
+	uint64_t files;	      /* unlinked by the lane */
+	uint64_t truncations; /* --free-rate: ftruncate steps */
+	uint64_t paced_bytes; /* --free-rate: bytes freed under the pacing */
+	uint64_t paced_ns;    /* from the first paced step to the last one's end */
+	bool auto_lane;	      /* the watchdog switched the lane on */
+};
+
 struct engine_totals {
 	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
 	uint64_t unlink_ns, unlink_calls, busy_ns;
 	struct trial_totals trial;
+	struct lane_totals lane;
 };
 
 struct engine;
@@ -123,6 +148,12 @@ void engine_set_active(struct engine *e, int n);
 bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
 			dev_t root_dev);
 
+/* --free-rate for a file operand: if NAME in DIRFD is a file the lane would
+ * take, truncate it as the lane would, paced by the same bucket, in the
+ * caller's thread; the caller then unlinks it. 0, or the errno of a failed
+ * ftruncate (the file is left as it is). */
+int engine_shrink_file(struct engine *e, int dirfd, const char *name);
+
 /* Ask the workers to stop as soon as possible (async-signal-safe). */
 void engine_request_stop(struct engine *e);
 bool engine_stopping(const struct engine *e);
@@ -136,6 +167,10 @@ void engine_totals(const struct engine *e, struct engine_totals *t);
  * stack for a worker (now included). */
 uint64_t engine_waited_ns(struct engine *e);
 const struct worker_stats *engine_worker_stats(const struct engine *e, int i);
+/* Worker I has been inside one unlinkat for ENGINE_WATCHDOG_MS or more (a
+ * huge file): its blocked time is the lane's, not a reason to add workers.
+ * Another worker runs in its place meanwhile (within max_threads). */
+bool engine_worker_in_lane(const struct engine *e, int i);
 
 /* Called by the waiting main thread about every 100 ms while a tree is being
  * removed (progress line, controller tick). */

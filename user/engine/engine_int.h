@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define TASK_CHUNK ((uintptr_t)1) /* tag bit of a chunk on the task stack */
 
@@ -40,7 +41,14 @@ struct worker {
 	 * overlaps its helpers' work: the last getdents64 call's time, and
 	 * the cost of one entry in the reader's last slice (EWMA). */
 	uint64_t read_ns, entry_ns;
+	/* The watchdog's view (written by the thread that waits for the tree):
+	 * the syscall count it last saw, since when it saw the worker inside
+	 * that same unlinkat (0: not), and whether that is too long. */
+	uint64_t wd_syscalls, wd_since;
+	_Atomic bool in_lane;
 };
+
+struct lane;
 
 struct engine {
 	struct engine_config cfg;
@@ -81,6 +89,14 @@ struct engine {
 
 	engine_tick_fn tick;
 	void *tick_arg;
+
+	/* The large-file lane (lane.c): its thread and queue, made with the
+	 * engine, its thread started by the first file it takes. */
+	struct lane *lane;
+	int lane_extra;	       /* workers allowed beyond active_threads in place of
+				 * those stuck in an unlinkat (qlock) */
+	atomic_bool auto_lane; /* the watchdog switched the lane on */
+	uint64_t watchdog_ns;  /* an unlinkat this long puts its worker in the lane */
 };
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
@@ -92,12 +108,43 @@ static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
 
 /* The thread function of every worker (engine.c). */
 void *engine_worker_main(void *arg);
+/* Start worker threads up to N (lifecycle.c; qlock held, or before any
+ * worker runs): how many run. */
+int engine_spawn_workers(struct engine *e, int n);
+/* Drop one reference of directory D, removing it (and its ancestors) if it
+ * was the last (engine.c). */
+void engine_node_release(struct worker *w, struct dnode *d);
+/* D could not be emptied: it and its ancestors stay. */
+static inline void engine_mark_failed(struct dnode *d)
+{
+	atomic_fetch_or(&d->flags, DN_FAILED);
+}
+
+/* The lane (lane.c). */
+struct lane *lane_new(struct engine *e, struct worker_stats *st, uint64_t rate);
+/* Stop its thread (after its current file) and free what is queued. */
+void lane_destroy(struct lane *l);
+/* Wait until DEADLINE (CLOCK_REALTIME) for its thread to leave: true if it
+ * did (or never started). */
+bool lane_join_until(struct lane *l, const struct timespec *deadline);
+/* Entry NAME of directory D (open as FD), a non-directory: if it is a
+ * regular file with lane_bytes allocated or more, the lane takes it (or,
+ * the engine halting, skips it). True if the caller must leave it alone. */
+bool lane_take(struct worker *w, struct dnode *d, int fd, const char *name);
+void lane_totals(const struct lane *l, struct lane_totals *t);
+/* The watchdog, every tick of the thread waiting for the tree (qlock held):
+ * which workers are stuck in one unlinkat, the workers that run in their
+ * place, and the auto lane. */
+void lane_watchdog(struct engine *e);
 
 /* Messages (diag.c). The path of directory N, and LEAF inside it if given,
  * as the user would see it, built in SB. */
 void build_path(struct worker *w, struct strbuf *sb, struct dnode *n, const char *leaf);
 /* "cannot remove 'path': strerror(ERR)" on stderr, counted as an error. */
 void report_cannot_remove(struct worker *w, struct dnode *dir, const char *leaf, int err);
+/* The same with another verb: "WHAT 'path': strerror(ERR)". */
+void report_path_error(struct worker *w, struct dnode *dir, const char *leaf, const char *what,
+		       int err);
 /* -v: "removed 'path'" (or "removed directory 'path'") on stdout. */
 void verbose_removed(struct worker *w, struct dnode *dir, const char *leaf, bool is_dir);
 

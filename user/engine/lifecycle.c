@@ -33,12 +33,17 @@ static int fd_limited_threads(int threads)
 	return threads > fit ? (int)fit : threads;
 }
 
+/* The large-file lane's fds: a directory fd per queued file (16), the file
+ * it truncates and the directory it may remove. */
+#define LANE_FDS 18
+
 static unsigned default_fd_budget(int threads)
 {
 	rlim_t lim = fd_limit();
-	/* Keep room for stdio, the operand's parent, BPF maps and links, and
-	 * for each worker's transient opens beyond its two pinned fds. */
-	long room = (long)lim - 24 - 2L * threads;
+	/* Keep room for stdio, the operand's parent, BPF maps and links, for
+	 * each worker's transient opens beyond its two pinned fds, and for the
+	 * lane's. */
+	long room = (long)lim - 24 - 2L * threads - LANE_FDS;
 	if (room > 4096)
 		room = 4096;
 	return room < 2 ? 2 : (unsigned)room;
@@ -68,7 +73,7 @@ static unsigned default_fd_budget(int threads)
  * process-count or cgroup limit) the engine runs with those it has, says so
  * once, and never tries again; with none, the caller's thread does the work
  * (engine_remove_tree). */
-static int spawn_workers(struct engine *e, int n)
+int engine_spawn_workers(struct engine *e, int n)
 {
 	int have = atomic_load(&e->nstarted);
 	if (n <= have || e->spawn_err)
@@ -107,6 +112,24 @@ static int spawn_workers(struct engine *e, int n)
 	return have;
 }
 
+/* The lane's threshold and the watchdog's: --free-rate puts every file above
+ * a chunk in the lane from the start; otherwise it is off until the watchdog
+ * sees a worker stuck in one unlinkat (ADAPTRM_LANE_WATCHDOG_MS, for tests:
+ * that long instead of ENGINE_WATCHDOG_MS; 0: the auto lane from the start). */
+static void init_lane_knobs(struct engine *e)
+{
+	int ms = env_int(ENV_LANE_WATCHDOG_MS, (int)ENGINE_WATCHDOG_MS);
+	if (ms < 0)
+		ms = (int)ENGINE_WATCHDOG_MS;
+	e->watchdog_ns = (uint64_t)ms * 1000000u;
+	uint64_t lane = e->cfg.free_rate ? ENGINE_LANE_CHUNK : 0;
+	if (ms == 0 && !lane) {
+		lane = ENGINE_AUTO_LANE_BYTES;
+		atomic_init(&e->auto_lane, true);
+	}
+	atomic_init(&e->knobs.lane_bytes, lane);
+}
+
 struct engine *engine_create(const struct engine_config *cfg, int initial_threads)
 {
 	struct engine *e = xcalloc(1, sizeof(*e));
@@ -133,6 +156,7 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	atomic_init(&e->knobs.sort_base, false);
 	int rev = env_flag(ENV_REVERSE, -1);
 	atomic_init(&e->knobs.reverse_policy, rev < 0 ? SORT_AUTO : rev ? SORT_ALWAYS : SORT_NEVER);
+	init_lane_knobs(e);
 	e->seen_active = initial_threads;
 
 	pthread_mutex_init(&e->qlock, NULL);
@@ -149,9 +173,12 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 
 	int n = e->cfg.max_threads;
 	e->workers = xcalloc((size_t)n, sizeof(*e->workers));
-	if (posix_memalign((void **)&e->stats, 64, (size_t)n * sizeof(*e->stats)) != 0)
+	/* one more slot of counters: the lane's, after the workers' */
+	size_t nstats = (size_t)n + 1;
+	if (posix_memalign((void **)&e->stats, 64, nstats * sizeof(*e->stats)) != 0)
 		die(ENOMEM, "memory exhausted");
-	memset(e->stats, 0, (size_t)n * sizeof(*e->stats));
+	memset(e->stats, 0, nstats * sizeof(*e->stats));
+	e->lane = lane_new(e, &e->stats[n], e->cfg.free_rate);
 
 	for (int i = 0; i < n; i++) {
 		struct worker *w = &e->workers[i];
@@ -159,7 +186,7 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 		w->id = i;
 		w->st = &e->stats[i];
 	}
-	int got = spawn_workers(e, initial_threads);
+	int got = engine_spawn_workers(e, initial_threads);
 	if (got < 1)
 		got = 1; /* none: engine_remove_tree runs worker 0 in the caller */
 	if (got < initial_threads) {
@@ -180,6 +207,7 @@ void engine_destroy(struct engine *e)
 	pthread_cond_broadcast(&e->work_cond);
 	pthread_cond_broadcast(&e->park_cond);
 	pthread_mutex_unlock(&e->qlock);
+	lane_destroy(e->lane); /* it may remove directories: before the fd cache goes */
 	int started = atomic_load(&e->nstarted);
 	for (int i = 0; i < e->cfg.max_threads; i++) {
 		struct worker *w = &e->workers[i];
@@ -231,7 +259,7 @@ void engine_set_active(struct engine *e, int n)
 	if (n > e->cfg.max_threads)
 		n = e->cfg.max_threads;
 	pthread_mutex_lock(&e->qlock);
-	int got = spawn_workers(e, n);
+	int got = engine_spawn_workers(e, n);
 	if (got < n)
 		n = got > 0 ? got : 1;
 	atomic_store(&e->knobs.active_threads, n);
@@ -285,13 +313,14 @@ bool engine_join_stopped(struct engine *e, unsigned timeout_ms)
 			w->joined = true;
 		all = all && w->joined;
 	}
-	return all;
+	return lane_join_until(e->lane, &dl) && all;
 }
 
 void engine_totals(const struct engine *e, struct engine_totals *t)
 {
 	memset(t, 0, sizeof(*t));
-	for (int i = 0; i < e->cfg.max_threads; i++) {
+	/* the workers' slots and the lane's after them */
+	for (int i = 0; i <= e->cfg.max_threads; i++) {
 		const struct worker_stats *s = &e->stats[i];
 #define SUM(f) t->f += atomic_load_explicit(&s->f, memory_order_relaxed)
 		SUM(files);
@@ -313,4 +342,5 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 		SUM(trial.sorted_unlink_calls);
 #undef SUM
 	}
+	lane_totals(e->lane, &t->lane);
 }

@@ -31,6 +31,10 @@ const struct env_desc env_table[ENV_COUNT] = {
 			   "probe groups to leave out, comma-separated (runq,offcpu,locks,ext4,...):"
 			   " to measure what each costs",
 			   true },
+	[ENV_LANE_WATCHDOG_MS] = { "ADAPTRM_LANE_WATCHDOG_MS",
+				   "milliseconds inside one unlinkat before the large-file lane switches on"
+				   " (default 250); 0: on from the start",
+				   true },
 	[ENV_XDG_CACHE_HOME] = { "XDG_CACHE_HOME",
 				 "profiles are kept in $XDG_CACHE_HOME/adaptrm (absolute paths only)",
 				 false },

@@ -6,17 +6,18 @@
 #include <stdbool.h>
 
 enum env_var {
-	ENV_CTL_BPF,	    /* controller's probes: 1 load at once, 0 never */
-	ENV_CTL_START,	    /* controller's first worker count (experiments) */
-	ENV_DIR_SHARE,	    /* the engine's directory-sharing policy */
-	ENV_REVERSE,	    /* unlink each getdents64 batch last-first: 1/0 */
-	ENV_SHARE_TRIAL,    /* 1: try sharing on every filesystem type */
-	ENV_SORT_TRIAL,	    /* 1: try inode order on every filesystem type */
-	ENV_BPF_DEBUG,	    /* libbpf's messages on stderr */
-	ENV_BPF_RAW_TP,	    /* 1: raw_tp programs instead of tp_btf */
-	ENV_KALLSYMS,	    /* 1: name kernel callers from /proc/kallsyms */
-	ENV_TRACE_NO,	    /* probe groups to leave out (overhead measurements) */
-	ENV_XDG_CACHE_HOME, /* where profiles are kept */
+	ENV_CTL_BPF,	      /* controller's probes: 1 load at once, 0 never */
+	ENV_CTL_START,	      /* controller's first worker count (experiments) */
+	ENV_DIR_SHARE,	      /* the engine's directory-sharing policy */
+	ENV_REVERSE,	      /* unlink each getdents64 batch last-first: 1/0 */
+	ENV_SHARE_TRIAL,      /* 1: try sharing on every filesystem type */
+	ENV_SORT_TRIAL,	      /* 1: try inode order on every filesystem type */
+	ENV_BPF_DEBUG,	      /* libbpf's messages on stderr */
+	ENV_BPF_RAW_TP,	      /* 1: raw_tp programs instead of tp_btf */
+	ENV_KALLSYMS,	      /* 1: name kernel callers from /proc/kallsyms */
+	ENV_TRACE_NO,	      /* probe groups to leave out (overhead measurements) */
+	ENV_LANE_WATCHDOG_MS, /* the watchdog's threshold (tests) */
+	ENV_XDG_CACHE_HOME,   /* where profiles are kept */
 	ENV_HOME,
 	ENV_PATH, /* where --trace -- COMMAND is looked up */
 	ENV_COUNT

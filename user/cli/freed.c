@@ -1,0 +1,181 @@
+#include "cli/freed.h"
+#include "engine/fsinfo.h"
+#include "lib/units.h"
+#include "lib/xalloc.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* Distinct filesystems counted; operands beyond them are not (the table,
+ * and its fds, stay small whatever the command line). */
+#define FREED_MAX 8
+
+struct fs_entry {
+	dev_t dev;
+	int fd;		      /* O_PATH of its mount point (or a directory on it) */
+	uint64_t free_before; /* bytes */
+	uint64_t type;
+	char *mount; /* its mount point, or NULL */
+};
+
+struct freed {
+	struct fs_entry fs[FREED_MAX];
+	int n;
+};
+
+struct freed *freed_new(void)
+{
+	return xcalloc(1, sizeof(struct freed));
+}
+
+void freed_free(struct freed *f)
+{
+	if (!f)
+		return;
+	for (int i = 0; i < f->n; i++) {
+		close(f->fs[i].fd);
+		free(f->fs[i].mount);
+	}
+	free(f);
+}
+
+static uint64_t free_bytes(const struct statfs *s)
+{
+	uint64_t unit = s->f_frsize ? (uint64_t)s->f_frsize : (uint64_t)s->f_bsize;
+	return (uint64_t)s->f_bfree * unit;
+}
+
+/* "\040" and the like in /proc/self/mountinfo, decoded in place. */
+static void unescape_octal(char *s)
+{
+	char *d = s;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*d++ = *s;
+		}
+	}
+	*d = '\0';
+}
+
+/* The mount point of device DEV (the last mount of it listed), or NULL. */
+static char *mount_point(dev_t dev)
+{
+	FILE *fp = fopen("/proc/self/mountinfo", "re");
+	if (!fp)
+		return NULL;
+	char *line = NULL, *found = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, fp) > 0) {
+		unsigned maj, min;
+		char mnt[4096];
+		if (sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min, mnt) == 3 &&
+		    makedev(maj, min) == dev) {
+			free(found);
+			found = xstrdup(mnt);
+		}
+	}
+	free(line);
+	fclose(fp);
+	if (found)
+		unescape_octal(found);
+	return found;
+}
+
+/* The directory holding PATH ("." for a bare name), opened O_PATH. */
+static int open_parent_dir(const char *path)
+{
+	char *p = xstrdup(path);
+	size_t len = strlen(p);
+	while (len > 1 && p[len - 1] == '/')
+		p[--len] = '\0';
+	char *slash = strrchr(p, '/');
+	const char *dir = !slash ? "." : slash == p ? "/" : (*slash = '\0', p);
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	free(p);
+	return fd;
+}
+
+/* An fd on filesystem DEV for fstatfs that holds no file of the delete
+ * open (an fd on a deleted file would keep its blocks): its mount point,
+ * else the directory holding PATH; -1 if neither is on DEV. */
+static int fs_fd(dev_t dev, const char *mount, const char *path)
+{
+	for (int i = 0; i < 2; i++) {
+		int fd = i == 0 ? (mount ? open(mount, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1) :
+				  open_parent_dir(path);
+		struct stat st;
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev)
+			return fd;
+		if (fd >= 0)
+			close(fd);
+	}
+	return -1;
+}
+
+void freed_note(struct freed *f, const char *path)
+{
+	struct stat st;
+	if (!f || f->n == FREED_MAX || lstat(path, &st) != 0)
+		return;
+	for (int i = 0; i < f->n; i++)
+		if (f->fs[i].dev == st.st_dev)
+			return;
+	char *mount = mount_point(st.st_dev);
+	int fd = fs_fd(st.st_dev, mount, path);
+	struct statfs sf;
+	if (fd < 0 || fstatfs(fd, &sf) != 0) {
+		if (fd >= 0)
+			close(fd);
+		free(mount);
+		return;
+	}
+	struct fs_entry *e = &f->fs[f->n++];
+	e->dev = st.st_dev;
+	e->fd = fd;
+	e->free_before = free_bytes(&sf);
+	e->type = (uint64_t)sf.f_type;
+	e->mount = mount;
+}
+
+/* Bytes freed on E since it was noted (0 if others filled it meanwhile). */
+static uint64_t freed_on(const struct fs_entry *e)
+{
+	struct statfs sf;
+	if (fstatfs(e->fd, &sf) != 0)
+		return 0;
+	uint64_t now = free_bytes(&sf);
+	return now > e->free_before ? now - e->free_before : 0;
+}
+
+uint64_t freed_now(struct freed *f)
+{
+	uint64_t sum = 0;
+	for (int i = 0; f && i < f->n; i++)
+		sum += freed_on(&f->fs[i]);
+	return sum;
+}
+
+void freed_print(struct freed *f, FILE *out)
+{
+	if (!f || f->n == 0)
+		return;
+	fputs("freed:", out);
+	for (int i = 0; i < f->n; i++) {
+		const struct fs_entry *e = &f->fs[i];
+		char size[32], type[24];
+		fprintf(out, "%s %s on %s (%s)", i ? "," : "",
+			units_format_bytes(freed_on(e), size, sizeof size),
+			e->mount ? e->mount : "?", fsinfo_name(e->type, type));
+	}
+	fputc('\n', out);
+}

@@ -1,0 +1,24 @@
+/* The space a run frees: statfs of each operand's filesystem before its
+ * first operand and after the run (or now, for the progress line). xfs and
+ * btrfs free part of it in the background, so a figure taken at the end can
+ * lag behind what the delete will free. */
+#ifndef ADAPTRM_FREED_H
+#define ADAPTRM_FREED_H
+#include <stdint.h>
+#include <stdio.h>
+
+struct freed;
+
+struct freed *freed_new(void);
+void freed_free(struct freed *f);
+/* Operand PATH is about to be removed: remember its filesystem's free space
+ * if it is the first operand there (a few filesystems at most; more are
+ * not counted). */
+void freed_note(struct freed *f, const char *path);
+/* Bytes freed so far on all of them (statfs now). */
+uint64_t freed_now(struct freed *f);
+/* The --stats line: "freed: 3.2 GiB on /mnt (ext4)", one clause per
+ * filesystem. Nothing if no operand was noted. */
+void freed_print(struct freed *f, FILE *out);
+
+#endif
