@@ -17,6 +17,7 @@ struct model {
 	int tasks;			 /* parallel work available (0: unlimited) */
 	bool spare_on;			 /* the engine measures waiting work: */
 	double spare;			 /* share of time a task waited for a worker */
+	double capped;			 /* share of blocked time on a cap (0: none) */
 };
 
 static int sim_cpus = 4; /* CPUs of the simulated machine */
@@ -120,6 +121,7 @@ static void simulate(const struct model *m, int cap, int start, bool known, int 
 			.busy = m->tasks ? (n <= m->tasks ? 1.0 : (double)m->tasks / n) : 1,
 			.cpu = m->cpu_bound ? 0.95 : 0.3,
 			.spare = m->spare_on ? m->spare : -1,
+			.capped = m->capped,
 		};
 		struct ctl_decision d;
 		bool changed = ctl_policy_tick(&p, &s, &d);
@@ -155,7 +157,7 @@ static const int CONVERGE = 30; /* ticks (3 s): about ten decision windows */
 
 Test(controller_policy, peak_at_one_thread_from_wrong_prior)
 {
-	struct model m = { m_one, m_one_cont, NULL, 0.05, false, 0, false, 0 };
+	struct model m = { m_one, m_one_cont, NULL, 0.05, false, 0, false, 0, -1 };
 	struct run r;
 	for (int start = 1; start <= 16; start *= 4) {
 		simulate(&m, 64, start, false, 400, &r);
@@ -165,7 +167,7 @@ Test(controller_policy, peak_at_one_thread_from_wrong_prior)
 
 Test(controller_policy, peak_at_one_thread_without_bpf_signals)
 {
-	struct model m = { m_one, NULL, NULL, 0.05, false, 0, false, 0 };
+	struct model m = { m_one, NULL, NULL, 0.05, false, 0, false, 0, -1 };
 	struct run r;
 	simulate(&m, 64, 2, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -173,7 +175,7 @@ Test(controller_policy, peak_at_one_thread_without_bpf_signals)
 
 Test(controller_policy, peak_at_cpu_count)
 {
-	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0, false, 0 };
+	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0, false, 0, -1 };
 	struct run r;
 	for (int start = 1; start <= 64; start *= 8) {
 		simulate(&m, 64, start, false, 400, &r);
@@ -183,7 +185,7 @@ Test(controller_policy, peak_at_cpu_count)
 
 Test(controller_policy, sharp_peak_at_four)
 {
-	struct model m = { m_peak4_sharp, NULL, NULL, 0.05, false, 0, false, 0 };
+	struct model m = { m_peak4_sharp, NULL, NULL, 0.05, false, 0, false, 0, -1 };
 	struct run r;
 	simulate(&m, 64, 1, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -191,7 +193,7 @@ Test(controller_policy, sharp_peak_at_four)
 
 Test(controller_policy, latency_bound_peak_at_32_to_64)
 {
-	struct model m = { m_fuse, NULL, m_fuse_blk, 0.05, false, 0, false, 0 };
+	struct model m = { m_fuse, NULL, m_fuse_blk, 0.05, false, 0, false, 0, -1 };
 	struct run r;
 	simulate(&m, 128, 1, false, 400, &r);
 	expect_near_best(&m, 128, &r, CONVERGE, 400);
@@ -202,7 +204,7 @@ Test(controller_policy, latency_bound_peak_at_32_to_64)
 
 Test(controller_policy, latency_bound_without_bpf_signals)
 {
-	struct model m = { m_fuse, NULL, NULL, 0.05, false, 0, false, 0 };
+	struct model m = { m_fuse, NULL, NULL, 0.05, false, 0, false, 0, -1 };
 	struct run r;
 	simulate(&m, 64, 1, false, 400, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 400);
@@ -210,7 +212,7 @@ Test(controller_policy, latency_bound_without_bpf_signals)
 
 Test(controller_policy, follows_a_moving_peak)
 {
-	struct model m = { m_moving, NULL, NULL, 0.05, false, 0, false, 0 };
+	struct model m = { m_moving, NULL, NULL, 0.05, false, 0, false, 0, -1 };
 	struct run r;
 	simulate(&m, 64, 1, false, 600, &r);
 	expect_near_best(&m, 64, &r, CONVERGE, 200);
@@ -222,7 +224,7 @@ Test(controller_policy, follows_a_moving_peak)
 
 Test(controller_policy, flat_noisy_curve_does_not_oscillate)
 {
-	struct model m = { m_flat, NULL, NULL, 0.10, false, 0, false, 0 };
+	struct model m = { m_flat, NULL, NULL, 0.10, false, 0, false, 0, -1 };
 	struct run r;
 	for (int start = 1; start <= 16; start *= 4) {
 		simulate(&m, 64, start, false, 1000, &r);
@@ -253,7 +255,7 @@ Test(controller_policy, flat_noisy_curve_does_not_oscillate)
 
 Test(controller_policy, stored_profile_is_kept)
 {
-	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0, false, 0 };
+	struct model m = { m_cpu, NULL, NULL, 0.05, true, 0, false, 0, -1 };
 	struct run r;
 	simulate(&m, 64, 4, true, 300, &r);
 	expect_near_best(&m, 64, &r, 0, 300);
@@ -262,7 +264,7 @@ Test(controller_policy, stored_profile_is_kept)
 
 Test(controller_policy, contention_rising_backs_off_at_once)
 {
-	struct model m = { m_one, m_one_cont, NULL, 0.0, false, 0, false, 0 };
+	struct model m = { m_one, m_one_cont, NULL, 0.0, false, 0, false, 0, -1 };
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, 64, 4);
 	struct ctl_policy p;
@@ -299,7 +301,7 @@ Test(controller_policy, contention_rising_backs_off_at_once)
  * already waits on locks: the first step is down, never up. */
 Test(controller_policy, contended_start_looks_below_first)
 {
-	struct model m = { m_one, m_one_cont, NULL, 0.05, false, 0, false, 0 };
+	struct model m = { m_one, m_one_cont, NULL, 0.05, false, 0, false, 0, -1 };
 	struct run r;
 	simulate(&m, 64, 2, false, 100, &r);
 	int first = 0;
@@ -330,7 +332,7 @@ Test(controller_policy, cpu_bound_start_is_not_undercut)
 {
 	/* Started at the CPU count on CPU-bound work, a losing step up must not
 	 * be followed by a step below the CPU count (it could only lose). */
-	struct model m = { m_cpu, NULL, NULL, 0.02, true, 0, false, 0 };
+	struct model m = { m_cpu, NULL, NULL, 0.02, true, 0, false, 0, -1 };
 	struct run r;
 	simulate(&m, 64, 4, false, 20, &r);
 	for (int t = 0; t < 20; t++)
@@ -346,7 +348,7 @@ static double m_single(int n, int t)
 
 Test(controller_policy, idle_workers_are_trimmed)
 {
-	struct model m = { m_single, NULL, NULL, 0.05, false, 1, false, 0 };
+	struct model m = { m_single, NULL, NULL, 0.05, false, 1, false, 0, -1 };
 	struct run r;
 	simulate(&m, 64, 8, false, 100, &r);
 	cr_expect_eq(r.n[99], 1);
@@ -421,7 +423,7 @@ static double m_btrfs(int n, int t)
 }
 Test(controller_policy, clear_loss_probes_rarely)
 {
-	struct model m = { m_btrfs, NULL, NULL, 0.05, false, 0, false, 0 };
+	struct model m = { m_btrfs, NULL, NULL, 0.05, false, 0, false, 0, -1 };
 	struct run r;
 	simulate(&m, 64, 1, false, 600, &r);
 	int above = 0;
@@ -452,7 +454,7 @@ static double m_cpu8_flat(int n, int t)
 }
 Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
 {
-	struct model m = { m_cpu_flat, NULL, m_cpu_blk, 0.10, true, 0, false, 0 };
+	struct model m = { m_cpu_flat, NULL, m_cpu_blk, 0.10, true, 0, false, 0, -1 };
 	struct run r;
 	for (int start = 4; start <= 8; start += 4) {
 		simulate(&m, 64, start, true, 600, &r);
@@ -470,7 +472,7 @@ Test(controller_policy, cpu_bound_settles_at_one_worker_per_cpu)
 	}
 	/* 8 CPUs: a gentle step down from 9-12 (-25%) lands below the CPU
 	 * count; it must try one per CPU instead, not lose and stay at 9. */
-	struct model m8 = { m_cpu8_flat, NULL, m_cpu_blk, 0.10, true, 0, false, 0 };
+	struct model m8 = { m_cpu8_flat, NULL, m_cpu_blk, 0.10, true, 0, false, 0, -1 };
 	sim_cpus = 8;
 	for (int start = 9; start <= 12; start++) {
 		simulate(&m8, 64, start, true, 600, &r);
@@ -516,14 +518,14 @@ Test(controller_policy, short_latency_bound_delete_learns_the_step_being_tried)
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, 128, 2);
 	struct ctl_policy p;
-	struct model fuse = { m_fuse, NULL, m_fuse_blk, 0, false, 0, false, 0 };
+	struct model fuse = { m_fuse, NULL, m_fuse_blk, 0, false, 0, false, 0, -1 };
 	ctl_policy_init(&p, &cfg, 16, false);
 	tick_until(&p, &fuse, 40, climbing_past_an_accept);
 	cr_assert(climbing_past_an_accept(&p), "the climb accepted a step up");
 	cr_expect_eq(ctl_policy_best(&p, NULL), p.n, "learns %d, tried %d",
 		     ctl_policy_best(&p, NULL), p.n);
 
-	struct model cpu = { m_cpu_flat, NULL, m_cpu_blk, 0, true, 0, false, 0 };
+	struct model cpu = { m_cpu_flat, NULL, m_cpu_blk, 0, true, 0, false, 0, -1 };
 	ctl_policy_init(&p, &cfg, 1, false);
 	tick_until(&p, &cpu, 40, climbing_past_an_accept);
 	cr_assert(climbing_past_an_accept(&p), "the climb accepted a step up");
@@ -539,7 +541,7 @@ static double m_cont_half(int n)
 }
 Test(controller_policy, high_contention_halves_the_count)
 {
-	struct model m = { m_flat, m_cont_half, NULL, 0.0, false, 0, false, 0 };
+	struct model m = { m_flat, m_cont_half, NULL, 0.0, false, 0, false, 0, -1 };
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, 64, 4);
 	struct ctl_policy p;
@@ -618,4 +620,78 @@ Test(controller_policy, probes_up_when_work_waits_and_stalls_do_not_ratchet)
 	for (int t = 0; t < 600; t++)
 		at1 += r.n[t] == 1;
 	cr_expect_geq(at1, 540, "one worker most of the time: %d of 600 ticks", at1);
+}
+
+/* Behind a rate cap (blkio.throttle, 400 iops): every count deletes at the
+ * cap's rate, the workers are blocked nearly all the time, and the cap's
+ * bursts make ticks jumpy. */
+static double m_capped(int n, int t)
+{
+	return 2000.0;
+}
+static double m_capped_blk(int n)
+{
+	return 0.98;
+}
+
+/* The rule of the first window that closed. */
+static const char *first_rule(const struct run *r, int ticks)
+{
+	for (int t = 0; t < ticks; t++)
+		if (strcmp(r->rule[t], CTL_RULE_MEASURING))
+			return r->rule[t];
+	return CTL_RULE_MEASURING;
+}
+
+static int max_count(const struct run *r, int ticks)
+{
+	int m = 0;
+	for (int t = 0; t < ticks; t++)
+		m = r->n[t] > m ? r->n[t] : m;
+	return m;
+}
+
+Test(controller_policy, blocked_on_a_cap_adds_no_workers)
+{
+	struct model m = { m_capped, NULL, m_capped_blk, 0.3, false, 0, false, 0, 0.9 };
+	struct run r;
+	simulate(&m, 64, 2, false, 400, &r);
+	cr_expect_str_eq(first_rule(&r, 400), CTL_RULE_FIRST_CAPPED);
+	cr_expect_eq(moves_by(&r, 400, CTL_RULE_BLOCKED_UP), 0, "no probe up on blocked workers");
+	cr_expect_gt(decided_by(&r, 400, CTL_RULE_BLOCKED_CAPPED), 0);
+	cr_expect_leq(max_count(&r, 400), 2, "never above the start: %d", max_count(&r, 400));
+	cr_expect_gt(decided_by(&r, 400, CTL_RULE_DRIFT_CAPPED), 0, "the cap's bursts read as drift");
+}
+
+Test(controller_policy, blocked_without_a_cause_still_climbs)
+{
+	/* the same curve where the wait causes are not measured (no BPF, or
+	 * overlapping reads): blocked workers are a reason to look up */
+	struct model m = { m_capped, NULL, m_capped_blk, 0.3, false, 0, false, 0, -1 };
+	struct run r;
+	simulate(&m, 64, 2, false, 400, &r);
+	cr_expect_str_eq(first_rule(&r, 400), CTL_RULE_FIRST_CLIMB);
+	cr_expect_gt(max_count(&r, 400), 2);
+}
+
+Test(controller_policy, overlapping_reads_climb_past_a_small_capped_share)
+{
+	/* reads on a slow device overlap: a little journal time must not stop
+	 * the climb */
+	struct model m = { m_fuse, NULL, m_fuse_blk, 0.05, false, 0, false, 0, 0.2 };
+	struct run r;
+	simulate(&m, 128, 2, false, 400, &r);
+	expect_near_best(&m, 128, &r, CONVERGE, 400);
+	cr_expect_eq(decided_by(&r, 400, CTL_RULE_BLOCKED_CAPPED), 0);
+}
+
+Test(controller_policy, capped_probe_up_is_vetoed)
+{
+	/* settled from a profile, blocked on a cap: the hold's probes up are
+	 * vetoed, a probe down still runs */
+	struct model m = { m_capped, NULL, m_capped_blk, 0.02, false, 0, false, 0, 0.9 };
+	struct run r;
+	simulate(&m, 64, 4, true, 600, &r);
+	cr_expect_gt(decided_by(&r, 600, CTL_RULE_VETO_CAPPED), 0);
+	cr_expect_leq(max_count(&r, 600), 4);
 }

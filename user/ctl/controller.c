@@ -362,6 +362,8 @@ static void report_start(struct controller *c)
 void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 {
 	identify_tree(c, dirfd, name);
+	if (c->have_key)
+		ctl_source_set_dev(c->src, c->key.dev_major, c->key.dev_minor);
 	int cap = engine_max_threads(c->e);
 	int start = choose_start(c, cap, &c->start_from);
 	struct ctl_policy_cfg cfg;
@@ -404,6 +406,11 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 	json_num_or_null(w, "cpu", s->cpu);
 	json_num_or_null(w, "vcsw_per_entry", s->vcsw_per_op);
 	json_num_or_null(w, "spare", s->spare);
+	json_num_or_null(w, "capped", s->capped);
+	if (s->top_cause) {
+		jw_string(w, "wait_cause", s->top_cause);
+		jw_double(w, "wait_cause_share", s->top_share);
+	}
 	jw_bool(w, "bpf", s->bpf);
 	jw_string(w, "phase", c->steer ? ctl_phase_name(c->pol.phase) : "pinned");
 	jw_string(w, "share", ctl_trial_state_name(c->share_during));

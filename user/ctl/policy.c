@@ -100,13 +100,16 @@ static void pct(char *buf, size_t len, const char *what, double v)
 		snprintf(buf, len, ", %s %.0f%%", what, v * 100);
 }
 
-/* Evidence for --explain: "throughput +38%, contention 2%, blocked 61%". */
-static void evidence(char *out, double gain, double cont, double blk, const char *note)
+/* Evidence for --explain: "throughput +38%, contention 2%, blocked 61%",
+ * with ", on a cap 90%" when that share of the blocked time was (BPF). */
+static void evidence(char *out, double gain, double cont, double blk, double capped, const char *note)
 {
-	char c[40], b[40];
+	char c[40], b[40], k[40] = "";
 	pct(c, sizeof c, "contention", cont);
 	pct(b, sizeof b, "blocked", blk);
-	snprintf(out, CTL_WHY_LEN, "throughput %+.0f%%%s%s%s%s", gain * 100, c, b,
+	if (capped >= 0.05 && blk >= 0.05)
+		pct(k, sizeof k, "on a cap", capped);
+	snprintf(out, CTL_WHY_LEN, "throughput %+.0f%%%s%s%s%s%s", gain * 100, c, b, k,
 		 note && *note ? ", " : "", note ? note : "");
 }
 
@@ -221,7 +224,7 @@ static double mean_get(const struct ctl_mean *m)
 /* One closed decision window at n. Means are -1 where not measured. */
 struct window {
 	double ops, dt, rate;
-	double lat, cont, blk, busy, cpu, spare;
+	double lat, cont, blk, busy, cpu, spare, capped;
 	/* Filled by the phase's handler: */
 	double gain;  /* rate against the reference (hold) or the base (candidate) */
 	double thr;   /* the gain that counts as real (candidate) */
@@ -261,11 +264,13 @@ static bool window_close(struct ctl_policy *p, const struct ctl_sample *s, struc
 	mean_add(&a->busy, s->busy);
 	mean_add(&a->cpu, s->cpu);
 	mean_add(&a->spare, s->spare);
+	mean_add(&a->capped, s->capped);
 	int need = p->fast_up ? 1 : p->cfg.window_ticks;
 	/* Workers clearly blocked from the first tick on (a latency-bound
 	 * filesystem): a one-tick first window, so that a short delete gets to
 	 * climb at all (slowfs 64 x 100 lasts three ticks). */
-	if (p->windows == 0 && p->phase == CTL_CLIMB && s->blocked >= 0.6 && s->busy >= 0.8)
+	if (p->windows == 0 && p->phase == CTL_CLIMB && s->blocked >= 0.6 && s->busy >= 0.8 &&
+	    !(s->capped >= 0.5))
 		need = 1;
 	if (a->ticks < need)
 		return false;
@@ -279,6 +284,7 @@ static bool window_close(struct ctl_policy *p, const struct ctl_sample *s, struc
 		.busy = mean_get(&a->busy),
 		.cpu = mean_get(&a->cpu),
 		.spare = mean_get(&a->spare),
+		.capped = mean_get(&a->capped),
 	};
 	noise_from_ticks(p);
 	*a = (struct ctl_window_acc){ 0 };
@@ -302,7 +308,7 @@ __attribute__((format(printf, 4, 5))) static void explainf(struct ctl_decision *
 	va_start(ap, fmt);
 	vsnprintf(note, sizeof note, fmt, ap);
 	va_end(ap);
-	evidence(d->why, gain, w->cont, w->blk, note);
+	evidence(d->why, gain, w->cont, w->blk, w->capped, note);
 }
 
 /* A rule: the first in its table that applies acts. A row without a name is
@@ -356,6 +362,21 @@ static bool blocked_busy(const struct window *w)
 	return w->blk >= 0.6 && w->busy >= 0.8;
 }
 
+/* Most of the blocked time is on a cap more workers cannot pass: journal or
+ * log space, writeback, block throttling, reads held above the device. More
+ * requests in flight only queue behind it (docs/design.md#controller). */
+static bool capped(const struct window *w)
+{
+	return w->capped >= 0.5;
+}
+
+/* Blocked on something more workers overlap: reads on a slow device, FUSE
+ * round trips (or the cause is not measured: as before the probes said). */
+static bool blocked_overlaps(const struct window *w)
+{
+	return blocked_busy(w) && !capped(w);
+}
+
 /* ---- The first window at the start point: measure, then step. ---- */
 
 static bool first_idle(const struct ctl_policy *p, const struct window *w)
@@ -373,6 +394,13 @@ static bool first_saturated(const struct ctl_policy *p, const struct window *w)
 static bool first_at_cap(const struct ctl_policy *p, const struct window *w)
 {
 	return p->dir > 0 && clampn(p, p->n + 1) == p->n && blocked_busy(w);
+}
+
+/* Workers blocked on a cap from the start: more would queue behind it, and
+ * the throughput comparison of a climb reads the cap's bursts as gains. */
+static bool first_capped(const struct ctl_policy *p, const struct window *w)
+{
+	return p->dir > 0 && w->blk >= 0.6 && capped(w);
 }
 
 /* A quarter of the busy time already waits on locks: look below first, up
@@ -405,7 +433,7 @@ static bool climb_from_start(struct ctl_policy *p, const struct window *w, struc
 	p->base_cpu = w->cpu;
 	p->base_blk = w->blk;
 	if (ch)
-		evidence(d->why, 0, w->cont, w->blk, note);
+		evidence(d->why, 0, w->cont, w->blk, w->capped, note);
 	return ch;
 }
 
@@ -428,6 +456,7 @@ static const struct rule start_rules[] = {
 	RULE(CTL_RULE_FIRST_IDLE, first_idle, first_cut),
 	RULE(CTL_RULE_FIRST_SATURATED, first_saturated, first_hold),
 	RULE(CTL_RULE_FIRST_AT_CAP, first_at_cap, first_hold),
+	RULE(CTL_RULE_FIRST_CAPPED, first_capped, first_hold),
 	RULE(CTL_RULE_FIRST_CONTENDED, first_contended, first_climb_down),
 	RULE(CTL_RULE_FIRST_CLIMB, always, first_climb),
 };
@@ -507,14 +536,15 @@ static bool flat_down_keeps(const struct ctl_policy *p, const struct window *w)
 static bool accept(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
 {
 	bool is_up = up(p);
-	const char *note = is_up && w->blk >= 0.5 ? "blocked workers, adding" : "";
-	evidence(d->why, w->gain, w->cont, w->blk, note);
+	bool overlap = w->blk >= 0.5 && !capped(w);
+	const char *note = is_up && overlap ? "blocked workers, adding" : "";
+	evidence(d->why, w->gain, w->cont, w->blk, w->capped, note);
 	if (p->phase != CTL_CLIMB)
 		p->climb_accepts = 0, p->tried_down = !is_up;
 	p->phase = CTL_CLIMB;
 	p->climb_accepts++;
 	p->dir = is_up ? +1 : -1;
-	p->fast_up = is_up && w->blk >= 0.5;
+	p->fast_up = is_up && overlap;
 	set_base(p, w->crate, w->lat, w->cont);
 	int to = big_step(p, p->n, p->dir);
 	if (to == p->n)
@@ -524,7 +554,7 @@ static bool accept(struct ctl_policy *p, const struct window *w, struct ctl_deci
 
 static bool keep_fewer(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
 {
-	evidence(d->why, w->gain, w->cont, w->blk, "flat, fewer threads");
+	evidence(d->why, w->gain, w->cont, w->blk, w->capped, "flat, fewer threads");
 	return enter_hold(p, p->n, w->crate, false, d);
 }
 
@@ -583,13 +613,13 @@ static bool reject_queueing(struct ctl_policy *p, const struct window *w, struct
 
 static bool reject_worse(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
 {
-	evidence(d->why, w->gain, w->cont, w->blk, "worse");
+	evidence(d->why, w->gain, w->cont, w->blk, w->capped, "worse");
 	return reject(p, w, d);
 }
 
 static bool reject_flat(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
 {
-	evidence(d->why, w->gain, w->cont, w->blk, "flat");
+	evidence(d->why, w->gain, w->cont, w->blk, w->capped, "flat");
 	return reject(p, w, d);
 }
 
@@ -657,6 +687,13 @@ static bool drifted_on_chain(const struct ctl_policy *p, const struct window *w)
 	return drifted(p, w) && p->n == 1 && w->spare >= 0 && w->spare < p->cfg.band;
 }
 
+/* The rate rose while the workers stay blocked on a cap: the cap's own
+ * burst (a throttle's budget, a commit ending), not room for more workers. */
+static bool drifted_up_on_cap(const struct ctl_policy *p, const struct window *w)
+{
+	return drifted(p, w) && p->drift_up && blocked_busy(w) && capped(w);
+}
+
 static bool contended(const struct ctl_policy *p, const struct window *w)
 {
 	return w->cont >= 0.4 && p->n > 1; /* most busy time waits on locks */
@@ -669,7 +706,20 @@ static bool contended_clear(const struct ctl_policy *p, const struct window *w)
 
 static bool blocked_clear(const struct ctl_policy *p, const struct window *w)
 {
-	return blocked_busy(w) && p->n < clampn(p, p->n + 1) && p->up_failed_at != p->n;
+	return blocked_overlaps(w) && p->n < clampn(p, p->n + 1) && p->up_failed_at != p->n;
+}
+
+/* Blocked and all busy, but on a cap: the clear signal to add workers is
+ * not one; the hold runs on (its probes up are vetoed too). */
+static bool blocked_on_cap(const struct ctl_policy *p, const struct window *w)
+{
+	return blocked_busy(w) && capped(w) && p->hold_left > 1;
+}
+
+static bool hold_on(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	p->hold_left--;
+	return false;
 }
 
 static bool starved(const struct ctl_policy *p, const struct window *w)
@@ -691,10 +741,13 @@ static bool rebase(struct ctl_policy *p, const struct window *w, struct ctl_deci
 }
 
 /* The settled point's rate moved: the filesystem or the tree changed under
- * us. Climb again, towards more threads first unless locks say otherwise. */
+ * us. Climb again, towards more threads first unless locks or a cap say
+ * otherwise (a cap's bursts read as drift). */
 static bool reclimb(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
 {
-	int dir = (w->cont >= 0.25 && p->n > 1) ? -1 : +1;
+	/* locks, or a rate that fell on a cap: more workers would only wait
+	 * longer */
+	int dir = ((w->cont >= 0.25 || (blocked_busy(w) && capped(w))) && p->n > 1) ? -1 : +1;
 	explainf(d, w->gain, w, "rate moved at %d threads, re-probing", p->n);
 	p->ceiling = 0;
 	p->up_failed_at = p->down_failed_at = 0;
@@ -726,7 +779,7 @@ static bool start_probe(struct ctl_policy *p, const struct window *w, struct ctl
 	p->dir = dir;
 	set_base(p, p->ref_rate, w->lat, w->cont);
 	p->base_blk = w->blk; /* for the CPU-bound keep rule */
-	evidence(d->why, 0, w->cont, w->blk, note);
+	evidence(d->why, 0, w->cont, w->blk, w->capped, note);
 	int to = halve ? clampn(p, p->n / 2) : gentle_step(p, p->n, dir);
 	if (dir < 0 && to < p->cfg.ncpu && p->n > p->cfg.ncpu && cpu_bound(w->blk, w->cont))
 		to = p->cfg.ncpu; /* CPU-bound above the CPUs: try one per CPU */
@@ -778,14 +831,19 @@ static bool veto_saturated(const struct ctl_policy *p, const struct window *w, i
 	return dir > 0 && cpu_saturated(p, w->blk, w->cont, w->busy);
 }
 
+/* Blocked on a cap: another worker would queue behind it. */
+static bool veto_capped(const struct ctl_policy *p, const struct window *w, int dir)
+{
+	return dir > 0 && blocked_busy(w) && capped(w);
+}
+
 static const struct veto {
 	const char *name;
 	bool (*applies)(const struct ctl_policy *p, const struct window *w, int dir);
 } vetoes[] = {
-	{ CTL_RULE_VETO_IDLE, veto_idle },
-	{ CTL_RULE_VETO_NO_WAITING, veto_no_waiting },
-	{ CTL_RULE_VETO_CPU_BOUND, veto_cpu_bound },
-	{ CTL_RULE_VETO_SATURATED, veto_saturated },
+	{ CTL_RULE_VETO_IDLE, veto_idle },	     { CTL_RULE_VETO_NO_WAITING, veto_no_waiting },
+	{ CTL_RULE_VETO_CPU_BOUND, veto_cpu_bound }, { CTL_RULE_VETO_SATURATED, veto_saturated },
+	{ CTL_RULE_VETO_CAPPED, veto_capped },
 };
 
 /* Probe the neighbours in turn, skipping a side without one. */
@@ -808,12 +866,14 @@ static bool gentle_probe(struct ctl_policy *p, const struct window *w, struct ct
 static const struct rule hold_rules[] = {
 	TRACK(track_drift),
 	RULE(CTL_RULE_DRIFT_CHAIN, drifted_on_chain, rebase),
+	RULE(CTL_RULE_DRIFT_CAPPED, drifted_up_on_cap, rebase),
 	RULE(CTL_RULE_DRIFT, drifted, reclimb),
 	TRACK(track_settled),
 	RULE(CTL_RULE_IDLE_CUT, starved, cut),
 	/* clear signals, at once */
 	RULE(CTL_RULE_CONTENTION_HALVE, contended_clear, halve),
 	RULE(CTL_RULE_BLOCKED_UP, blocked_clear, probe_up),
+	RULE(CTL_RULE_BLOCKED_CAPPED, blocked_on_cap, hold_on),
 	TRACK(count_down),
 	RULE(CTL_RULE_HOLD, holding, stay),
 	/* the hold is over */

@@ -26,6 +26,8 @@ struct ctl_sample {
 	double cpu;	   /* on-CPU time / busy time: near 1 when CPU-bound */
 	double spare;	   /* share of dt work waited for a worker (1: a directory
 				 * big enough to share was read) */
+	double capped;	   /* share of the blocked time on a cap more workers cannot
+			    * pass (journal, log space, throttled I/O): BPF only */
 };
 
 /* A mean of measured values: negative ones ("not measured") are left out. */
@@ -52,6 +54,7 @@ enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 #define CTL_RULE_FIRST_IDLE "first-idle-cut"		/* cut to the busy workers */
 #define CTL_RULE_FIRST_SATURATED "first-cpu-saturated"	/* hold: more would time-slice */
 #define CTL_RULE_FIRST_AT_CAP "first-blocked-at-cap"	/* hold: fewer can only lose */
+#define CTL_RULE_FIRST_CAPPED "first-blocked-on-cap"	/* hold: blocked on a rate cap */
 #define CTL_RULE_FIRST_CONTENDED "first-contended-down" /* climb down first */
 #define CTL_RULE_FIRST_CLIMB "first-climb"		/* climb */
 /* A candidate (climb step or gentle probe) against its base. */
@@ -66,10 +69,12 @@ enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 #define CTL_RULE_FLAT "reject-flat"		 /* back to the base */
 /* Holding at the settled point. */
 #define CTL_RULE_DRIFT_CHAIN "drift-on-chain"		      /* rate moved, nothing to chase */
+#define CTL_RULE_DRIFT_CAPPED "drift-up-on-cap"		      /* rate rose, still on a cap */
 #define CTL_RULE_DRIFT "drift-reclimb"			      /* rate moved: climb again */
 #define CTL_RULE_IDLE_CUT "idle-cut"			      /* cut to the busy workers */
 #define CTL_RULE_CONTENTION_HALVE "contention-halve"	      /* most busy time waits on locks */
 #define CTL_RULE_BLOCKED_UP "blocked-probe-up"		      /* workers blocked, all busy */
+#define CTL_RULE_BLOCKED_CAPPED "blocked-on-cap"	      /* blocked on a cap: hold */
 #define CTL_RULE_HOLD "hold"				      /* nothing to do this window */
 #define CTL_RULE_CONTENTION_RETRY "contention-retry"	      /* halve again after a hold */
 #define CTL_RULE_PROBE "gentle-probe"			      /* look at a neighbour */
@@ -77,6 +82,7 @@ enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 #define CTL_RULE_VETO_NO_WAITING "probe-veto-no-waiting-work" /* up: nothing waits */
 #define CTL_RULE_VETO_CPU_BOUND "probe-veto-cpu-bound"	      /* down: a CPU would idle */
 #define CTL_RULE_VETO_SATURATED "probe-veto-cpu-saturated"    /* up: would time-slice */
+#define CTL_RULE_VETO_CAPPED "probe-veto-capped"	      /* up: blocked on a cap */
 
 struct ctl_decision {
 	bool changed;
@@ -102,7 +108,7 @@ struct ctl_policy {
 	struct ctl_window_acc {
 		double ops, dt;
 		double r, r2; /* sum of tick rates and of their squares (noise) */
-		struct ctl_mean lat, cont, blk, busy, cpu, spare;
+		struct ctl_mean lat, cont, blk, busy, cpu, spare, capped;
 		int ticks;
 	} w;
 

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +41,9 @@ struct ctl_source {
 	struct probes *probes;
 	struct probe_snapshot *snap_prev, *snap_now, *snap_diff;
 	bool bpf_tried;
+	struct probe_wait_causes causes; /* at the last sample */
+	bool causes_ok;			 /* stacks classified (kallsyms readable) */
+	uint32_t dev;			 /* kernel dev_t of the delete's device, 0 unknown */
 	char missing[400];
 };
 
@@ -63,7 +68,33 @@ static bool read_schedstat(pid_t tid, uint64_t *run, uint64_t *wait)
 	return true;
 }
 
-/* Workers that issued a syscall since the last call: the busy ones. The
+/* The block device of the mount whose st_dev is MAJOR:MINOR (anonymous
+ * st_dev: btrfs, overlayfs), from its source in /proc/self/mountinfo; 0 if
+ * it has none. */
+static uint32_t mount_bdev(unsigned major, unsigned minor)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[1024];
+	uint32_t dev = 0;
+	if (!f)
+		return 0;
+	while (!dev && fgets(line, sizeof line, f)) {
+		unsigned ma, mi;
+		char src[512];
+		const char *dash = strstr(line, " - ");
+		struct stat st;
+		if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) != 2 || ma != major || mi != minor ||
+		    !dash || sscanf(dash + 3, "%*s %511s", src) != 1)
+			continue;
+		if (src[0] == '/' && stat(src, &st) == 0 && S_ISBLK(st.st_mode))
+			dev = PROBE_MKDEV(major(st.st_rdev), minor(st.st_rdev));
+	}
+	fclose(f);
+	return dev;
+}
+
+/* Workers that issued a syscall since the last call: the busy ones (not
+ * those in the large-file lane). The
  * engine adds busy_ns only when a task ends, which says nothing while one
  * worker spends seconds in a flat directory; the per-worker syscall counters
  * move with every entry. */
@@ -71,9 +102,15 @@ static int busy_workers(struct ctl_source *s)
 {
 	int n = 0;
 	for (int i = 0; i < s->nworkers; i++) {
-		uint64_t c = atomic_load_explicit(&engine_worker_stats(s->e, i)->syscalls,
-						  memory_order_relaxed);
-		s->moved[i] = c != s->calls[i];
+		const struct worker_stats *ws = engine_worker_stats(s->e, i);
+		uint64_t c = atomic_load_explicit(&ws->syscalls, memory_order_relaxed);
+		/* Inside one unlinkat for the whole tick (a read behind a
+		 * cap or on a slow device: 50-300 ms at 400 iops) is busy,
+		 * not idle. A worker in the large-file lane (seconds in one
+		 * unlinkat) is neither busy nor blocked for the policy: its
+		 * wait is the file's size, not a reason to add workers. */
+		bool inside = atomic_load_explicit(&ws->in_unlink, memory_order_relaxed) != 0;
+		s->moved[i] = (c != s->calls[i] || inside) && !engine_worker_in_lane(s->e, i);
 		n += s->moved[i];
 		s->calls[i] = c;
 	}
@@ -145,7 +182,10 @@ bool ctl_source_start_bpf(struct ctl_source *s)
 	/* Only what the decisions read: the filesystem groups cost the most
 	 * (btrfs 200 x 1000 at one thread, 3 interleaved runs: 5.34 s without
 	 * probes, 5.91 s with every group, 5.40 s with these). */
-	s->probes = probes_start(NULL, 0, PROBE_NO_CALLERS | PROBE_CORE_ONLY, err, sizeof err);
+	/* With stacks (wait causes) and the block group (device service
+	 * time): they tell blocked time that more workers overlap from
+	 * blocked time on a cap (ctl_capped_share). */
+	s->probes = probes_start(NULL, 0, PROBE_CORE_ONLY | PROBE_WITH_BLOCK, err, sizeof err);
 	if (!s->probes) {
 		snprintf(s->missing, sizeof s->missing,
 			 "eBPF probes unavailable (%s): lock contention and latency percentiles not measured",
@@ -164,6 +204,7 @@ bool ctl_source_start_bpf(struct ctl_source *s)
 	s->snap_now = probe_snapshot_new();
 	s->snap_diff = probe_snapshot_new();
 	probes_read(s->probes, s->snap_prev);
+	s->causes_ok = probes_wait_causes(s->probes, false, &s->causes);
 	return true;
 }
 
@@ -201,6 +242,91 @@ static void unlink_rate(uint64_t ns, uint64_t calls, double *rate, double *secs)
 	*rate = ns ? calls / *secs : 0;
 }
 
+/* Causes whose waits more workers cannot shorten: commits and log or journal
+ * space, inode GC, writeback, discards, reclaim. */
+static bool capped_cause(int c)
+{
+	return c == WAIT_JOURNAL || c == WAIT_XFS_LOG || c == WAIT_XFS_INODEGC ||
+	       c == WAIT_WRITEBACK || c == WAIT_DISCARD || c == WAIT_RECLAIM;
+}
+
+double ctl_capped_share(const uint64_t *ns, const uint64_t *count, uint64_t throttled,
+			double dev_us, uint64_t dev_reqs, uint64_t min_ns)
+{
+	uint64_t total = 0, capped = throttled;
+	for (int c = 0; c < WAIT_COUNT; c++) {
+		total += ns[c];
+		if (capped_cause(c))
+			capped += ns[c];
+	}
+	if (!total || total < min_ns)
+		return -1;
+	/* Held above the device: a read waited 8 times what the device took
+	 * per request (its median; 3 requests at least) and over a
+	 * millisecond (a cold read on a fast device waits about its service
+	 * time; behind blkio.throttle 400 iops, 50-300 ms against 0.1 ms). */
+	if (dev_reqs >= 3 && dev_us > 0 && count[WAIT_META_READ]) {
+		double wait_us = ns[WAIT_META_READ] / 1e3 / count[WAIT_META_READ];
+		if (wait_us >= 8 * dev_us && wait_us >= 1000)
+			capped += ns[WAIT_META_READ];
+	}
+	return capped >= total ? 1 : (double)capped / total;
+}
+
+/* The delete's device in the probes' snapshot DIFF: requests and median
+ * service time (us; large journal writes would weigh on a mean). */
+static void dev_service(const struct ctl_source *s, const struct probe_snapshot *d, double *us,
+			uint64_t *reqs)
+{
+	*us = 0;
+	*reqs = 0;
+	for (uint32_t i = 0; s->dev && i < d->ndevs && i < PROBE_MAX_DEVS; i++)
+		if (d->devs[i].dev == s->dev && d->devs[i].st.bio_lat.count) {
+			*reqs = d->devs[i].st.bio_lat.count;
+			*us = hist_quantile(&d->devs[i].st.bio_lat, 0.5) / 1e3;
+		}
+}
+
+/* The interval's wait causes: what share of the blocked time is on a cap,
+ * and the largest cause. */
+static void sample_causes(struct ctl_source *s, struct ctl_signals *sig, double busy_ns)
+{
+	struct probe_wait_causes now, d;
+	/* Name new stacks only where the workers wait: the decisions read
+	 * the causes at 60% blocked and more, and the symbol table costs. */
+	bool waiting = sig->blocked >= 0.3;
+	if (!s->causes_ok || !probes_wait_causes(s->probes, waiting, &now))
+		return;
+	uint64_t total = 0, top = 0;
+	for (int c = 0; c < WAIT_COUNT; c++) {
+		d.ns[c] = now.ns[c] >= s->causes.ns[c] ? now.ns[c] - s->causes.ns[c] : 0;
+		d.count[c] =
+			now.count[c] >= s->causes.count[c] ? now.count[c] - s->causes.count[c] : 0;
+		total += d.ns[c];
+		if (d.ns[c] > d.ns[top])
+			top = c;
+	}
+	d.throttled_ns = now.throttled_ns >= s->causes.throttled_ns ?
+				 now.throttled_ns - s->causes.throttled_ns :
+				 0;
+	s->causes = now;
+	double dev_us;
+	uint64_t reqs;
+	dev_service(s, s->snap_diff, &dev_us, &reqs);
+	/* classified waits under 5% of the busy time say nothing */
+	sig->capped = ctl_capped_share(d.ns, d.count, d.throttled_ns, dev_us, reqs,
+				       (uint64_t)(0.05 * busy_ns));
+	if (total) {
+		sig->top_cause = wait_cause_id((int)top);
+		sig->top_share = (double)d.ns[top] / total;
+	}
+}
+
+void ctl_source_set_dev(struct ctl_source *s, unsigned major, unsigned minor)
+{
+	s->dev = major ? PROBE_MKDEV(major, minor) : mount_bdev(major, minor);
+}
+
 void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 {
 	memset(sig, 0, sizeof(*sig));
@@ -227,6 +353,7 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	sig->lat_mean_us = ucalls ? uns / 1e3 / ucalls : -1;
 	sig->lat_p50_us = sig->lat_p99_us = -1;
 	sig->contention = -1;
+	sig->capped = -1;
 	sig->busy = sig->active > 0 ? share(nbusy, sig->active) : -1;
 	if (s->schedstat_ok && nmeasured > 0) {
 		double measured_ns = nmeasured * sig->dt * 1e9;
@@ -276,6 +403,7 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 					s->snap_diff->misc.offcpu[PROBE_OFFCPU_BLOCKED].total - lw,
 					busy_ns);
 		}
+		sample_causes(s, sig, busy_ns);
 		sig->bpf = true;
 	}
 	s->tot = t;
@@ -320,4 +448,5 @@ void ctl_signals_to_sample(const struct ctl_signals *sig, struct ctl_sample *out
 	out->busy = sig->busy;
 	out->cpu = sig->cpu;
 	out->spare = sig->spare;
+	out->capped = sig->capped;
 }

@@ -27,9 +27,17 @@ struct ctl_signals {
 	double vcsw_per_op; /* voluntary context switches per entry (getrusage) */
 	double spare;	    /* share of dt some task waited for a worker; 1 when a
 				 * directory read was big enough to share (engine); -1: unknown */
-	bool bpf;	    /* the BPF fields are measured */
-	bool big_shared;    /* a read big enough to share was shared (engine) */
-	bool big_unasked;   /* one was read where sharing is untried (engine) */
+	/* BPF with stacks: the share of the workers' blocked time whose cause
+	 * more workers cannot overlap (journal, log space, inode GC,
+	 * writeback, block throttling or tag waits, and metadata reads held
+	 * above the device: see ctl_capped_share); -1 unknown. The largest
+	 * cause (wait_cause_id) and its share of the classified time. */
+	double capped;
+	const char *top_cause;
+	double top_share;
+	bool bpf;	  /* the BPF fields are measured */
+	bool big_shared;  /* a read big enough to share was shared (engine) */
+	bool big_unasked; /* one was read where sharing is untried (engine) */
 	/* The sort trial's (engine): big directories where inode order is
 	 * untried were read or unlinked from in readdir order (sort_asked), or
 	 * in sorted batches (sort_active); unlinks per second of the timed
@@ -51,10 +59,25 @@ bool ctl_source_has_bpf(const struct ctl_source *s);
 void ctl_source_reset(struct ctl_source *s);
 /* Fill SIG with what happened since the previous call (or reset). */
 void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig);
+/* The block device (major, minor) of the filesystem deleted on (its st_dev;
+ * for btrfs and others with an anonymous st_dev, the device mountinfo
+ * names): its service time tells reads held above it (a cap) from slow ones. */
+void ctl_source_set_dev(struct ctl_source *s, unsigned major, unsigned minor);
 /* "" when everything is measured, else a short sentence. */
 const char *ctl_source_missing(const struct ctl_source *s);
 void ctl_source_set_missing(struct ctl_source *s, const char *what);
 void ctl_source_free(struct ctl_source *s);
+
+/* The causes more workers cannot overlap, from one interval's classified
+ * blocked time NS and wait counts COUNT by cause (enum wait_cause), the part
+ * THROTTLED in block-layer throttling or tag waits, and the device's mean
+ * service time DEV_US (median) over DEV_REQS requests (0: not measured):
+ * metadata reads whose wait is 8 times the device's service time were held
+ * above the device (blk-throttle queues the bio before it is issued) and
+ * count as capped. Returns the share of the classified time, or -1 when too
+ * little was classified (under MIN_NS). */
+double ctl_capped_share(const uint64_t *ns, const uint64_t *count, uint64_t throttled,
+			double dev_us, uint64_t dev_reqs, uint64_t min_ns);
 
 /* The policy's view of a sample. */
 void ctl_signals_to_sample(const struct ctl_signals *sig, struct ctl_sample *out);

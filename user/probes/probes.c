@@ -6,6 +6,7 @@
 #include "probes.skel.h"
 #include "probes/ksym_bpf.h"
 #include "probes/ksyms.h"
+#include "probes/waitclass.h"
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -65,6 +66,12 @@ struct probes {
 	uint32_t *keys;
 	struct ksyms *ksyms;
 	bool ksyms_tried;
+	/* probes_wait_causes: per stack id, its cause + 1 (0: not yet), with
+	 * CAUSE_THROTTLED set when it went through block throttling; the full
+	 * symbol table it names new stacks with */
+	unsigned char *cause_of;
+	struct ksyms *live_ksyms;
+	bool live_ksyms_tried;
 	char notes[1024];
 };
 
@@ -213,7 +220,8 @@ static bool group_wanted(unsigned flags, int g)
 			p += n + (p[n] == ',');
 		}
 	}
-	return !(flags & PROBE_CORE_ONLY) || g <= PROBE_G_RUNQ;
+	return !(flags & PROBE_CORE_ONLY) || g <= PROBE_G_RUNQ ||
+	       (g == PROBE_G_BLOCK && (flags & PROBE_WITH_BLOCK));
 }
 
 bool probe_is_wait_syscall(int nr)
@@ -459,6 +467,8 @@ void probes_stop(struct probes *p)
 		bpf_link__destroy(p->links[--p->nlinks]);
 	probes_bpf__destroy(p->skel);
 	ksyms_free(p->ksyms);
+	ksyms_free(p->live_ksyms);
+	free(p->cause_of);
 	free(p->buf);
 	free(p->keys);
 	free(p);
@@ -883,4 +893,69 @@ int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
 const struct ksyms *probes_ksyms(struct probes *p)
 {
 	return p->ksyms;
+}
+
+/* ---- live wait causes (probes_wait_causes) ---- */
+
+#define PROBE_STACK_IDS 4096 /* the stacks map's size: stack ids are below it */
+#define CAUSE_THROTTLED 0x80 /* in cause_of: the stack went through throttling */
+
+/* Classify stack STACKID once: its cause + 1, with CAUSE_THROTTLED. */
+static unsigned char stack_cause(struct probes *p, int stackid)
+{
+	uint64_t ips[PROBE_STACK_DEPTH];
+	static char names[PROBE_STACK_DEPTH][128];
+	const char *frames[PROBE_STACK_DEPTH];
+	int nf = 0, site;
+	const char *lock;
+	bool space;
+
+	if (p->cause_of[stackid])
+		return p->cause_of[stackid];
+	if (!p->live_ksyms_tried) {
+		/* the whole table, once: stacks keep appearing while the
+		 * delete runs, and the BPF resolver names a fixed set */
+		p->live_ksyms_tried = true;
+		p->live_ksyms = ksyms_load(NULL);
+	}
+	if (!p->live_ksyms || !stack_of(p, stackid, ips))
+		return WAIT_OTHER + 1;
+	for (; nf < PROBE_STACK_DEPTH && ips[nf]; nf++) {
+		ksyms_name(p->live_ksyms, ips[nf], names[nf], sizeof names[nf]);
+		frames[nf] = names[nf];
+	}
+	unsigned char c = (unsigned char)(wait_classify(frames, nf, &site, &lock, &space) + 1);
+	if (wait_stack_throttled(frames, nf))
+		c |= CAUSE_THROTTLED;
+	p->cause_of[stackid] = c;
+	return c;
+}
+
+bool probes_wait_causes(struct probes *p, bool name_new, struct probe_wait_causes *out)
+{
+	const struct bpf_map *m = p->skel->maps.wait_sites;
+	struct probe_wait_key k, next, *prev = NULL;
+	struct probe_wait_val v;
+
+	memset(out, 0, sizeof *out);
+	if (!p->attached[PROBE_G_OFFCPU] || !p->skel->rodata->want_callers)
+		return false;
+	if (!p->cause_of && !(p->cause_of = calloc(PROBE_STACK_IDS, 1)))
+		return false;
+	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+		k = next;
+		prev = &k;
+		if (k.state != PROBE_OFFCPU_BLOCKED ||
+		    (k.ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK)) != PROBE_WAIT_IN_SYSCALL ||
+		    bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
+			continue;
+		bool known = k.stackid >= 0 && k.stackid < PROBE_STACK_IDS &&
+			     (name_new || p->cause_of[k.stackid]);
+		unsigned char c = known ? stack_cause(p, k.stackid) : WAIT_OTHER + 1;
+		out->ns[(c & ~CAUSE_THROTTLED) - 1] += v.blocked_ns;
+		out->count[(c & ~CAUSE_THROTTLED) - 1] += v.count;
+		if (c & CAUSE_THROTTLED)
+			out->throttled_ns += v.blocked_ns;
+	}
+	return !p->live_ksyms_tried || p->live_ksyms; /* false: no symbols to name stacks */
 }

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 #include "probes/hist.h"
 #include "probes/probes_shared.h"
+#include "probes/waitclass.h"
 
 /* Probe groups: each attaches on its own; a missing tracepoint drops only
  * its group (probes_notes() says which and why). */
@@ -47,6 +48,8 @@ enum probe_flag {
 	PROBE_CORE_ONLY = 2,  /* proc, syscalls, locks, off-CPU, run queue: no filesystem or
 				 * block events (btrfs_tree_lock fires on every
 				 * tree lock taken, contended or not) */
+	PROBE_WITH_BLOCK = 4, /* with PROBE_CORE_ONLY: the block group too (one
+				 * event per request: the device's service time) */
 };
 
 struct probe_snapshot {
@@ -131,6 +134,23 @@ struct probe_wait_site {
 	uint64_t ips[PROBE_STACK_DEPTH];
 };
 int probes_wait_sites(struct probes *p, struct probe_wait_site **out);
+
+/* Blocked time (D state, wakeup excluded) inside busy syscalls since the
+ * start, by cause (enum wait_cause, probes/waitclass.h): live, for the
+ * controller. Needs the off-CPU group and the stacks (no PROBE_NO_CALLERS).
+ * NAME_NEW: classify stacks not seen before (else they count as WAIT_OTHER
+ * until a call that names them: the symbol table costs ~55 ms of CPU, not
+ * worth it where nobody waits). THROTTLED_NS: the part whose stack went
+ * through block-layer throttling or
+ * a wait for a device tag (more requests in flight cannot pass a cap). Each
+ * stack is named and classified once (the first needs /proc/kallsyms, ~55 ms);
+ * a walk of the wait-site hash costs two syscalls per site. Returns false if
+ * nothing can be classified (no stacks, no symbols). */
+struct probe_wait_causes {
+	uint64_t ns[WAIT_COUNT], count[WAIT_COUNT];
+	uint64_t throttled_ns;
+};
+bool probes_wait_causes(struct probes *p, bool name_new, struct probe_wait_causes *out);
 /* The symbol table that names the frames of callers and wait sites (after
  * probes_callers or probes_wait_sites), or NULL. */
 const struct ksyms *probes_ksyms(struct probes *p);

@@ -8,43 +8,34 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "probes/waitclass.h"
 
 struct probes;
 struct trace_result;
 
-/* What a wait was for. The order is the JSON's cause ids (trace_cause_id). */
+/* What a wait was for: the classification lives in probes/waitclass.h (the
+ * controller reads it live too); these names are the report's. */
 enum trace_cause {
-	TC_DIR_LOCK,	/* the parent directory's i_rwsem (unlink, rmdir, rename, create) */
-	TC_LOCK,	/* other sleeping locks, by type */
-	TC_META_READ,	/* inode-table, directory-block, bitmap and b-tree reads */
-	TC_JOURNAL,	/* jbd2 commit, checkpoint, journal space */
-	TC_XFS_INODEGC, /* xfs inode GC flush (the inactivation throttle) */
-	TC_XFS_LOG,	/* xfs log grant (log space) and log forces */
-	TC_BTRFS,	/* btrfs tree locks, space reservation tickets */
-	TC_DISCARD,	/* discard requests */
-	TC_WRITEBACK,	/* waiting for pages or inodes under writeback */
-	TC_RECLAIM,	/* direct page reclaim and compaction */
-	TC_PAGE_FAULT,	/* page faults */
-	TC_BLOCK_IO,	/* other block I/O waits (submit_bio_wait, tags, throttling) */
-	TC_PEER,	/* pipes and sockets: waiting for another process */
-	TC_OTHER,	/* named by its first non-generic frame */
-	TC_COUNT
+	TC_DIR_LOCK = WAIT_DIR_LOCK,
+	TC_LOCK = WAIT_LOCK,
+	TC_META_READ = WAIT_META_READ,
+	TC_JOURNAL = WAIT_JOURNAL,
+	TC_XFS_INODEGC = WAIT_XFS_INODEGC,
+	TC_XFS_LOG = WAIT_XFS_LOG,
+	TC_BTRFS = WAIT_BTRFS,
+	TC_DISCARD = WAIT_DISCARD,
+	TC_WRITEBACK = WAIT_WRITEBACK,
+	TC_RECLAIM = WAIT_RECLAIM,
+	TC_PAGE_FAULT = WAIT_PAGE_FAULT,
+	TC_BLOCK_IO = WAIT_BLOCK_IO,
+	TC_PEER = WAIT_PEER,
+	TC_OTHER = WAIT_OTHER,
+	TC_COUNT = WAIT_COUNT
 };
-const char *trace_cause_id(int cause);	 /* "metadata_read", ... */
-const char *trace_cause_name(int cause); /* "inode-table/directory reads", ... */
-
-/* Classify a kernel stack of function names (innermost first; "fn" or
- * "fn+0xoff"): skip scheduler and generic wait frames (schedule,
- * io_schedule, __wait_on_bit, rwsem_down_*, down, mutex_lock, ...), then the
- * first frame from the top that the cause table knows decides. *SITE is the
- * index of the first non-generic frame (the site's name, as perf names a
- * lock caller), *LOCK the lock type seen in the skipped frames ("rwsem:W",
- * "semaphore", ... or NULL). *SPACE: a journal wait for space (checkpoint)
- * rather than for a commit. */
+const char *trace_cause_id(int cause);	 /* wait_cause_id */
+const char *trace_cause_name(int cause); /* wait_cause_name */
+/* wait_classify and wait_caller_cause (probes/waitclass.h). */
 int trace_classify(const char *const *frames, int n, int *site, const char **lock, bool *space);
-
-/* A contended lock's caller (first frame outside lock code, "fn+0xoff")
- * of lock type FLAGS: TC_DIR_LOCK, TC_BTRFS or TC_LOCK. */
 int trace_caller_cause(const char *caller, unsigned flags);
 
 /* One wait site of the report: the sites with the same name, cause and
