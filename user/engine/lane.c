@@ -119,6 +119,20 @@ static bool pace(struct lane *l, uint64_t bytes)
 	return true;
 }
 
+/* A freeing paced as ESTIMATE bytes freed ACTUAL: the bucket is moved by
+ * the difference, so a sparse or fragmented file is paced by the blocks it
+ * really holds, not by its size. */
+static void pace_correct(struct lane *l, uint64_t estimate, uint64_t actual)
+{
+	double ns = ((double)actual - (double)estimate) * 1e9 / (double)l->rate;
+	pthread_mutex_lock(&l->lock);
+	if (ns >= 0)
+		l->paced_until += (uint64_t)ns;
+	else if ((uint64_t)-ns < l->paced_until)
+		l->paced_until -= (uint64_t)-ns;
+	pthread_mutex_unlock(&l->lock);
+}
+
 /* BYTES were freed under the pacing. The pacing ends when the bucket
  * allows the next freeing (or now, if the last one overran its share), so
  * that N steps count N shares of time, not the N - 1 between them. */
@@ -172,20 +186,25 @@ static int truncate_paced(struct lane *l, int fd, dev_t dev, ino_t ino)
 		return 0;
 	uint64_t steps = 0, max_steps = sx.stx_size / ENGINE_LANE_CHUNK + LANE_EXTRA_STEPS;
 	while (sx.stx_size > ENGINE_LANE_CHUNK && steps < max_steps) {
-		uint64_t target = next_size(sx.stx_size);
-		uint64_t cost = sx.stx_size - target;
-		if (cost > allocated(&sx))
-			cost = allocated(&sx); /* sparse: frees what it holds */
+		uint64_t target = next_size(sx.stx_size), held = allocated(&sx);
+		/* the step's share of what the file holds, as if spread evenly;
+		 * corrected by what it really freed */
+		uint64_t cost = (uint64_t)((double)held * (double)(sx.stx_size - target) /
+					   (double)sx.stx_size);
 		if (!pace(l, cost))
 			return 0;
 		atomic_fetch_add(&l->w.st->syscalls, 1);
 		if (ftruncate(fd, (off_t)target) != 0)
 			return errno; /* unlinked as it is */
 		atomic_fetch_add(&l->truncations, 1);
-		paced_done(l, cost);
 		steps++;
-		if (!still_ours(fd, dev, ino, &sx))
+		if (!still_ours(fd, dev, ino, &sx)) {
+			paced_done(l, cost);
 			return 0;
+		}
+		uint64_t freed = held > allocated(&sx) ? held - allocated(&sx) : 0;
+		pace_correct(l, cost, freed);
+		paced_done(l, freed);
 	}
 	/* the unlink frees the rest: paced too */
 	if (pace(l, allocated(&sx)))
