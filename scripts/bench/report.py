@@ -17,6 +17,7 @@ import statistics
 import sys
 
 PEERS = ["rm", "rmz", "find", "rsync"]
+DATA_SHAPES = ("srcbuild", "nodemodules", "hugemix", "fragmented")
 PEER_NAMES = {"rm": "GNU rm -rf", "rmz": "rmz", "find": "find -delete", "rsync": "rsync -a --delete"}
 
 
@@ -59,7 +60,7 @@ def paired(runs, cell, a, b):
     from several benchmark runs (concatenated TSVs) pair within their run."""
     walls = {}
     for r in runs:
-        if (r["fs"], r["shape"]) == (cell["fs"], cell["shape"]) and r["status"] == "ok" \
+        if key(r) == key(cell) and r["status"] == "ok" \
                 and r["tool"] in (a, b):
             walls.setdefault((r.get("run") or "", r["rep"]), {})[r["tool"]] = float(r["wall"])
     ratios = [w[a] / w[b] for w in walls.values() if a in w and b in w and w[b] > 0]
@@ -69,6 +70,26 @@ def paired(runs, cell, a, b):
     return {"median": statistics.median(ratios), "min": min(ratios), "max": max(ratios),
             "ci_low": lo, "ci_high": hi, "ci_coverage": cover,
             "a_faster": sum(1 for x in ratios if x < 1), "n": len(ratios)}
+
+
+def key(r):
+    """A cell: filesystem, shape, and the condition (cache, disk)."""
+    return (r["fs"], r["shape"], r["cache"], r["disk"])
+
+
+def disk_text(disk):
+    """iops:400 -> "400 IOPS"; latency:500 -> "500 µs/op"."""
+    kind, _, value = disk.partition(":")
+    return {"iops": "%s IOPS" % value, "deviops": "%s IOPS device" % value,
+            "latency": "%s µs/op" % value}.get(kind, disk)
+
+
+def cell_name(c):
+    """How the text names a cell: fs and tree, and the condition if any."""
+    if (c["cache"], c["disk"]) == ("warm", "none"):
+        return "%s %s" % (c["fs"], c["label"])
+    cond = c["cache"] + ("" if c["disk"] == "none" else ", " + disk_text(c["disk"]))
+    return "%s %s (%s)" % (c["fs"], c["label"], cond)
 
 
 def short(note, n=60):
@@ -101,12 +122,17 @@ def main():
     runs_path, md_path, json_path = sys.argv[1:4]
     with open(runs_path, newline="") as f:
         runs = [r for r in csv.DictReader(f, delimiter="\t") if r.get("status") and not r.get(None)]
+    # Rows of runs before issue 19 have no condition: warm cache, no slow disk.
+    for r in runs:
+        r["cache"] = r.get("cache") or "warm"
+        r["disk"] = r.get("disk") or "none"
 
     cells, tools = [], []
     for r in runs:
-        key = (r["fs"], r["shape"])
-        if key not in [(c["fs"], c["shape"]) for c in cells]:
-            cells.append({"fs": r["fs"], "shape": r["shape"], "label": r["label"]})
+        if key(r) not in [key(c) for c in cells]:
+            kind, _, value = r["disk"].partition(":")
+            cells.append({"fs": r["fs"], "shape": r["shape"], "label": r["label"], "cache": r["cache"],
+                          "disk": r["disk"], "disk_kind": kind, "disk_value": int(value) if value else None})
         if r["tool"] not in tools:
             tools.append(r["tool"])
     order = os.environ.get("BENCH_TOOLS_RUN", "").split()
@@ -115,7 +141,7 @@ def main():
     for c in cells:
         c["tools"] = {}
         for t in tools:
-            rs = [r for r in runs if (r["fs"], r["shape"], r["tool"]) == (c["fs"], c["shape"], t)]
+            rs = [r for r in runs if key(r) == key(c) and r["tool"] == t]
             if not rs:
                 continue
             bad = [r for r in rs if r["status"] != "ok"]
@@ -158,21 +184,36 @@ def main():
         # Concatenated runs: say how many repetitions the medians rest on.
         counts = sorted({len(v["walls"]) for c in cells for v in c["tools"].values() if v["status"] == "ok"})
         reps = "%d" % counts[0] if len(counts) == 1 else "%d to %d" % (counts[0], counts[-1])
+    conds = any((c["cache"], c["disk"]) != ("warm", "none") for c in cells)
+    data = any(c["shape"] in DATA_SHAPES for c in cells)
     lines.append("Median wall time in seconds over %s repetitions (tools interleaved, fresh tree "
-                 "each run, built then synced: warm cache); empty files. "
+                 "each run, built then synced: warm cache%s); %s. "
                  "`-t N` is `adaptrm --threads=N`. A failed cell names the failure "
-                 "(crash = killed by a signal, fail = non-zero exit, incomplete = tree left behind)." % reps)
+                 "(crash = killed by a signal, fail = non-zero exit, incomplete = tree left behind)." % (
+                     reps, ", unless the cache column says cold" if conds else "",
+                     "empty files, except in the shapes with data (sizes fallocate'd, see "
+                     "tests/tools/mkdata.py)" if data else "empty files"))
+    if conds:
+        lines.append("cold: after the build, the filesystem unmounted, every cache dropped, mounted again. "
+                     "Loop devices %s. N IOPS: a cgroup v1 blkio throttle of the loop device at N reads "
+                     "and N writes a second, the tool run in it (cgroup v1 charges only the I/O the "
+                     "tool submits itself, not journal or writeback writes). N IOPS device: the same cap on "
+                     "every I/O to the device (the root group: kernel threads too), during the run only. N µs/op: the image on "
+                     "slowfs (every FUSE request N µs slower, up to 64 overlapping), on a buffered loop "
+                     "device." % ("with direct I/O" if env("BENCH_DIRECT_IO_RUN", "on") == "on"
+                                  else "buffered"))
     if "slowfs" in env("BENCH_FS_RUN", "") or any(c["fs"] == "slowfs" for c in cells):
         lines.append("slowfs is tests/tools/slowfs.c, a pass-through FUSE filesystem over tmpfs that "
                      "sleeps %s µs per operation (smaller trees there)." % env("BENCH_SLOW_DELAY", "?"))
     lines.append("")
-    head = ["fs", "tree"] + [tool_header(t) for t in tools] + ["auto / best peer", "auto / oracle"]
+    cond_head = ["cache", "disk"] if conds else []
+    head = ["fs", "tree"] + cond_head + [tool_header(t) for t in tools] + ["auto / best peer", "auto / oracle"]
     lines.append("| " + " | ".join(head) + " |")
-    lines.append("| --- | --- | " + " | ".join(["---:"] * (len(tools) + 2)) + " |")
+    lines.append("| --- | --- | " + "--- | " * len(cond_head) + " | ".join(["---:"] * (len(tools) + 2)) + " |")
     for c in cells:
         ok = {t: v["median"] for t, v in c["tools"].items() if v["median"] is not None}
         fastest = min(ok.values()) if ok else None
-        row = [c["fs"], c["label"]]
+        row = [c["fs"], c["label"]] + ([c["cache"], disk_text(c["disk"])] if conds else [])
         for t in tools:
             v = c["tools"].get(t)
             if v is None:
@@ -185,7 +226,7 @@ def main():
         row.append("%.2f (%s)" % (c["auto_over_peer"], c["best_peer"]) if c["auto_over_peer"] else "")
         row.append("%.2f (%s)" % (c["auto_over_oracle"], c["oracle"].replace("t", "-t ")) if c["auto_over_oracle"] else "")
         lines.append("| " + " | ".join(row) + " |")
-    gm = ["**geometric mean**", ""] + [""] * len(tools)
+    gm = ["**geometric mean**", ""] + [""] * (len(tools) + len(cond_head))
     gm.append("**%.2f**" % gm_peer if gm_peer else "")
     gm.append("**%.2f**" % gm_oracle if gm_oracle else "")
     lines.append("| " + " | ".join(gm) + " |")
@@ -199,31 +240,31 @@ def main():
     far = [c for c in cells if c["auto_over_oracle"] and c["auto_over_oracle"] > 1.10]
     lines.append("")
     lines.append("Cells where auto is slower than the best peer: %s." % (
-        ", ".join("%s %s (%.2f vs %s%s)" % (c["fs"], c["label"], c["auto_over_peer"], c["best_peer"],
+        ", ".join("%s (%.2f vs %s%s)" % (cell_name(c), c["auto_over_peer"], c["best_peer"],
                                            paired_note(c["paired_peer"])) for c in losses)
         or "none"))
     if losses:
         slower = [c for c in losses if measurably_slower(c)]
         few = [c for c in losses if c["paired_peer"] and c["paired_peer"]["ci_coverage"] < 0.9]
         lines.append("Of these, measurably slower (the interval of the per-repetition ratio above 1): %s%s." % (
-            ", ".join("%s %s" % (c["fs"], c["label"]) for c in slower) or "none",
+            ", ".join(cell_name(c) for c in slower) or "none",
             "; too few repetitions for a 90%% interval in %s" % ", ".join(
-                "%s %s" % (c["fs"], c["label"]) for c in few) if few else ""))
+                cell_name(c) for c in few) if few else ""))
     based = [c for c in cells if c["auto_over_base"]]
     if based:
         lines.append("auto / base (this binary over BENCH_BASE, the same cells): %s; geometric mean %.2f." % (
-            ", ".join("%s %s %.2f%s" % (c["fs"], c["label"], c["auto_over_base"], paired_note(c["paired_base"]))
+            ", ".join("%s %.2f%s" % (cell_name(c), c["auto_over_base"], paired_note(c["paired_base"]))
                       for c in based), geomean([c["auto_over_base"] for c in based])))
     lines.append("Cells where auto is more than 10%% off the oracle: %s." % (
-        ", ".join("%s %s (%.2f vs %s)" % (c["fs"], c["label"], c["auto_over_oracle"], c["oracle"]) for c in far)
+        ", ".join("%s (%.2f vs %s)" % (cell_name(c), c["auto_over_oracle"], c["oracle"]) for c in far)
         or "none"))
     lines.append("")
     lines.append("CPU time (user + sys, seconds, median):")
     lines.append("")
-    lines.append("| fs | tree | " + " | ".join(tool_header(t) for t in tools) + " |")
-    lines.append("| --- | --- | " + " | ".join(["---:"] * len(tools)) + " |")
+    lines.append("| fs | tree | " + "".join(h + " | " for h in cond_head) + " | ".join(tool_header(t) for t in tools) + " |")
+    lines.append("| --- | --- | " + "--- | " * len(cond_head) + " | ".join(["---:"] * len(tools)) + " |")
     for c in cells:
-        row = [c["fs"], c["label"]]
+        row = [c["fs"], c["label"]] + ([c["cache"], disk_text(c["disk"])] if conds else [])
         for t in tools:
             v = c["tools"].get(t)
             row.append("n/a" if v is None else (fmt_s(v["cpu_median"]) if v["cpu_median"] is not None else v["status"]))
@@ -233,8 +274,8 @@ def main():
     for c in cells:
         for t, v in c["tools"].items():
             if v["status"] != "ok":
-                key = (t, v["status"], short(re.sub(r"\(\d+\) ", "", v["note"])))
-                failures.setdefault(key, []).append("%s %s" % (c["fs"], c["label"]))
+                fkey = (t, v["status"], short(re.sub(r"\(\d+\) ", "", v["note"])))
+                failures.setdefault(fkey, []).append(cell_name(c))
     if failures:
         lines.append("")
         lines.append("Failures:")
@@ -250,7 +291,7 @@ def main():
 
     doc = {
         "machine": env("BENCH_MACHINE"), "date": env("BENCH_DATE"), "commit": env("BENCH_COMMIT"),
-        "repetitions": reps, "tools": tools,
+        "repetitions": reps, "tools": tools, "direct_io": env("BENCH_DIRECT_IO_RUN"),
         "geomean_auto_over_best_peer": gm_peer, "geomean_auto_over_oracle": gm_oracle,
         "geomean_auto_over_rm": gm_rm,
         "cells": [{k: v for k, v in c.items()} for c in cells],
@@ -288,7 +329,8 @@ def plot(cells, tools, png_path):
         ax.bar(xs, ys, width, label=tool_header(t), color=cmap(k % 20), **style)
     ax.axhline(1.0, color="gray", linewidth=0.8)
     ax.set_xticks(range(len(cells)))
-    ax.set_xticklabels(["%s\n%s" % (c["fs"], c["label"]) for c in cells], fontsize=7)
+    ax.set_xticklabels(["%s\n%s%s" % (c["fs"], c["label"], "" if (c["cache"], c["disk"]) == ("warm", "none")
+                                         else "\n%s %s" % (c["cache"], c["disk"])) for c in cells], fontsize=7)
     ax.set_ylabel("time / fastest tool in the cell")
     ax.set_title("adaptrm vs peers (median wall time, lower is better)")
     ax.legend(fontsize=7, ncol=min(len(tools), 7), loc="upper left")

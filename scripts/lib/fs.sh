@@ -26,8 +26,35 @@
 #   fs_umount_fuse DIR                  fusermount3 -u DIR, else lazily
 #   fs_detach LOOP                      detach the loop device LOOP
 #   fs_detach_image IMG                 detach every loop device backed by IMG
+#   fs_detach_under DIR                 detach every loop device whose backing
+#                                       file's path is under DIR
+#   fs_loop_attach IMG DIO              IMG on a free loop device, direct I/O
+#                                       on or off (the guest then does not
+#                                       cache the image twice); FS_LOOP names
+#                                       it, FS_LOOP_DIO says what it got (0 or
+#                                       1: a backing fs without O_DIRECT gets 0)
+#   fs_cold_remount DEV DIR [MOUNT_OPTION]...
+#                                       unmount DIR, drop every cache, mount
+#                                       DEV at DIR again: the next access
+#                                       reads the disk (drop_caches alone
+#                                       leaves the mounted fs's blocks cached)
+#   fs_blkio_create CG DEV IOPS         a cgroup v1 blkio group CG (a path
+#                                       under /sys/fs/cgroup/blkio) capping
+#                                       reads and writes to block device DEV
+#                                       at IOPS each
+#   fs_blkio_wrap CG                    FS_BLKIO_WRAP, a command prefix that
+#                                       runs the rest of the line in CG (the
+#                                       command itself, not its caller)
+#   fs_blkio_remove CG                  move CG's tasks out, remove it
+#   fs_devcap DEV IOPS                  cap every read and write to DEV at
+#                                       IOPS a second, whoever submits it
+#                                       (the root blkio group: kernel threads
+#                                       too); IOPS 0 lifts the cap. A loop
+#                                       device keeps it after detaching:
+#                                       lift it first
 
 FS_LOOP=
+FS_LOOP_DIO=
 FS_SLOWFS_PID=
 
 fs_tmpfs() {
@@ -89,4 +116,53 @@ fs_detach() {
 
 fs_detach_image() {
 	losetup -j "$1" | cut -d: -f1 | xargs -r -n1 losetup -d
+}
+
+fs_loop_attach() {
+	FS_LOOP=$(losetup -f --show --direct-io="$2" "$1" 2>/dev/null) || { FS_LOOP=; return 1; }
+	# shellcheck disable=SC2034 # read by the caller
+	FS_LOOP_DIO=$(cat "/sys/block/${FS_LOOP#/dev/}/loop/dio" 2>/dev/null || echo 0)
+}
+
+fs_cold_remount() {
+	local dev=$1 dir=$2
+	shift 2
+	umount "$dir" || return 1
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	mount "$@" "$dev" "$dir"
+}
+
+fs_blkio_create() {
+	local cg=$1 dev=$2 iops=$3 majmin
+	majmin=$(lsblk -dno MAJ:MIN "$dev" | tr -d ' ') || return 1
+	mkdir "$cg" || return 1
+	echo "$majmin $iops" >"$cg/blkio.throttle.read_iops_device" &&
+		echo "$majmin $iops" >"$cg/blkio.throttle.write_iops_device"
+}
+
+fs_blkio_wrap() {
+	# shellcheck disable=SC2016,SC2034 # expanded by the inner shell; read by the caller
+	FS_BLKIO_WRAP=(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$1")
+}
+
+fs_blkio_remove() {
+	local cg=$1 pid
+	[ -d "$cg" ] || return 0
+	while read -r pid; do echo "$pid" >"${cg%/*}/cgroup.procs"; done <"$cg/cgroup.procs" 2>/dev/null
+	rmdir "$cg"
+}
+
+fs_detach_under() {
+	local dev back
+	losetup -n -l -O NAME,BACK-FILE 2>/dev/null | while read -r dev back; do
+		case $back in "$1"/*) losetup -d "$dev" ;; esac
+	done
+}
+
+fs_devcap() {
+	local majmin root=/sys/fs/cgroup/blkio
+	majmin=$(lsblk -dno MAJ:MIN "$1" | tr -d ' ') || return 1
+	echo "$majmin $2" >"$root/blkio.throttle.read_iops_device" &&
+		echo "$majmin $2" >"$root/blkio.throttle.write_iops_device"
 }

@@ -89,3 +89,86 @@ test_bench_report_paired_verdict() {
 		fail "verdict: $(grep measurably report.md)"
 	grep -q 'over 3 to 10 repetitions' report.md || fail "repetition count: $(grep -o 'over [^(]*' report.md)"
 }
+
+# What a failed io smoke test could leave: loop devices backed under the
+# scratch directory, mounts there, blkio cgroups of benchmark runs that are gone.
+bench_leftovers() {
+	local cg
+	awk -v p="$SCRATCH/" 'index($2, p) == 1 {print "mount " $2}' /proc/mounts | sort -r
+	losetup -n -l -O NAME,BACK-FILE 2>/dev/null | awk -v p="$SCRATCH/" 'index($2, p) == 1 {print "loop " $1}'
+	for cg in /sys/fs/cgroup/blkio/adaptrm-bench.*; do
+		[ -d "$cg" ] && ! kill -0 "${cg##*.}" 2>/dev/null && echo "cgroup $cg"
+	done
+	true
+}
+bench_remove_leftovers() {
+	local kind what
+	bench_leftovers | while read -r kind what; do
+		case $kind in
+		mount) umount -l "$what" ;;
+		loop) losetup -d "$what" ;;
+		cgroup) rmdir "$what" ;;
+		esac
+	done
+}
+
+# The real-I/O variables at a tiny scale on ext4: the data shapes warm, then
+# srcbuild cold, cold under an IOPS cap (a cgroup's, the device's) and cold
+# on a slow disk; every run ok, the condition in the report's table and
+# JSON, and nothing left behind: no mount, no loop device, no cgroup, no cap.
+test_bench_io_smoke() {
+	need_root
+	[ -x "${TOOLS:-}/slowfs" ] || skip "slowfs is not built (make tools)"
+	[ -d /sys/fs/cgroup/blkio ] || skip "no cgroup v1 blkio"
+	local repo; repo=$(repo_root)
+	mkdir -p work
+	on_exit bench_remove_leftovers
+	BENCH_WORK=$SCRATCH/work BENCH_FS=ext4 BENCH_SHAPES="srcbuild nodemodules hugemix fragmented" BENCH_TOOLS="auto rm" \
+		BENCH_REPS=1 BENCH_SCALE=0.001 BENCH_IMG_SIZE=1G BENCH_TRACE=0 BENCH_OUT=$SCRATCH/out1 ADAPTRM=$ADAPTRM \
+		bash "$repo/scripts/bench/bench.sh" >/dev/null 2>stderr || { cat stderr; fail "bench.sh (shapes) failed"; }
+	expect_eq "$(awk -F'\t' 'NR > 1 && $6 == "ok"' out1/latest.tsv | wc -l)" 8 "data-shape runs recorded ok"
+	grep -q '^| ext4 | srcbuild 100 files ' out1/latest.md || fail "no srcbuild row: $(cat out1/latest.md)"
+	grep -q '^| ext4 | node_modules model 24 files ' out1/latest.md || fail "no nodemodules row"
+	grep -q '^| ext4 | 4 x 20 MiB + 100 files |' out1/latest.md || fail "no hugemix row"
+	grep -q '^| ext4 | fragmented 2 MiB 262 extents |' out1/latest.md || fail "no fragmented row"
+	local caps; caps=$(cat /sys/fs/cgroup/blkio/blkio.throttle.read_iops_device)
+	BENCH_WORK=$SCRATCH/work BENCH_FS=ext4 BENCH_SHAPES=srcbuild BENCH_TOOLS="auto rm" BENCH_REPS=1 \
+		BENCH_CONDS="cold+none cold+iops:2000 cold+deviops:2000 cold+latency:200" BENCH_SCALE=0.001 BENCH_IMG_SIZE=1G BENCH_TRACE=0 \
+		BENCH_OUT=$SCRATCH/out2 ADAPTRM=$ADAPTRM TOOLS=$TOOLS \
+		bash "$repo/scripts/bench/bench.sh" >/dev/null 2>stderr || { cat stderr; fail "bench.sh (conditions) failed"; }
+	expect_eq "$(awk -F'\t' 'NR > 1 && $6 == "ok"' out2/latest.tsv | wc -l)" 8 "runs under conditions recorded ok"
+	grep -q '^| fs | tree | cache | disk |' out2/latest.md || fail "no cache and disk columns"
+	grep -q '^| ext4 | srcbuild 100 files .* | cold | none |' out2/latest.md || fail "no cold row"
+	grep -q '^| ext4 | srcbuild 100 files .* | cold | 2000 IOPS |' out2/latest.md || fail "no IOPS row"
+	grep -q '^| ext4 | srcbuild 100 files .* | cold | 2000 IOPS device |' out2/latest.md || fail "no device cap row"
+	grep -q '^| ext4 | srcbuild 100 files .* | cold | 200 µs/op |' out2/latest.md || fail "no latency row"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert sorted((c["cache"], c["disk_kind"], c["disk_value"]) for c in d["cells"]) == \
+    [("cold", "deviops", 2000), ("cold", "iops", 2000), ("cold", "latency", 200), ("cold", "none", None)], \
+    d["cells"]' out2/latest.json ||
+		fail "conditions missing from the JSON"
+	expect_eq "$(ls work)" "" "scratch directories left behind"
+	expect_eq "$(bench_leftovers)" "" "left behind"
+	expect_eq "$(cat /sys/fs/cgroup/blkio/blkio.throttle.read_iops_device)" "$caps" "device caps left behind"
+}
+
+# gentle.sh at a tiny size: every run ok with the probe's line parsed (a
+# count and latencies), its tables written, nothing left mounted.
+test_bench_gentle_smoke() {
+	need_root
+	[ -x "${TOOLS:-}/fsync_probe" ] || skip "fsync_probe is not built (make tools)"
+	local repo; repo=$(repo_root)
+	mkdir -p work
+	on_exit bench_remove_leftovers
+	BENCH_WORK=$SCRATCH/work GENTLE_FS=ext4 GENTLE_TOOLS="rm adaptrm probe" GENTLE_REPS=1 BENCH_SCALE=0.002 \
+		BENCH_OUT=$SCRATCH/out ADAPTRM=$ADAPTRM TOOLS=$TOOLS \
+		bash "$repo/scripts/bench/gentle.sh" >stdout 2>stderr || { cat stderr; fail "gentle.sh failed"; }
+	expect_eq "$(awk -F'\t' 'NR > 1 && $6 == "ok" && $8 > 0 && $10 ~ /^[0-9]+$/ && $11 >= $10' out/gentle.tsv | wc -l)" 6 \
+		"runs with a probe line"
+	grep -q '^| ext4 | 4 x 16 MiB | GNU rm -rf |' out/gentle.md || fail "no huge row: $(cat out/gentle.md)"
+	grep -q '^| ext4 | 16 MiB, 2097 extents | probe alone |' out/gentle.md || fail "no fragmented probe row"
+	grep -q '^GNU rm stalls the probe most on ext4 ' out/gentle.md || fail "no verdict"
+	expect_eq "$(find out/gentle-samples -name '*.txt' | wc -l)" 6 "sample files"
+	expect_eq "$(ls work)" "" "scratch directories left behind"
+	expect_eq "$(bench_leftovers)" "" "left behind"
+}
