@@ -97,3 +97,33 @@ test_ext4_inode_order_and_small_dirs_interleaved() {
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
 	cd ..
 }
+
+# On ext4 the subdirectories of every directory, however few, are opened in
+# inode order (cold, each one's inode is a read; in order they share
+# inode-table blocks), not in readdir's hash order; --sort=never keeps
+# readdir's. One worker, so the opens are the order the tasks were taken.
+subdir_open_order() { # ARGS...: the subdirectories' inodes, in the order adaptrm opened them
+	strace -f -qq -e trace=openat -o trace.txt "$ADAPTRM" -rf --threads=1 "$@" m/t >/dev/null 2>&1 ||
+		fail "adaptrm failed"
+	expect_gone m/t
+	grep -o '"d[0-9]*"' trace.txt | tr -d '"' | while read -r d; do grep "^$d " inodes.txt | cut -d' ' -f2; done
+}
+test_subdirs_in_inode_order_on_ext4() {
+	need_root
+	command -v strace >/dev/null || skip "no strace"
+	mount_fs ext4 m 256M || skip "cannot mount ext4"
+	local i mode
+	for mode in auto never; do
+		mkdir m/t
+		for i in $(shuf -i 1-300 --random-source=<(yes)); do mkdir "m/t/d$i"; touch "m/t/d$i/f"; done
+		for i in m/t/d*; do printf '%s %s\n' "${i##*/}" "$(stat -c %i "$i")"; done >inodes.txt
+		local order
+		if [ $mode = auto ]; then order=$(subdir_open_order); else order=$(subdir_open_order --sort=never); fi
+		expect_eq "$(echo "$order" | wc -l)" 300 "subdirectories opened ($mode)"
+		if [ $mode = auto ]; then
+			expect_eq "$order" "$(echo "$order" | sort -n)" "subdirectories not opened in inode order"
+		else
+			[ "$order" != "$(echo "$order" | sort -n)" ] || fail "--sort=never opened them in inode order too"
+		fi
+	done
+}

@@ -136,7 +136,7 @@ static bool push_chunks(struct engine *e, struct chunk **chunks, size_t n)
 }
 
 /* False if out of memory: nothing was pushed. */
-static bool push_tasks(struct engine *e, struct dnode **nodes, size_t n)
+static bool push_tasks(struct engine *e, const struct subdir *nodes, size_t n)
 {
 	if (n == 0)
 		return true;
@@ -148,7 +148,7 @@ static bool push_tasks(struct engine *e, struct dnode **nodes, size_t n)
 	/* Reversed, so that the first one found is the first one taken: with
 	 * one thread the traversal order then matches readdir order. */
 	for (size_t i = n; i-- > 0;)
-		e->stack[e->qlen++] = (uintptr_t)nodes[i];
+		e->stack[e->qlen++] = (uintptr_t)nodes[i].n;
 	if (e->idle > 0) {
 		if (n == 1)
 			pthread_cond_signal(&e->work_cond);
@@ -217,11 +217,19 @@ static __attribute__((noinline)) void subdir_lost(struct worker *w, struct dnode
 	node_release(w, p); /* never the last reference: the scan holds one */
 }
 
+static int cmp_subdir_ino(const void *a, const void *b)
+{
+	const struct subdir *x = a, *y = b;
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
 static void flush_newdirs(struct worker *w)
 {
+	if (w->order_subdirs && w->n_newdirs > 1)
+		qsort(w->newdirs, w->n_newdirs, sizeof(*w->newdirs), cmp_subdir_ino);
 	if (!push_tasks(w->e, w->newdirs, w->n_newdirs))
 		for (size_t i = 0; i < w->n_newdirs; i++)
-			subdir_lost(w, w->newdirs[i]);
+			subdir_lost(w, w->newdirs[i].n);
 	w->n_newdirs = 0;
 }
 
@@ -279,7 +287,7 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 				d->retries++;
 				atomic_store(&d->progress, 0);
 				atomic_store(&d->refs, 1);
-				if (push_tasks(e, &d, 1)) {
+				if (push_tasks(e, &(struct subdir){ .n = d }, 1)) {
 					fdc_put(&e->fdc, p);
 					return;
 				}
@@ -376,12 +384,13 @@ static inline __attribute__((always_inline)) void file_removed(struct worker *w,
 		verbose_removed(w, d, name, false);
 }
 
-/* Subdirectory NAME of D becomes a task, pushed with the buffer's others. */
-static void queue_subdir(struct worker *w, struct dnode *d, const char *name)
+/* Subdirectory NAME (inode INO, 0 if unknown) of D becomes a task, pushed
+ * with the buffer's others. */
+static void queue_subdir(struct worker *w, struct dnode *d, const char *name, uint64_t ino)
 {
 	if (w->n_newdirs == w->cap_newdirs) {
 		size_t cap = w->cap_newdirs ? 2 * w->cap_newdirs : 64;
-		struct dnode **nd = realloc(w->newdirs, cap * sizeof(*nd));
+		struct subdir *nd = realloc(w->newdirs, cap * sizeof(*nd));
 		if (!nd) {
 			subdir_no_memory(w, d, name);
 			return;
@@ -395,7 +404,7 @@ static void queue_subdir(struct worker *w, struct dnode *d, const char *name)
 		return;
 	}
 	atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
-	w->newdirs[w->n_newdirs++] = child;
+	w->newdirs[w->n_newdirs++] = (struct subdir){ .ino = ino, .n = child };
 }
 
 /* unlinkat of a non-directory NAME failed with ERR. */
@@ -407,7 +416,7 @@ static __attribute__((noinline)) void unlink_failed(struct worker *w, struct dno
 		 * EPERM is what unlink(2) returns for directories on Linux). */
 		struct stat st;
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
-			queue_subdir(w, d, name);
+			queue_subdir(w, d, name, st.st_ino);
 			return;
 		}
 	}
@@ -422,7 +431,8 @@ static __attribute__((noinline)) void unlink_failed(struct worker *w, struct dno
  * non-directory for the caller to unlink. Out of line, so that the common
  * case in remove_entry inlines into the loops over a directory's entries. */
 static __attribute__((noinline)) bool not_a_directory(struct worker *w, struct dnode *d, int fd,
-						      const char *name, unsigned char type)
+						      const char *name, unsigned char type,
+						      uint64_t ino)
 {
 	if (type == DT_UNKNOWN) {
 		struct stat st;
@@ -437,7 +447,7 @@ static __attribute__((noinline)) bool not_a_directory(struct worker *w, struct d
 		if (!S_ISDIR(st.st_mode))
 			return true;
 	}
-	queue_subdir(w, d, name);
+	queue_subdir(w, d, name, ino);
 	return false;
 }
 
@@ -445,9 +455,9 @@ static __attribute__((noinline)) bool not_a_directory(struct worker *w, struct d
  * are unlinked here, the syscall inline in the caller's loop. */
 static inline __attribute__((always_inline)) void remove_entry(struct worker *w, struct dnode *d,
 							       int fd, const char *name,
-							       unsigned char type)
+							       unsigned char type, uint64_t ino)
 {
-	if ((type == DT_DIR || type == DT_UNKNOWN) && !not_a_directory(w, d, fd, name, type))
+	if ((type == DT_DIR || type == DT_UNKNOWN) && !not_a_directory(w, d, fd, name, type, ino))
 		return;
 	/* The lane is off unless asked for: then no file is stat'ed. */
 	if (__builtin_expect(
@@ -569,7 +579,8 @@ static void flush_batch(struct worker *w, const struct scan *s)
 		size_t nf = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (w->ents[i].type == DT_DIR)
-				queue_subdir(w, d, w->names.buf + w->ents[i].name_off);
+				queue_subdir(w, d, w->names.buf + w->ents[i].name_off,
+					     w->ents[i].ino);
 			else
 				w->ents[nf++] = w->ents[i];
 		}
@@ -620,7 +631,8 @@ static void flush_batch(struct worker *w, const struct scan *s)
 	uint64_t t0 = local < n ? now_ns() : 0;
 	for (size_t k = 0; k < local && !e->halt; k++) {
 		size_t i = reverse ? local - 1 - k : k;
-		remove_entry(w, d, fd, w->names.buf + w->ents[i].name_off, w->ents[i].type);
+		remove_entry(w, d, fd, w->names.buf + w->ents[i].name_off, w->ents[i].type,
+			     w->ents[i].ino);
 	}
 	if (local < n && local > 0) {
 		uint64_t per_entry = (now_ns() - t0) / local;
@@ -650,7 +662,8 @@ static void run_chunk(struct worker *w, struct chunk *c)
 		w->big_mode = c->big_mode;
 		for (uint32_t k = 0; k < c->n && !e->halt; k++) {
 			uint32_t i = reverse ? c->n - 1 - k : k;
-			remove_entry(w, d, fd, names + c->ents[i].name_off, c->ents[i].type);
+			remove_entry(w, d, fd, names + c->ents[i].name_off, c->ents[i].type,
+				     c->ents[i].ino);
 		}
 		w->big_mode = BIG_NONE;
 		flush_newdirs(w);
@@ -733,6 +746,19 @@ static bool want_sort(struct engine *e, struct dnode *d, uint64_t dir_size)
 		return false;
 	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
 	return !(flags & DN_SIZE_BOUND) || dir_size / FSINFO_MIN_DIRENT > threshold;
+}
+
+/* Whether D's subdirectories are pushed in inode order: where its
+ * filesystem's inode order pays and is ascending (ext2/3/4 by type, or
+ * --sort=always), every directory, however small. Cold, each subdirectory's
+ * inode is a read; in inode order they come from the same inode-table
+ * blocks (docs/design.md#inode-order). */
+static bool want_subdir_order(struct engine *e, struct dnode *d)
+{
+	int policy = atomic_load_explicit(&e->knobs.sort_policy, memory_order_relaxed);
+	if (policy == SORT_NEVER || want_reverse(e, d))
+		return false;
+	return policy == SORT_ALWAYS || (atomic_load(&d->flags) & DN_SORT);
 }
 
 static bool want_reverse(struct engine *e, struct dnode *d)
@@ -936,6 +962,7 @@ static bool scan_start(struct worker *w, struct scan *s, struct dnode *d, int fd
 	if (!size_dbuf(w, want))
 		return false;
 	s->mode.reverse = want_reverse(e, d);
+	w->order_subdirs = want_subdir_order(e, d);
 	if (s->mode.reverse && w->cap_rev < w->dbuf_size / 24 + 1) {
 		/* a dirent takes at least 24 bytes: this holds a full buffer
 		 * (out of memory, the entries past the old one go in order) */
@@ -1054,16 +1081,16 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 		nread++;
 		if (batching) {
 			if (__builtin_expect(!batch_add(w, de), 0))
-				remove_entry(w, d, fd, de->d_name, de->d_type);
+				remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
 		} else if (reverse && nrev < w->cap_rev)
 			w->rev[nrev++] = de;
 		else
-			remove_entry(w, d, fd, de->d_name, de->d_type);
+			remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
 	}
 	s->nread = nread;
 	while (nrev > 0 && !e->halt) {
 		const struct linux_dirent64 *de = w->rev[--nrev];
-		remove_entry(w, d, fd, de->d_name, de->d_type);
+		remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
 	}
 	if (!batching)
 		flush_newdirs(w);
@@ -1192,7 +1219,7 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 	struct dnode *root = dnode_new(&e->anchor, name, strlen(name));
 	root->dev = st.st_dev;
 	root->ino = st.st_ino;
-	if (!push_tasks(e, &root, 1)) {
+	if (!push_tasks(e, &(struct subdir){ .n = root }, 1)) {
 		struct strbuf sb = STRBUF_INIT;
 		quote_append(&sb, display, strlen(display));
 		warn_errno(ENOMEM, "cannot remove %s", sb_str(&sb));

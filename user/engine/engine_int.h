@@ -17,6 +17,13 @@
 
 #define TASK_CHUNK ((uintptr_t)1) /* tag bit of a chunk on the task stack */
 
+/* A subdirectory found in a read, with its d_ino: the key when the new
+ * tasks are pushed in inode order. */
+struct subdir {
+	uint64_t ino;
+	struct dnode *n;
+};
+
 struct worker {
 	struct engine *e;
 	int id;
@@ -27,8 +34,9 @@ struct worker {
 	size_t dbuf_size;
 	const struct linux_dirent64 **rev; /* the buffer's entries, to walk last-first */
 	size_t cap_rev;
-	struct dnode **newdirs; /* subdirectories found in the current buffer */
+	struct subdir *newdirs; /* subdirectories found in the current buffer */
 	size_t n_newdirs, cap_newdirs;
+	bool order_subdirs;    /* push them in inode order (want_subdir_order) */
 	struct sort_ent *ents; /* inode-sort batch */
 	size_t n_ents, cap_ents;
 	struct strbuf names; /* arena for the batch's names */
