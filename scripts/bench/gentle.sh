@@ -8,8 +8,12 @@
 # Per filesystem x case a fresh filesystem is made (a loop device with
 # direct I/O on an image in BENCH_WORK, default /var/tmp); per run the tree
 # is built, synced, the filesystem unmounted, every cache dropped and mounted
-# again (cold), the probe started, and after 0.5 s the tool run, then
-# syncfs (timed apart: "sync s"); the probe stops 0.5 s after that. The deleting tools take turns (the order
+# again (cold), the probe started, and after 0.5 s the tool run; the probe
+# runs on GENTLE_SETTLE_S seconds (default 6: past jbd2's 5 s commit
+# interval, so the commits of what the tool freed happen under it, as they
+# would beside a database), then stops, and syncfs is timed apart ("sync s":
+# the write-back still owed; with the probe stopped first, a forced sync
+# does not count as the tool's stall). The deleting tools take turns (the order
 # rotates each repetition); "probe" (the probe alone, sleeping as long as
 # the slowest tool of the cell so far) comes last.
 #
@@ -29,6 +33,7 @@
 #   GENTLE_INTERVAL_MS  the probe's period (default 10)
 #   GENTLE_NOEXT_GIB    ext4noext's huge files (default 1: written, not
 #                 fallocate'd)
+#   GENTLE_SETTLE_S  seconds the probe runs on after the tool (default 6)
 #   GENTLE_DEVIOPS  cap every read and write of the loop device (the probe's,
 #                 the tool's, jbd2's, writeback's) at N IOPS during each run:
 #                 a cloud volume's limit, where a commit that must write the
@@ -65,6 +70,7 @@ OUT=${BENCH_OUT:-bench-results}
 HUGE_GIB=${GENTLE_HUGE_GIB:-8} HUGE_COUNT=${GENTLE_HUGE_COUNT:-4}
 FRAG_GIB=${GENTLE_FRAG_GIB:-8} NOEXT_GIB=${GENTLE_NOEXT_GIB:-1}
 DEVIOPS=${GENTLE_DEVIOPS:-0}
+SETTLE=${GENTLE_SETTLE_S:-6}
 [[ $DEVIOPS =~ ^[0-9]+$ ]] || { echo "gentle: GENTLE_DEVIOPS must be a number" >&2; exit 2; }
 RMZ=$(command -v rmz || { [ -x "$HOME/.cargo/bin/rmz" ] && echo "$HOME/.cargo/bin/rmz"; } || true)
 
@@ -180,14 +186,14 @@ run_one() {
 	local TIMEFORMAT='%3R'
 	{ time timeout -k 5 "$TIMEOUT" "${CMD[@]}" </dev/null >"$WORK/out" 2>&1; } 2>"$WORK/time"
 	rc=$?
-	# xfs and btrfs free extents in the background after the unlink returns:
-	# the probe runs on until they are on disk too.
+	# xfs and btrfs free extents in the background after the unlink returns,
+	# ext4 commits every 5 s: the probe runs on through both.
 	local t0 sync_s
+	sleep "$SETTLE"
+	kill "$PROBE_PID"; wait "$PROBE_PID"; PROBE_PID=
 	t0=$(date +%s.%N)
 	sync -f "$MNT"
 	sync_s=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.3f", b - a}')
-	sleep 0.5
-	kill "$PROBE_PID"; wait "$PROBE_PID"; PROBE_PID=
 	[ "$DEVIOPS" != 0 ] && fs_devcap "$LOOP" 0
 	t=$(tail -n 1 "$WORK/time")
 	[[ $t =~ ^[0-9.]+$ ]] || t=0
