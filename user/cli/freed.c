@@ -1,5 +1,6 @@
 #include "cli/freed.h"
 #include "engine/fsinfo.h"
+#include "lib/mountinfo.h"
 #include "lib/units.h"
 #include "lib/xalloc.h"
 
@@ -51,44 +52,16 @@ static uint64_t free_bytes(const struct statfs *s)
 	return (uint64_t)s->f_bfree * unit;
 }
 
-/* "\040" and the like in /proc/self/mountinfo, decoded in place. */
-static void unescape_octal(char *s)
-{
-	char *d = s;
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
-
 /* The mount point of device DEV (the last mount of it listed), or NULL. */
 static char *mount_point(dev_t dev)
 {
-	FILE *fp = fopen("/proc/self/mountinfo", "re");
-	if (!fp)
+	struct mount_entry e;
+	if (!mountinfo_find(major(dev), minor(dev), &e))
 		return NULL;
-	char *line = NULL, *found = NULL;
-	size_t cap = 0;
-	while (getline(&line, &cap, fp) > 0) {
-		unsigned maj, min;
-		char mnt[4096];
-		if (sscanf(line, "%*s %*s %u:%u %*s %4095s", &maj, &min, mnt) == 3 &&
-		    makedev(maj, min) == dev) {
-			free(found);
-			found = xstrdup(mnt);
-		}
-	}
-	free(line);
-	fclose(fp);
-	if (found)
-		unescape_octal(found);
-	return found;
+	char *target = e.target;
+	e.target = NULL;
+	mountinfo_entry_free(&e);
+	return target;
 }
 
 /* The directory holding PATH ("." for a bare name), opened O_PATH. */

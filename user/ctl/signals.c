@@ -13,6 +13,7 @@
  * are missing). */
 #include "ctl/signals.h"
 #include "lib/clock.h"
+#include "lib/mountinfo.h"
 #include "lib/xalloc.h"
 #include "probes/hist.h"
 #include "probes/probes.h"
@@ -73,23 +74,14 @@ static bool read_schedstat(pid_t tid, uint64_t *run, uint64_t *wait)
  * it has none. */
 static uint32_t mount_bdev(unsigned major, unsigned minor)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[1024];
+	struct mount_entry e;
+	struct stat st;
 	uint32_t dev = 0;
-	if (!f)
+	if (!mountinfo_find(major, minor, &e))
 		return 0;
-	while (!dev && fgets(line, sizeof line, f)) {
-		unsigned ma, mi;
-		char src[512];
-		const char *dash = strstr(line, " - ");
-		struct stat st;
-		if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) != 2 || ma != major || mi != minor ||
-		    !dash || sscanf(dash + 3, "%*s %511s", src) != 1)
-			continue;
-		if (src[0] == '/' && stat(src, &st) == 0 && S_ISBLK(st.st_mode))
-			dev = PROBE_MKDEV(major(st.st_rdev), minor(st.st_rdev));
-	}
-	fclose(f);
+	if (e.source[0] == '/' && stat(e.source, &st) == 0 && S_ISBLK(st.st_mode))
+		dev = PROBE_MKDEV(major(st.st_rdev), minor(st.st_rdev));
+	mountinfo_entry_free(&e);
 	return dev;
 }
 

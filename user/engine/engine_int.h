@@ -9,6 +9,7 @@
 #include "lib/strbuf.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -113,6 +114,10 @@ static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
 			      memory_order_relaxed);
 }
+
+/* Block the main thread's signals in the threads created until the caller
+ * restores *OLD with pthread_sigmask (lifecycle.c). */
+void engine_mask_signals(sigset_t *old);
 
 /* The thread function of every worker (engine.c). */
 void *engine_worker_main(void *arg);

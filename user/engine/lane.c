@@ -310,14 +310,8 @@ static bool ensure_thread(struct lane *l)
 {
 	if (l->started || l->spawn_failed)
 		return l->started;
-	/* signals are the main thread's, as for the workers (lifecycle.c) */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	sigset_t mask = all;
-	if (!sigismember(&old, SIGPIPE))
-		sigdelset(&mask, SIGPIPE);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	sigset_t old;
+	engine_mask_signals(&old);
 	int rc = pthread_create(&l->thread, NULL, lane_main, l);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	l->started = rc == 0;

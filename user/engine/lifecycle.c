@@ -49,6 +49,19 @@ static unsigned default_fd_budget(int threads)
 	return room < 2 ? 2 : (unsigned)room;
 }
 
+/* Threads created until the caller restores OLD must not take the signals
+ * meant for the main thread, but a -v line's write into a closed pipe must
+ * kill the process as it would GNU rm: SIGPIPE stays as the caller has it. */
+void engine_mask_signals(sigset_t *old)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	if (!sigismember(old, SIGPIPE))
+		sigdelset(&all, SIGPIPE);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+}
+
 /* A worker's stack. The engine does not recurse: the deepest use measured
  * over the e2e suite (stack painted below engine_worker_main: messages,
  * sorted batches, FUSE, fd-cache re-opens) was 12.5 KiB. 256 KiB leaves
@@ -82,16 +95,8 @@ int engine_spawn_workers(struct engine *e, int n)
 	pthread_attr_init(&attr);
 	if (WORKER_STACK)
 		pthread_attr_setstacksize(&attr, WORKER_STACK);
-	/* Workers must not take the signals meant for the main thread, but a
-	 * -v line's write into a closed pipe must kill the process as it
-	 * would GNU rm: SIGPIPE stays as the caller has it. */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	sigset_t mask = all;
-	if (!sigismember(&old, SIGPIPE))
-		sigdelset(&mask, SIGPIPE);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	sigset_t old;
+	engine_mask_signals(&old);
 	int want = n;
 	for (; have < n; have++) {
 		struct worker *w = &e->workers[have];
