@@ -144,6 +144,8 @@ declare -A LAYER_ALLOWS=(
 	[probes]="lib probes"
 	[ctl]="lib engine probes ctl"
 	[cli]="lib engine probes ctl cli"
+	[dist]="lib engine probes ctl cli dist"
+	[mpi]="lib engine probes ctl cli dist mpi"
 	[trace]="lib engine probes ctl cli trace"
 )
 check_layers() {

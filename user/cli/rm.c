@@ -31,6 +31,13 @@ void rm_on_interrupt(void (*fn)(int sig, void *arg), void *arg)
 	g_on_interrupt_arg = arg;
 }
 
+static struct rm_hooks g_hooks;
+
+void rm_set_hooks(const struct rm_hooks *h)
+{
+	g_hooks = h ? *h : (struct rm_hooks){ 0 };
+}
+
 static void on_signal(int sig)
 {
 	g_signal = sig;
@@ -80,7 +87,7 @@ static bool last_is_dot_or_dotdot(const char *path)
  * The parent is opened O_PATH so that a search-only (-wx) parent works, as
  * it does for GNU rm. Returns -1 with errno on failure, else the fd (or
  * AT_FDCWD) and sets *base (pointing into *copy, which the caller frees). */
-static int open_parent(const char *path, char **copy, const char **base, bool *trailing_slash)
+int rm_open_parent(const char *path, char **copy, const char **base, bool *trailing_slash)
 {
 	char *p = xstrdup(path);
 	size_t len = strlen(p);
@@ -113,7 +120,7 @@ static int open_parent(const char *path, char **copy, const char **base, bool *t
 
 /* GNU prints a tree operand with its trailing slashes cut to one ("a///" is
  * shown as "a/", its children as "a/x"). */
-static char *display_name(const char *path)
+char *rm_display_name(const char *path)
 {
 	char *d = xstrdup(path);
 	size_t len = strlen(d);
@@ -161,6 +168,8 @@ static struct engine *get_engine(struct rm_run *r)
 	if (o->getdents_size)
 		atomic_store(&k->getdents_size, o->getdents_size);
 	g_engine = r->engine;
+	if (g_hooks.engine_ready)
+		g_hooks.engine_ready(r->engine, g_hooks.arg);
 	return r->engine;
 }
 
@@ -172,6 +181,9 @@ static void tick(struct engine *e, void *arg)
 	if (r->progress)
 		progress_update(r->progress, e);
 }
+
+static void start_engine(struct rm_run *r);
+static int finish_run(struct rm_run *r, bool ok, struct rm_report *rep);
 
 static bool same_file(const struct stat *a, const struct stat *b)
 {
@@ -236,7 +248,7 @@ static enum op_action check_operand(const struct rm_run *r, struct operand *op)
 	const char *arg = op->arg;
 	if (last_is_dot_or_dotdot(arg) && (o->recursive || o->remove_empty_dirs))
 		return OP_REFUSE_DOT;
-	op->pfd = open_parent(arg, &op->copy, &op->base, &op->trailing_slash);
+	op->pfd = rm_open_parent(arg, &op->copy, &op->base, &op->trailing_slash);
 	if (op->pfd < 0 && op->pfd != AT_FDCWD)
 		return fail(op, errno, OP_FAIL_IGNORABLE);
 	if (*arg == '\0')
@@ -301,7 +313,7 @@ static enum op_action remove_one(struct rm_run *r, struct operand *op, bool dir)
 /* OP_PROMPT_TREE and OP_ENGINE_TREE: the tree, shown as GNU shows it. */
 static enum op_action remove_tree(struct rm_run *r, struct operand *op, bool prompt)
 {
-	char *display = display_name(op->arg);
+	char *display = rm_display_name(op->arg);
 	bool ok;
 	if (prompt) {
 		ok = interactive_remove_tree(r->o, op->pfd, op->base, display, &op->st);
@@ -319,7 +331,7 @@ static enum op_action remove_tree(struct rm_run *r, struct operand *op, bool pro
 
 static void refuse_root(const char *arg)
 {
-	char *shown = display_name(arg);
+	char *shown = rm_display_name(arg);
 	if (strcmp(shown, "/") == 0)
 		warn_errno(0, "it is dangerous to operate recursively on %s", quote_n(0, shown));
 	else
@@ -342,7 +354,7 @@ static bool report(const struct rm_options *o, const struct operand *op, enum op
 		return false;
 	case OP_FAIL: cannot_remove(op->arg, op->err); return false;
 	case OP_REFUSE_DOT:
-		shown = display_name(op->arg);
+		shown = rm_display_name(op->arg);
 		warn_errno(0, "refusing to remove '.' or '..' directory: skipping %s",
 			   quote_n(0, shown));
 		free(shown);
@@ -453,19 +465,8 @@ int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct 
 		if (o->recursive && !r.engine && !interactive_needed(o)) {
 			/* Start the engine (and controller) before the first tree. */
 			struct stat st;
-			if (lstat(files[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-				struct engine *e = get_engine(&r);
-				struct ctl_config cc = {
-					.pinned_threads = o->threads > 0 ? o->threads : 0,
-					.explain = o->explain,
-					.json_path = o->json_path,
-					.stats = o->stats,
-					.no_profile = o->no_profile,
-					.sort_policy = o->sort_policy,
-				};
-				r.ctl = controller_new(e, &cc);
-				engine_set_tick(e, tick, &r);
-			}
+			if (lstat(files[i], &st) == 0 && S_ISDIR(st.st_mode))
+				start_engine(&r);
 		}
 		freed_note(r.freed, files[i]);
 		if (!remove_operand(&r, files[i]))
@@ -473,19 +474,59 @@ int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct 
 		if (g_signal)
 			interrupted(&r);
 	}
+	return finish_run(&r, ok, rep);
+}
 
-	if (r.progress)
-		progress_finish(r.progress, r.engine);
-	if (r.ctl)
-		controller_finish(r.ctl);
+/* The engine and its controller, ticking the progress line. */
+static void start_engine(struct rm_run *r)
+{
+	const struct rm_options *o = r->o;
+	struct engine *e = get_engine(r);
+	struct ctl_config cc = {
+		.pinned_threads = o->threads > 0 ? o->threads : 0,
+		.explain = o->explain,
+		.json_path = o->json_path,
+		.stats = o->stats,
+		.no_profile = o->no_profile,
+		.sort_policy = o->sort_policy,
+	};
+	r->ctl = controller_new(e, &cc);
+	engine_set_tick(e, tick, r);
+}
+
+int rm_serve(const struct rm_options *o, const atomic_bool *stop)
+{
+	struct rm_run r = { .o = o };
+	install_signal_handlers();
 	if (o->stats)
-		progress_print_stats(r.engine, r.ctl, r.freed, o->free_rate);
+		r.freed = freed_new();
+	start_engine(&r);
+	engine_serve(r.engine, stop);
+	if (g_signal)
+		interrupted(&r);
+	return finish_run(&r, true, NULL);
+}
+
+/* After the operands (or the serving): the hooks' word on the other ranks,
+ * the summary, and the exit status. */
+static int finish_run(struct rm_run *rr, bool ok, struct rm_report *rep)
+{
+	struct rm_run r = *rr;
+	const struct rm_options *o = r.o;
 	if (r.engine) {
 		struct engine_totals t;
 		engine_totals(r.engine, &t);
 		if (t.errors)
 			ok = false;
 	}
+	if (g_hooks.finish && !g_hooks.finish(r.engine, ok, g_hooks.arg))
+		ok = false;
+	if (r.progress)
+		progress_finish(r.progress, r.engine);
+	if (r.ctl)
+		controller_finish(r.ctl);
+	if (o->stats && !g_hooks.quiet)
+		progress_print_stats(r.engine, r.ctl, r.freed, o->free_rate);
 	if (rep)
 		copy_report(r.ctl, rep);
 	controller_free(r.ctl);

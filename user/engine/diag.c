@@ -39,13 +39,16 @@ static bool is_operand(const struct dnode *p)
  * (SB is then empty). */
 static bool try_build_path(struct worker *w, struct strbuf *sb, struct dnode *n, const char *leaf)
 {
-	const char *disp = w->e->display;
-	size_t dlen = strlen(disp), leaflen = leaf ? strlen(leaf) : 0;
+	size_t leaflen = leaf ? strlen(leaf) : 0;
 	/* "/name" for each level below the operand and for LEAF; the first
 	 * '/' is the operand's own if it ends in one ("a/" shows "a/x") */
-	size_t total = dlen + (leaf ? 1 + leaflen : 0);
-	for (struct dnode *p = n; !is_operand(p); p = p->parent)
-		total += 1 + p->namelen;
+	size_t total = leaf ? 1 + leaflen : 0;
+	struct dnode *root = n;
+	for (; !is_operand(root); root = root->parent)
+		total += 1 + root->namelen;
+	const char *disp = engine_anchor_display(w->e, root->parent);
+	size_t dlen = strlen(disp);
+	total += dlen;
 	if (total > dlen && (dlen == 0 || disp[dlen - 1] == '/'))
 		total--;
 	sb_reset(sb);

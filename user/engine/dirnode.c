@@ -13,8 +13,13 @@
 struct dnode *dnode_try_new(struct dnode *parent, const char *name, size_t len)
 {
 	struct dnode *n = malloc(sizeof(*n) + len + 1);
-	if (!n)
-		return NULL;
+	if (n)
+		dnode_init(n, parent, name, len);
+	return n;
+}
+
+void dnode_init(struct dnode *n, struct dnode *parent, const char *name, size_t len)
+{
 	n->parent = parent;
 	n->lru_prev = n->lru_next = NULL;
 	atomic_init(&n->refs, 1);
@@ -29,7 +34,6 @@ struct dnode *dnode_try_new(struct dnode *parent, const char *name, size_t len)
 	n->namelen = (uint16_t)len;
 	memcpy(n->name, name, len);
 	n->name[len] = '\0';
-	return n;
 }
 
 struct dnode *dnode_new(struct dnode *parent, const char *name, size_t len)

@@ -38,6 +38,12 @@ enum {
 				 * the controller tries it (knobs.share_unknown) */
 	DN_SORT_ASK = 1u << 7,	 /* no one measured inode order on this filesystem type:
 				 * the controller tries it (knobs.sort_unknown) */
+	/* Scale-out (engine/steal.c): directories that move between engines. */
+	DN_PATH = 1u << 16,    /* a thief's way down to what it was given: opened
+				* and verified, never scanned or removed here */
+	DN_STOLEN = 1u << 17,  /* given by another engine: scanned here, but its
+				* donor removes it (struct stolen) */
+	DN_DONATED = 1u << 18, /* given away: removed here once the thief is done */
 };
 /* Bits 8-15 of flags: the fewest bytes of st_size one entry takes on its
  * filesystem (fsinfo_type_min_dirent), 0 where st_size bounds nothing. */
@@ -74,6 +80,9 @@ struct fdcache {
 struct dnode *dnode_new(struct dnode *parent, const char *name, size_t len);
 /* The same, NULL if out of memory (a directory's error, not the run's end). */
 struct dnode *dnode_try_new(struct dnode *parent, const char *name, size_t len);
+/* Fill N (room for LEN + 1 name bytes) as dnode_new does, for a node that
+ * lives inside a larger allocation. */
+void dnode_init(struct dnode *n, struct dnode *parent, const char *name, size_t len);
 void dnode_free(struct dnode *n);
 void dnode_init_anchor(struct dnode *a, int fd);
 

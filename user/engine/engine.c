@@ -83,12 +83,15 @@ static uint64_t waited_long(uint64_t ns)
 	return ns >= WAIT_MIN_NS ? ns : 0;
 }
 
-/* Room for N more tasks; false if out of memory (nothing pushed). */
+/* Room for N more tasks, and for the release task of every directory given
+ * away (engine_remote_done never allocates); false if out of memory
+ * (nothing pushed). */
 static bool push_locked(struct engine *e, size_t n)
 {
-	if (e->qlen + n > e->qcap) {
+	size_t need = e->qlen + n + e->remote_out;
+	if (need > e->qcap) {
 		size_t cap = e->qcap;
-		while (e->qlen + n > cap)
+		while (need > cap)
 			cap = cap ? 2 * cap : 1024;
 		uintptr_t *stack = realloc(e->stack, cap * sizeof(*e->stack));
 		if (!stack)
@@ -137,6 +140,11 @@ static bool push_chunks(struct engine *e, struct chunk **chunks, size_t n)
 
 /* False if out of memory: nothing was pushed. */
 static bool push_tasks(struct engine *e, const struct subdir *nodes, size_t n)
+{
+	return engine_push_tasks(e, nodes, n);
+}
+
+bool engine_push_tasks(struct engine *e, const struct subdir *nodes, size_t n)
 {
 	if (n == 0)
 		return true;
@@ -243,9 +251,15 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 	struct engine *e = w->e;
 	while (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) == 1) {
 		struct dnode *p = d->parent;
-		if (atomic_load(&d->flags) & DN_ANCHOR) {
-			operand_finished(e);
-			return;
+		if (atomic_load(&d->flags) & (DN_ANCHOR | DN_PATH | DN_STOLEN)) {
+			if (d == &e->anchor) {
+				operand_finished(e);
+				return;
+			}
+			/* a thief's: its donor removes it (steal.c) */
+			if (!(d = engine_remote_finished(w, d)))
+				return;
+			continue;
 		}
 		if (e->stop)
 			return; /* abandoned: the process is about to exit */
@@ -403,6 +417,7 @@ static void queue_subdir(struct worker *w, struct dnode *d, const char *name, ui
 		subdir_no_memory(w, d, name);
 		return;
 	}
+	child->ino = ino; /* what a thief checks if it is given away */
 	atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
 	w->newdirs[w->n_newdirs++] = (struct subdir){ .ino = ino, .n = child };
 }
@@ -714,7 +729,7 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 {
 	struct dnode *p = d->parent;
 	unsigned flags;
-	if (!(atomic_load(&p->flags) & DN_ANCHOR) && p->dev == d->dev) {
+	if (!(atomic_load(&p->flags) & (DN_ANCHOR | DN_PATH)) && p->dev == d->dev) {
 		flags = atomic_load(&p->flags) & (DN_SORT | DN_SORT_ASK | DN_SHARE | DN_SHARE_ASK |
 						  DN_REVERSE | DN_SIZE_BOUND | DN_DIRENT_MASK);
 	} else {
@@ -875,13 +890,17 @@ static int open_task_dir(struct worker *w, struct dnode *d, struct stat *st)
 		return -1;
 	}
 	bool is_root = atomic_load(&d->parent->flags) & DN_ANCHOR;
-	if (is_root && (st->st_dev != d->dev || st->st_ino != d->ino)) {
-		/* the operand was swapped between lstat and open */
+	bool stolen = atomic_load(&d->flags) & DN_STOLEN;
+	if ((is_root || stolen) && (st->st_dev != d->dev || st->st_ino != d->ino)) {
+		/* the operand was swapped between lstat and open, or what a
+		 * donor saw is not what this engine finds on its way down */
 		close(fd);
 		dir_failed(w, d, ESTALE);
 		return -1;
 	}
-	if (e->cfg.one_file_system && st->st_dev != e->root_dev) {
+	/* The parent is on the root's device, or it was skipped: by induction
+	 * this is GNU's "not on the root's device" (and works for a thief). */
+	if (e->cfg.one_file_system && !is_root && st->st_dev != d->parent->dev) {
 		close(fd);
 		skip_other_device(w, d);
 		return -1;
@@ -1157,6 +1176,8 @@ static void run_task(struct worker *w, uintptr_t task)
 	uint64_t t0 = now_ns();
 	if (task & TASK_CHUNK)
 		run_chunk(w, (struct chunk *)(task & ~TASK_CHUNK));
+	else if (task & TASK_RELEASE)
+		node_release(w, (struct dnode *)(task & ~TASK_RELEASE));
 	else
 		scan_dir(w, (struct dnode *)task);
 	stat_add(&w->st->busy_ns, now_ns() - t0);
@@ -1204,6 +1225,10 @@ uint64_t engine_waited_ns(struct engine *e)
 	return ns;
 }
 
+static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), void *arg);
+static bool operand_done(struct engine *e, void *arg);
+static bool serve_stopped(struct engine *e, void *arg);
+
 bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
 			dev_t root_dev)
 {
@@ -1227,12 +1252,56 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 		dnode_free(root);
 		return false;
 	}
-	bool in_caller = atomic_load(&e->nstarted) == 0;
-	if (in_caller)
-		run_in_caller(e);
+	if (atomic_load(&e->nstarted) == 0) {
+		/* directories given away come back as release tasks */
+		for (;;) {
+			run_in_caller(e);
+			if (e->op_done || e->stop || !engine_remote_out(e))
+				break;
+			nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+		}
+	} else {
+		wait_until(e, operand_done, NULL);
+	}
+	if (!e->op_done)
+		return false;
+	return !(atomic_load(&e->anchor.flags) & DN_FAILED);
+}
 
+/* No operand of its own: what is adopted, until *STOP. Without a worker
+ * thread the caller runs the tasks, looking for more every 10 ms. */
+void engine_serve(struct engine *e, const atomic_bool *stop)
+{
+	e->op_done = false;
+	atomic_store(&e->serving, true);
+	if (atomic_load(&e->nstarted) == 0) {
+		while (!atomic_load(stop) && !e->stop) {
+			run_in_caller(e);
+			nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+		}
+	} else {
+		wait_until(e, serve_stopped, (void *)stop);
+	}
+	atomic_store(&e->serving, false);
+}
+
+static bool operand_done(struct engine *e, void *arg)
+{
+	return e->op_done;
+}
+
+static bool serve_stopped(struct engine *e, void *arg)
+{
+	return atomic_load((const atomic_bool *)arg);
+}
+
+/* The caller's wait while workers run: every 100 ms the lane's watchdog and
+ * the tick (the controller, the progress line), until DONE says so or the
+ * engine stops. */
+static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), void *arg)
+{
 	pthread_mutex_lock(&e->qlock);
-	while (!e->op_done && !e->stop && !in_caller) {
+	while (!done(e, arg) && !e->stop) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += 100 * 1000 * 1000;
@@ -1241,7 +1310,7 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&e->done_cond, &e->qlock, &ts);
-		if (!e->op_done && !e->stop)
+		if (!done(e, arg) && !e->stop)
 			lane_watchdog(e);
 		if (e->stop) {
 			/* wake everyone so they notice and leave their loops */
@@ -1249,14 +1318,11 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 			pthread_cond_broadcast(&e->park_cond);
 			break;
 		}
-		if (!e->op_done && e->tick) {
+		if (!done(e, arg) && e->tick) {
 			pthread_mutex_unlock(&e->qlock);
 			e->tick(e, e->tick_arg);
 			pthread_mutex_lock(&e->qlock);
 		}
 	}
 	pthread_mutex_unlock(&e->qlock);
-	if (!e->op_done)
-		return false;
-	return !(atomic_load(&e->anchor.flags) & DN_FAILED);
 }

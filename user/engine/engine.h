@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct strbuf;
+
 enum sort_policy {
 	SORT_AUTO = 0, /* by filesystem type: ext2/3/4, btrfs, reiserfs */
 	SORT_NEVER,
@@ -171,6 +173,54 @@ const struct worker_stats *engine_worker_stats(const struct engine *e, int i);
  * huge file): its blocked time is the lane's, not a reason to add workers.
  * Another worker runs in its place meanwhile (within max_threads). */
 bool engine_worker_in_lane(const struct engine *e, int i);
+
+/* Scale-out (engine/steal.c, docs/design.md#scale-out). Only unscanned
+ * directories move between engines (ranks), each sent as its path from the
+ * operand's root with the inode number of every component; the thief opens
+ * it component by component with O_NOFOLLOW and checks each inode. The
+ * donor keeps the directory counted in its parent; the thief reports it
+ * back when its subtree is gone (or failed), and the donor removes it
+ * through its own verified fds and walks on to the parent as ever. */
+
+/* Called in a worker when directory TOKEN given by DONOR is done with. */
+typedef void (*engine_remote_fn)(void *arg, int donor, uint64_t token, bool failed);
+void engine_set_remote(struct engine *e, engine_remote_fn fn, void *arg);
+
+/* Nothing waits in the stack and a worker waits for work: time to steal. */
+bool engine_wants_work(struct engine *e);
+/* Give away up to MAX of the oldest (shallowest) directories waiting to be
+ * scanned, at most half of those waiting, all children of one directory,
+ * encoded in OUT (reset first). Returns how many (0: none to give). */
+size_t engine_donate(struct engine *e, size_t max, struct strbuf *out);
+/* The operand's root inode a donation is under (false: not a donation). */
+bool engine_donation_root(const void *msg, size_t len, uint64_t *root_ino);
+
+/* How this engine reaches an operand: PFD (or AT_FDCWD) and the last
+ * component BASE, (DEV, INO) as lstat'ed here, DISPLAY for messages. The
+ * strings and PFD must outlive the engine. */
+struct engine_root {
+	int pfd;
+	const char *base, *display;
+	dev_t dev;
+	ino_t ino;
+};
+/* Take the directories of donation MSG from rank DONOR under ROOT; they are
+ * scanned as tasks, and each is reported through the remote callback when
+ * its subtree is gone. False if MSG is malformed or out of memory (each
+ * directory then reported failed at once). */
+bool engine_adopt(struct engine *e, int donor, const void *msg, size_t len,
+		  const struct engine_root *root);
+/* Give every directory of donation MSG back to DONOR as failed (this
+ * engine cannot reach its operand). */
+void engine_refuse(struct engine *e, int donor, const void *msg, size_t len);
+/* The thief of TOKEN is done with it: remove it (unless FAILED) and walk on.
+ * False if TOKEN is not one given away. */
+bool engine_remote_done(struct engine *e, uint64_t token, bool failed);
+/* Directories given away and not yet reported back. */
+size_t engine_remote_out(struct engine *e);
+/* With no operand of its own, run what is adopted until *STOP (ticking as
+ * engine_remove_tree does) or the engine stops. */
+void engine_serve(struct engine *e, const atomic_bool *stop);
 
 /* Called by the waiting main thread about every 100 ms while a tree is being
  * removed (progress line, controller tick). */

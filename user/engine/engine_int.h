@@ -17,6 +17,9 @@
 #include <time.h>
 
 #define TASK_CHUNK ((uintptr_t)1) /* tag bit of a chunk on the task stack */
+#define TASK_RELEASE \
+	((uintptr_t)2) /* tag bit of a donated directory its thief
+				     * is done with: drop its last count */
 
 /* A subdirectory found in a read, with its d_ino: the key when the new
  * tasks are pushed in inode order. */
@@ -106,6 +109,38 @@ struct engine {
 				 * those stuck in an unlinkat (qlock) */
 	atomic_bool auto_lane; /* the watchdog switched the lane on */
 	uint64_t watchdog_ns;  /* an unlinkat this long puts its worker in the lane */
+
+	/* Scale-out (steal.c): directories given to other engines, by token
+	 * (slot index and generation), and how many are out; the stack keeps
+	 * room for each one's release task. Under qlock. */
+	struct donated *donated;
+	uint32_t ndonated, cap_donated, free_donated; /* free list head (+1; 0: none) */
+	size_t remote_out;
+	engine_remote_fn remote_fn;
+	void *remote_arg;
+	atomic_bool serving; /* engine_serve is running: no operand of its own */
+};
+
+/* A slot of the donated table: the node, or the next free slot. */
+struct donated {
+	struct dnode *n;
+	uint32_t gen;
+	uint32_t next_free;
+};
+
+/* What a thief was given: its own way down (an anchor on the operand's
+ * parent, then DN_PATH nodes), shown as this engine's spelling of the
+ * operand. The anchor must be last: a dnode ends in its name. */
+struct adoption {
+	const char *display;
+	struct dnode anchor;
+};
+
+/* A directory given by another engine: whom to tell when it is empty. */
+struct stolen {
+	int donor;
+	uint64_t token;
+	struct dnode n;
 };
 
 static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
@@ -114,6 +149,13 @@ static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
 			      memory_order_relaxed);
 }
+
+/* The spelling of the operand that ANCHOR leads to, for messages. */
+const char *engine_anchor_display(const struct engine *e, const struct dnode *anchor);
+/* Node D of a thief reached its last count (steal.c): a DN_STOLEN node is
+ * reported to its donor, a DN_PATH node freed, an adoption's anchor freed.
+ * Returns the node to release next (the parent), or NULL. */
+struct dnode *engine_remote_finished(struct worker *w, struct dnode *d);
 
 /* Block the main thread's signals in the threads created until the caller
  * restores *OLD with pthread_sigmask (lifecycle.c). */
@@ -124,6 +166,9 @@ void *engine_worker_main(void *arg);
 /* Start worker threads up to N (lifecycle.c; qlock held, or before any
  * worker runs): how many run. */
 int engine_spawn_workers(struct engine *e, int n);
+/* Push N new directory tasks (reversed: the first is taken first); false
+ * if out of memory, nothing pushed (engine.c). */
+bool engine_push_tasks(struct engine *e, const struct subdir *nodes, size_t n);
 /* Drop one reference of directory D, removing it (and its ancestors) if it
  * was the last (engine.c). */
 void engine_node_release(struct worker *w, struct dnode *d);

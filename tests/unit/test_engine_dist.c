@@ -1,0 +1,392 @@
+/* The scale-out protocol without mpirun: ranks as thread groups of this
+ * process over the in-process transport, each with its own engine
+ * (user/dist/rank.c, user/engine/steal.c). Forced steals after every
+ * directory, re-steals, a failed subtree, a directory swapped under a thief,
+ * and termination. Also run under TSan (scripts/check.sh). */
+#ifdef CRITERION_LITE
+#include "support/criterion_lite.h"
+#else
+#include <criterion/criterion.h>
+#endif
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dist/rank.h"
+#include "dist/transport.h"
+#include "engine/engine.h"
+#include "lib/msg.h"
+#include "lib/strbuf.h"
+
+#define TMPL "/tmp/adaptrm-dist.XXXXXX"
+static char tmpl[sizeof TMPL];
+
+static void setup(void)
+{
+	msg_init("adaptrm");
+	memcpy(tmpl, TMPL, sizeof TMPL);
+	cr_assert_not_null(mkdtemp(tmpl));
+}
+static void teardown(void)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "umount -l '%s/t/d3' 2>/dev/null; rm -rf '%s'", tmpl, tmpl);
+	(void)!system(cmd);
+}
+
+static void touch(const char *p)
+{
+	int fd = open(p, O_CREAT | O_WRONLY, 0644);
+	cr_assert_geq(fd, 0, "%s", p);
+	close(fd);
+}
+
+/* TMPL/t: NDIRS dirs of NFILES files, each with a subdirectory of 3 files,
+ * and a 30-deep chain. */
+static void build(int ndirs, int nfiles)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/t", tmpl);
+	cr_assert_eq(mkdir(p, 0755), 0);
+	for (int d = 0; d < ndirs; d++) {
+		snprintf(p, sizeof p, "%s/t/d%d", tmpl, d);
+		cr_assert_eq(mkdir(p, 0755), 0);
+		for (int f = 0; f < nfiles; f++) {
+			snprintf(p, sizeof p, "%s/t/d%d/f%d", tmpl, d, f);
+			touch(p);
+		}
+		snprintf(p, sizeof p, "%s/t/d%d/sub", tmpl, d);
+		cr_assert_eq(mkdir(p, 0755), 0);
+		for (int f = 0; f < 3; f++) {
+			snprintf(p, sizeof p, "%s/t/d%d/sub/g%d", tmpl, d, f);
+			touch(p);
+		}
+	}
+	int len = snprintf(p, sizeof p, "%s/t/chain", tmpl);
+	for (int i = 0; i < 30; i++) {
+		cr_assert_eq(mkdir(p, 0755), 0);
+		len += snprintf(p + len, sizeof p - len, "/c");
+	}
+}
+
+static bool exists(const char *rel)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s", tmpl, rel);
+	struct stat st;
+	return lstat(p, &st) == 0;
+}
+
+/* One rank: its engine, and rank 0's operand or the serving. */
+struct member {
+	struct transport *t;
+	struct rank *r;
+	char operand[4096];
+	int threads;
+	bool eager;
+	bool ok, all_ok;
+	struct engine_totals tot;
+	struct rank_totals sum;
+};
+
+static void *member_main(void *arg)
+{
+	struct member *m = arg;
+	char *files[1] = { m->operand };
+	m->r = rank_new(m->t, 1, files);
+	rank_set_eager(m->r, m->eager);
+	struct engine_config cfg = { .max_threads = m->threads, .force = true };
+	struct engine *e = engine_create(&cfg, m->threads);
+	rank_attach(m->r, e);
+	if (m->t->rank == 0) {
+		int dfd = open(tmpl, O_RDONLY | O_DIRECTORY);
+		struct stat st;
+		cr_assert_eq(fstatat(dfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
+		m->ok = engine_remove_tree(e, dfd, "t", m->operand, st.st_dev);
+		close(dfd);
+	} else {
+		engine_serve(e, rank_stop_flag(m->r));
+		m->ok = true;
+	}
+	engine_totals(e, &m->tot);
+	if (m->tot.errors)
+		m->ok = false;
+	m->all_ok = rank_finish(m->r, m->ok);
+	rank_totals(m->r, &m->sum);
+	rank_free(m->r);
+	engine_destroy(e);
+	return NULL;
+}
+
+#define MAX_RANKS 8
+
+/* N ranks of THREADS workers each delete TMPL/t; rank R > 0 spells the
+ * operand as TMPL/../NAME/t (its own spelling of the same tree). */
+static void run_cluster(struct member *m, int n, int threads, bool eager)
+{
+	struct local_world *w = local_world_new(n);
+	pthread_t th[MAX_RANKS];
+	const char *name = strrchr(tmpl, '/') + 1;
+	for (int i = 0; i < n; i++) {
+		m[i] = (struct member){ .t = local_transport(w, i),
+					.threads = threads,
+					.eager = eager };
+		if (i == 0)
+			snprintf(m[i].operand, sizeof m[i].operand, "%s/t", tmpl);
+		else
+			snprintf(m[i].operand, sizeof m[i].operand, "%s/../%s/t", tmpl, name);
+	}
+	for (int i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, member_main, &m[i]);
+	for (int i = 0; i < n; i++) {
+		pthread_join(th[i], NULL);
+		transport_close(m[i].t);
+	}
+	local_world_free(w);
+}
+
+TestSuite(dist, .init = setup, .fini = teardown);
+
+Test(dist, forced_steals_delete_everything_once)
+{
+	build(40, 20);
+	struct member m[4];
+	run_cluster(m, 4, 2, true);
+	uint64_t files = 0, dirs = 0;
+	for (int i = 0; i < 4; i++) {
+		cr_assert(m[i].all_ok, "rank %d", i);
+		cr_assert_eq(m[i].tot.errors, 0);
+		files += m[i].tot.files;
+		dirs += m[i].tot.dirs;
+		/* every rank leaves with the same sum */
+		cr_assert_eq(m[i].sum.files, 40 * 23);
+		cr_assert_eq(m[i].sum.dirs, 1 + 40 * 2 + 30);
+	}
+	cr_assert_eq(files, 40 * 23);
+	cr_assert_eq(dirs, 1 + 40 * 2 + 30);
+	cr_assert_geq(m[0].sum.steals, 1, "nothing was stolen");
+	cr_assert_not(exists("t"));
+}
+
+Test(dist, idle_ranks_steal_and_terminate)
+{
+	for (int round = 0; round < 3; round++) {
+		build(30, 30);
+		struct member m[3];
+		run_cluster(m, 3, 1, false);
+		for (int i = 0; i < 3; i++)
+			cr_assert(m[i].all_ok, "round %d rank %d", round, i);
+		cr_assert_eq(m[0].sum.files, 30 * 33);
+		cr_assert_not(exists("t"));
+	}
+}
+
+Test(dist, a_failed_subtree_fails_every_rank_and_keeps_ancestors)
+{
+	if (geteuid() != 0)
+		return; /* needs a mount point inside the tree */
+	build(20, 10);
+	char p[4096];
+	snprintf(p, sizeof p, "%s/t/d3", tmpl);
+	cr_assert_eq(mount("none", p, "tmpfs", 0, "size=1m"), 0);
+	struct member m[4];
+	run_cluster(m, 4, 2, true);
+	for (int i = 0; i < 4; i++)
+		cr_assert_not(m[i].all_ok, "rank %d said all went well", i);
+	cr_assert(exists("t"));
+	cr_assert(exists("t/d3"));
+	cr_assert_not(exists("t/d4"));
+	cr_assert_not(exists("t/chain"));
+}
+
+/* ------------------------------------------------------------------ */
+/* The thief's checks, with donations made by hand                     */
+
+struct reported {
+	pthread_mutex_t lock;
+	int n;
+	uint64_t token;
+	bool failed;
+};
+
+static void on_done(void *arg, int donor, uint64_t token, bool failed)
+{
+	struct reported *r = arg;
+	pthread_mutex_lock(&r->lock);
+	r->n++;
+	r->token = token;
+	r->failed = failed;
+	pthread_mutex_unlock(&r->lock);
+}
+
+static uint64_t ino_of(const char *rel)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s", tmpl, rel);
+	struct stat st;
+	cr_assert_eq(lstat(p, &st), 0, "%s", p);
+	return st.st_ino;
+}
+
+static void put_name(struct strbuf *sb, uint64_t ino, const char *name)
+{
+	uint16_t len = (uint16_t)strlen(name);
+	sb_add(sb, &ino, 8);
+	sb_add(sb, &len, 2);
+	sb_add(sb, name, len);
+}
+
+/* A donation of TMPL/t/a/b (inode B_INO) under the root TMPL/t, the way
+ * down through a (inode A_INO). The format is steal.c's. */
+static void donation(struct strbuf *sb, uint64_t a_ino, uint64_t b_ino)
+{
+	uint32_t head[4] = { 0x31736461u, 1, 1, 0 };
+	uint64_t root = ino_of("t");
+	sb_add(sb, head, sizeof head);
+	sb_add(sb, &root, 8);
+	put_name(sb, a_ino, "a");
+	uint64_t token = 42;
+	sb_add(sb, &token, 8);
+	put_name(sb, b_ino, "b");
+}
+
+struct server {
+	struct engine *e;
+	atomic_bool stop;
+};
+static void *serve_main(void *arg)
+{
+	struct server *s = arg;
+	engine_serve(s->e, &s->stop);
+	return NULL;
+}
+
+/* Adopt MSG in a serving engine; wait for its one report. */
+static void adopt(const struct strbuf *msg, struct reported *rep, bool expect_adopted)
+{
+	char base[4096];
+	snprintf(base, sizeof base, "%s/t", tmpl);
+	int pfd = open(tmpl, O_PATH | O_DIRECTORY);
+	struct stat st;
+	cr_assert_eq(fstatat(pfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
+	struct engine_root root = { .pfd = pfd,
+				    .base = "t",
+				    .display = base,
+				    .dev = st.st_dev,
+				    .ino = st.st_ino };
+	struct engine_config cfg = { .max_threads = 2, .force = true };
+	struct server s = { .e = engine_create(&cfg, 2) };
+	engine_set_remote(s.e, on_done, rep);
+	pthread_t th;
+	pthread_create(&th, NULL, serve_main, &s);
+	cr_assert_eq(engine_adopt(s.e, 1, msg->buf, msg->len, &root), expect_adopted);
+	for (int i = 0; i < 5000; i++) {
+		pthread_mutex_lock(&rep->lock);
+		int n = rep->n;
+		pthread_mutex_unlock(&rep->lock);
+		if (n)
+			break;
+		usleep(1000);
+	}
+	atomic_store(&s.stop, true);
+	pthread_join(th, NULL);
+	engine_destroy(s.e);
+	close(pfd);
+}
+
+static void build_ab(void)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "mkdir -p '%s/t/a/b/c' '%s/elsewhere/b'", tmpl, tmpl);
+	cr_assert_eq(system(p), 0);
+	snprintf(p, sizeof p, "%s/t/a/b/c/f", tmpl);
+	touch(p);
+	snprintf(p, sizeof p, "%s/elsewhere/b/keep", tmpl);
+	touch(p);
+}
+
+Test(dist, a_thief_empties_what_it_is_given_and_leaves_the_directory_to_its_donor)
+{
+	build_ab();
+	struct strbuf msg = STRBUF_INIT;
+	donation(&msg, ino_of("t/a"), ino_of("t/a/b"));
+	struct reported rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	adopt(&msg, &rep, true);
+	cr_assert_eq(rep.n, 1);
+	cr_assert_eq(rep.token, 42);
+	cr_assert_not(rep.failed);
+	cr_assert(exists("t/a/b"), "the thief removed the directory itself");
+	cr_assert_not(exists("t/a/b/c"));
+	sb_free(&msg);
+}
+
+Test(dist, a_directory_swapped_under_a_thief_is_refused)
+{
+	build_ab();
+	struct strbuf msg = STRBUF_INIT;
+	donation(&msg, ino_of("t/a"), ino_of("t/a/b"));
+	/* b is moved away and another directory takes its name */
+	char from[4096], to[4096];
+	snprintf(from, sizeof from, "%s/t/a/b", tmpl);
+	snprintf(to, sizeof to, "%s/moved", tmpl);
+	cr_assert_eq(rename(from, to), 0);
+	snprintf(from, sizeof from, "%s/elsewhere/b", tmpl);
+	snprintf(to, sizeof to, "%s/t/a/b", tmpl);
+	cr_assert_eq(rename(from, to), 0);
+	struct reported rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	adopt(&msg, &rep, true);
+	cr_assert_eq(rep.n, 1);
+	cr_assert(rep.failed, "a swapped directory was not refused");
+	cr_assert(exists("t/a/b/keep"), "the impostor was emptied");
+	cr_assert(exists("moved/c/f"));
+	sb_free(&msg);
+}
+
+Test(dist, a_symlink_on_the_way_down_is_refused)
+{
+	build_ab();
+	struct strbuf msg = STRBUF_INIT;
+	donation(&msg, ino_of("t/a"), ino_of("t/a/b"));
+	/* a becomes a symlink to a directory whose b has the same inode */
+	char from[4096], to[4096];
+	snprintf(from, sizeof from, "%s/t/a", tmpl);
+	snprintf(to, sizeof to, "%s/real", tmpl);
+	cr_assert_eq(rename(from, to), 0);
+	cr_assert_eq(symlink(to, from), 0);
+	struct reported rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	adopt(&msg, &rep, true);
+	cr_assert_eq(rep.n, 1);
+	cr_assert(rep.failed, "a symlink on the way was followed");
+	cr_assert(exists("real/b/c/f"));
+	sb_free(&msg);
+}
+
+Test(dist, a_malformed_donation_is_refused_whole)
+{
+	build_ab();
+	struct strbuf msg = STRBUF_INIT;
+	donation(&msg, ino_of("t/a"), ino_of("t/a/b"));
+	/* the given directory's name ends in a slash; then a cut message */
+	struct strbuf bad = STRBUF_INIT;
+	sb_add(&bad, msg.buf, msg.len);
+	bad.buf[msg.len - 1] = '/';
+	struct reported rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	char base[4096];
+	snprintf(base, sizeof base, "%s/t", tmpl);
+	struct engine_root root = { .pfd = AT_FDCWD, .base = base, .display = base };
+	struct engine_config cfg = { .max_threads = 1, .force = true };
+	struct engine *e = engine_create(&cfg, 1);
+	engine_set_remote(e, on_done, &rep);
+	cr_assert_not(engine_adopt(e, 1, bad.buf, bad.len, &root));
+	cr_assert_not(engine_adopt(e, 1, bad.buf, bad.len - 3, &root));
+	cr_assert_eq(rep.n, 0);
+	engine_destroy(e);
+	cr_assert(exists("t/a/b/c/f"));
+	sb_free(&msg);
+	sb_free(&bad);
+}

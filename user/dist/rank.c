@@ -1,0 +1,432 @@
+/* One rank of a delete spread over machines: its communication thread and
+ * the protocol (rank.h; docs/design.md#scale-out).
+ *
+ * Messages (tags), all small but WORK:
+ *   STEAL   thief -> victim   "give me work"
+ *   WORK    victim -> thief   a donation (engine_donate's bytes)
+ *   NOWORK  victim -> thief   nothing to give: ask someone else later
+ *   DONE    thief -> donor    { u64 token, u8 failed } per directory given
+ *   STOP    rank 0 -> all     every operand is done
+ */
+#include "dist/rank.h"
+#include "cli/rm.h"
+#include "dist/transport.h"
+#include "lib/clock.h"
+#include "lib/msg.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum tag { TAG_STEAL = 1, TAG_WORK, TAG_NOWORK, TAG_DONE, TAG_STOP };
+
+/* The sum's counters. */
+enum { S_STOPPED, S_FAILED, S_FILES, S_DIRS, S_ERRORS, S_BUSY, S_STEALS, S_COUNT };
+
+#define SUM_PERIOD_NS (200 * 1000 * 1000ull)
+#define STEAL_BACKOFF_MIN_NS (100 * 1000ull)
+#define STEAL_BACKOFF_MAX_NS (20 * 1000 * 1000ull)
+#define NAP_MAX_NS (1000 * 1000ull)
+
+/* This machine's spelling of one operand, opened when a donation under it
+ * first comes. */
+struct view {
+	const char *arg;
+	char *copy, *display;
+	struct engine_root root;
+	bool opened, usable;
+};
+
+struct done_item {
+	int donor;
+	uint64_t token;
+	bool failed;
+};
+
+struct rank {
+	struct transport *t;
+	_Atomic(struct engine *) engine;
+	struct view *views;
+	int nviews;
+
+	pthread_t thread;
+	atomic_bool leave;  /* the communication thread is to end */
+	atomic_bool stop;   /* STOP came: engine_serve returns */
+	atomic_bool done;   /* this rank is done: its sums say stopped */
+	atomic_bool failed; /* ... with an error */
+	bool eager;	    /* ask for work without waiting to be idle */
+
+	/* DONE reports queued by workers for the thread to send */
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* the thread has left: rank_finish returns */
+	struct done_item *out;
+	size_t nout, cap_out;
+	bool left;
+	struct rank_totals totals; /* as of the last sum (under lock) */
+
+	/* the thread's own */
+	struct strbuf msg, reply;
+	bool asking; /* a STEAL is out */
+	bool stop_sent;
+	bool summing; /* a sum is out */
+	uint64_t next_ask, backoff, next_sum;
+	uint64_t steals;
+	unsigned seed;
+};
+
+/* ------------------------------------------------------------------ */
+/* The workers' side                                                    */
+
+/* A directory given to this rank is done with (a worker, engine.c). */
+static void remote_done(void *arg, int donor, uint64_t token, bool failed)
+{
+	struct rank *r = arg;
+	pthread_mutex_lock(&r->lock);
+	if (r->nout == r->cap_out) {
+		r->cap_out = r->cap_out ? 2 * r->cap_out : 64;
+		r->out = xrealloc(r->out, r->cap_out * sizeof(*r->out));
+	}
+	r->out[r->nout++] = (struct done_item){ donor, token, failed };
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Operands as this machine spells them                                 */
+
+static void open_view(struct view *v)
+{
+	v->opened = true;
+	bool slash;
+	const char *base;
+	int pfd = rm_open_parent(v->arg, &v->copy, &base, &slash);
+	if (pfd < 0 && pfd != AT_FDCWD)
+		return;
+	struct stat st;
+	if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode)) {
+		if (pfd >= 0)
+			close(pfd);
+		return;
+	}
+	v->display = rm_display_name(v->arg);
+	v->root = (struct engine_root){ .pfd = pfd,
+					.base = base,
+					.display = v->display,
+					.dev = st.st_dev,
+					.ino = st.st_ino };
+	v->usable = true;
+}
+
+/* The operand whose root is inode INO here. */
+static const struct engine_root *find_root(struct rank *r, uint64_t ino)
+{
+	for (int i = 0; i < r->nviews; i++) {
+		struct view *v = &r->views[i];
+		if (!v->opened)
+			open_view(v);
+		if (v->usable && (uint64_t)v->root.ino == ino)
+			return &v->root;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                             */
+
+static void send_or_warn(struct rank *r, int dest, int tag, const void *buf, size_t len)
+{
+	if (!transport_send(r->t, dest, tag, buf, len))
+		warn_errno(0, "rank %d: cannot send to rank %d", r->t->rank, dest);
+}
+
+static void on_steal(struct rank *r, struct engine *e, int src)
+{
+	size_t k = 0;
+	if (e && !atomic_load(&r->stop))
+		k = engine_donate(e, SIZE_MAX, &r->reply);
+	if (k)
+		send_or_warn(r, src, TAG_WORK, r->reply.buf, r->reply.len);
+	else
+		send_or_warn(r, src, TAG_NOWORK, NULL, 0);
+}
+
+static void on_work(struct rank *r, struct engine *e, int src)
+{
+	r->asking = false;
+	r->backoff = STEAL_BACKOFF_MIN_NS;
+	r->next_ask = 0;
+	uint64_t ino;
+	if (!e || !engine_donation_root(r->msg.buf, r->msg.len, &ino)) {
+		warn_errno(0, "rank %d: malformed work from rank %d", r->t->rank, src);
+		return;
+	}
+	const struct engine_root *root = find_root(r, ino);
+	if (!root) {
+		warn_errno(0,
+			   "rank %d: no operand here is the directory (inode %llu) of rank %d's work",
+			   r->t->rank, (unsigned long long)ino, src);
+		engine_refuse(e, src, r->msg.buf, r->msg.len);
+		return;
+	}
+	r->steals++;
+	engine_adopt(e, src, r->msg.buf, r->msg.len, root);
+}
+
+static void on_nowork(struct rank *r)
+{
+	r->asking = false;
+	r->next_ask = now_ns() + r->backoff;
+	if (r->backoff < STEAL_BACKOFF_MAX_NS)
+		r->backoff *= 2;
+}
+
+static void on_done(struct rank *r, struct engine *e, int src)
+{
+	const char *p = r->msg.buf, *end = p + r->msg.len;
+	for (; e && end - p >= 9; p += 9) {
+		uint64_t token;
+		memcpy(&token, p, 8);
+		if (!engine_remote_done(e, token, p[8] != 0))
+			warn_errno(0, "rank %d: rank %d reported a directory never given to it",
+				   r->t->rank, src);
+	}
+}
+
+/* Everything that has arrived. True if anything did. */
+static bool serve_messages(struct rank *r)
+{
+	struct engine *e = atomic_load(&r->engine);
+	bool any = false;
+	int src, tag;
+	while (transport_recv(r->t, &src, &tag, &r->msg)) {
+		any = true;
+		switch (tag) {
+		case TAG_STEAL: on_steal(r, e, src); break;
+		case TAG_WORK: on_work(r, e, src); break;
+		case TAG_NOWORK: on_nowork(r); break;
+		case TAG_DONE: on_done(r, e, src); break;
+		case TAG_STOP: atomic_store(&r->stop, true); break;
+		default: warn_errno(0, "rank %d: unknown message %d", r->t->rank, tag);
+		}
+	}
+	return any;
+}
+
+/* The DONE reports the workers queued, one message per donor. */
+static bool flush_done(struct rank *r)
+{
+	pthread_mutex_lock(&r->lock);
+	size_t n = r->nout;
+	struct done_item *items = r->out;
+	r->out = NULL;
+	r->nout = r->cap_out = 0;
+	pthread_mutex_unlock(&r->lock);
+	for (size_t i = 0; i < n; i++) {
+		if (items[i].donor < 0)
+			continue; /* sent with an earlier one */
+		int donor = items[i].donor;
+		sb_reset(&r->reply);
+		for (size_t j = i; j < n; j++) {
+			if (items[j].donor != donor)
+				continue;
+			sb_add(&r->reply, &items[j].token, 8);
+			sb_addc(&r->reply, items[j].failed ? 1 : 0);
+			items[j].donor = -1;
+		}
+		send_or_warn(r, donor, TAG_DONE, r->reply.buf, r->reply.len);
+	}
+	free(items);
+	return n > 0;
+}
+
+/* An idle rank asks a random peer, one request at a time, backing off while
+ * the answer is no. */
+static void maybe_ask(struct rank *r)
+{
+	struct engine *e = atomic_load(&r->engine);
+	if (r->t->size < 2 || r->asking || !e || atomic_load(&r->stop) || atomic_load(&r->done))
+		return;
+	if (!r->eager && (now_ns() < r->next_ask || !engine_wants_work(e)))
+		return;
+	int victim = (int)(rand_r(&r->seed) % (unsigned)(r->t->size - 1));
+	if (victim >= r->t->rank)
+		victim++;
+	r->asking = true;
+	send_or_warn(r, victim, TAG_STEAL, NULL, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* The sums: counts for the progress line and the end                   */
+
+static void start_sum(struct rank *r)
+{
+	uint64_t v[S_COUNT] = { 0 };
+	struct engine *e = atomic_load(&r->engine);
+	v[S_STOPPED] = atomic_load(&r->done);
+	v[S_FAILED] = atomic_load(&r->failed);
+	if (e) {
+		struct engine_totals t;
+		engine_totals(e, &t);
+		v[S_FILES] = t.files;
+		v[S_DIRS] = t.dirs;
+		v[S_ERRORS] = t.errors;
+		v[S_BUSY] = !engine_wants_work(e) || engine_remote_out(e) > 0;
+	}
+	v[S_STEALS] = r->steals;
+	r->summing = transport_sum_start(r->t, v, S_COUNT);
+}
+
+/* True when a sum shows every rank stopped: time to leave. */
+static bool take_sum(struct rank *r)
+{
+	uint64_t v[S_COUNT];
+	if (!transport_sum_test(r->t, v))
+		return false;
+	r->summing = false;
+	r->next_sum = now_ns() + SUM_PERIOD_NS;
+	pthread_mutex_lock(&r->lock);
+	r->totals = (struct rank_totals){ .files = v[S_FILES],
+					  .dirs = v[S_DIRS],
+					  .errors = v[S_ERRORS],
+					  .ranks = (uint64_t)r->t->size,
+					  .ranks_busy = v[S_BUSY],
+					  .steals = v[S_STEALS],
+					  .failed = v[S_FAILED] > 0 };
+	pthread_mutex_unlock(&r->lock);
+	return v[S_STOPPED] == (uint64_t)r->t->size;
+}
+
+static bool sums(struct rank *r)
+{
+	if (r->summing)
+		return take_sum(r);
+	/* once done, sum at once: the last sums end the run */
+	if (atomic_load(&r->done) || now_ns() >= r->next_sum)
+		start_sum(r);
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* The thread                                                           */
+
+static void nap(uint64_t ns)
+{
+	struct timespec ts = { 0, (long)ns };
+	nanosleep(&ts, NULL);
+}
+
+static void *comm_main(void *arg)
+{
+	struct rank *r = arg;
+	uint64_t idle_ns = 0;
+	for (;;) {
+		bool busy = flush_done(r);
+		busy |= serve_messages(r);
+		if (r->t->rank == 0 && atomic_load(&r->done) && !r->stop_sent) {
+			for (int i = 1; i < r->t->size; i++)
+				send_or_warn(r, i, TAG_STOP, NULL, 0);
+			atomic_store(&r->stop, true);
+			r->stop_sent = true;
+		}
+		maybe_ask(r);
+		if (sums(r))
+			break;
+		if (atomic_load(&r->leave))
+			break;
+		/* poll fast while messages flow, slower (up to 1 ms) when quiet */
+		idle_ns = busy ? 0 : (idle_ns ? idle_ns * 2 : 20000);
+		if (idle_ns > NAP_MAX_NS)
+			idle_ns = NAP_MAX_NS;
+		if (idle_ns)
+			nap(idle_ns);
+	}
+	/* the last DONE reports of a rank that stopped are none: all came back */
+	pthread_mutex_lock(&r->lock);
+	r->left = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+struct rank *rank_new(struct transport *t, int nfiles, char **files)
+{
+	struct rank *r = xcalloc(1, sizeof(*r));
+	r->t = t;
+	r->nviews = nfiles;
+	r->views = xcalloc(nfiles ? (size_t)nfiles : 1, sizeof(*r->views));
+	for (int i = 0; i < nfiles; i++)
+		r->views[i].arg = files[i];
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	r->backoff = STEAL_BACKOFF_MIN_NS;
+	r->seed = 0x9e3779b9u * (unsigned)(t->rank + 1);
+	r->totals.ranks = (uint64_t)t->size;
+	int err = pthread_create(&r->thread, NULL, comm_main, r);
+	if (err)
+		die(err, "cannot start the communication thread");
+	return r;
+}
+
+void rank_attach(struct rank *r, struct engine *e)
+{
+	engine_set_remote(e, remote_done, r);
+	atomic_store(&r->engine, e);
+}
+
+const atomic_bool *rank_stop_flag(struct rank *r)
+{
+	return &r->stop;
+}
+
+void rank_set_eager(struct rank *r, bool eager)
+{
+	r->eager = eager;
+}
+
+bool rank_finish(struct rank *r, bool ok)
+{
+	if (!ok)
+		atomic_store(&r->failed, true);
+	atomic_store(&r->done, true);
+	pthread_mutex_lock(&r->lock);
+	while (!r->left)
+		pthread_cond_wait(&r->cond, &r->lock);
+	bool all_ok = !r->totals.failed;
+	pthread_mutex_unlock(&r->lock);
+	return all_ok;
+}
+
+void rank_totals(struct rank *r, struct rank_totals *t)
+{
+	pthread_mutex_lock(&r->lock);
+	*t = r->totals;
+	pthread_mutex_unlock(&r->lock);
+}
+
+void rank_free(struct rank *r)
+{
+	if (!r)
+		return;
+	atomic_store(&r->leave, true);
+	pthread_join(r->thread, NULL);
+	for (int i = 0; i < r->nviews; i++) {
+		struct view *v = &r->views[i];
+		if (v->usable && v->root.pfd >= 0)
+			close(v->root.pfd);
+		free(v->copy);
+		free(v->display);
+	}
+	free(r->views);
+	free(r->out);
+	sb_free(&r->msg);
+	sb_free(&r->reply);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r);
+}

@@ -1,0 +1,56 @@
+/* One rank of a delete spread over machines (docs/design.md#scale-out).
+ *
+ * Every rank runs the rm face's engine and controller on its own node.
+ * Rank 0 walks the operands; the others start empty. An idle rank asks a
+ * random peer for work and gets about half of its oldest waiting
+ * directories (engine_donate); it reports each back when its subtree is
+ * gone (engine_remote_done), and the donor removes it. An operand is done
+ * when rank 0's count of it reaches zero; after the last one rank 0 says
+ * STOP. A sum over the ranks every 200 ms carries the counts (the progress
+ * line, --stats) and ends the run: when every rank has stopped, each one
+ * leaves with the same totals and the same exit status.
+ *
+ * A communication thread per rank makes every transport call, never
+ * blocking, so steal requests are answered while every worker sits in a
+ * slow unlink. */
+#ifndef ADAPTRM_RANK_H
+#define ADAPTRM_RANK_H
+
+#include "engine/engine.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct transport;
+struct rank;
+
+/* The counts summed over the ranks. */
+struct rank_totals {
+	uint64_t files, dirs, errors;
+	uint64_t ranks, ranks_busy; /* ranks, and those with work right now */
+	uint64_t steals;	    /* donations taken */
+	bool failed;		    /* some rank failed (exit status 1 everywhere) */
+};
+
+/* Rank T->rank of T->size, whose operands are FILES (this machine's
+ * spelling of the same trees as rank 0's, in the same order); starts its
+ * communication thread. */
+struct rank *rank_new(struct transport *t, int nfiles, char **files);
+/* Its engine, once it exists (rm_hooks.engine_ready). */
+void rank_attach(struct rank *r, struct engine *e);
+/* Set when rank 0 has said STOP: engine_serve's flag. */
+const atomic_bool *rank_stop_flag(struct rank *r);
+/* This rank is done (OK: without error): wait until every rank is, and
+ * return whether all went well everywhere (rm_hooks.finish). */
+bool rank_finish(struct rank *r, bool ok);
+/* The totals as of the last sum (final after rank_finish). */
+void rank_totals(struct rank *r, struct rank_totals *t);
+/* Stop the communication thread (rank_finish did) and free R. */
+void rank_free(struct rank *r);
+
+/* Testing: ask for work after every directory (ADAPTRM_DIST_STEAL_EVERY=1
+ * for the binary), and count what moved. */
+void rank_set_eager(struct rank *r, bool eager);
+
+#endif
