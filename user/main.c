@@ -1,5 +1,6 @@
 /* adaptrm: entry point. Picks the face (rm, --trace, --profiles) and leaves
  * the rest to it; checks stdout at exit like GNU's close_stdout. */
+#include "cli/fromlist_cmd.h"
 #include "cli/options.h"
 #include "cli/profiles_cmd.h"
 #include "cli/progress.h"
@@ -34,6 +35,8 @@ int main(int argc, char **argv)
 	struct rm_options o;
 	int first = options_parse(&o, argc, argv);
 	int nfiles = argc - first;
+	if (o.from_list || o.prune_empty)
+		return close_stdout(fromlist_main(&o, nfiles, argv + first));
 	if (nfiles == 0 && !o.ignore_missing) {
 		warn_errno(0, "missing operand");
 		options_usage(1);

@@ -37,6 +37,8 @@ enum {
 	OPT_NO_PROFILE,
 	OPT_JSON,
 	OPT_FREE_RATE,
+	OPT_FROM_LIST,
+	OPT_PRUNE_EMPTY,
 };
 
 /* GNU rm's long options, in rm.c's order. An abbreviation that GNU rm reads
@@ -70,6 +72,8 @@ static const struct option own_opts[] = {
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "free-rate", required_argument, NULL, OPT_FREE_RATE },
+	{ "from-list", required_argument, NULL, OPT_FROM_LIST },
+	{ "prune-empty", no_argument, NULL, OPT_PRUNE_EMPTY },
 };
 #define N_OWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
@@ -156,6 +160,13 @@ adaptrm options:\n\
       --explain         print each controller decision with its evidence\n\
       --json=FILE       write the controller's time series as JSON\n\
       --no-profile      neither read nor store the learned tuning profile\n\
+      --from-list=FILE  unlink the paths FILE lists instead of operands (- is\n\
+                          standard input; NUL-separated if FILE holds a NUL,\n\
+                          else one per line); a listed directory is removed\n\
+                          only by --prune-empty, only when empty\n\
+      --prune-empty     with --from-list: then remove the directories left\n\
+                          empty, bottom-up, below the listed paths' deepest\n\
+                          common ancestor\n\
 \n\
 Other modes:\n\
   adaptrm --trace [--json FILE] -- COMMAND [ARG]...   trace a command's deletion\n\
@@ -438,6 +449,8 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 		case OPT_NO_PROFILE: o->no_profile = true; break;
 		case OPT_JSON: o->json_path = optarg; break;
 		case OPT_FREE_RATE: o->free_rate = parse_free_rate(optarg); break;
+		case OPT_FROM_LIST: o->from_list = optarg; break;
+		case OPT_PRUNE_EMPTY: o->prune_empty = true; break;
 		default: bad_option(argc, argv);
 		}
 	}
