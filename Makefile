@@ -59,9 +59,21 @@ BPFCFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I$(VMLINU
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
-USER_SRCS := $(wildcard user/*.c user/*/*.c)
+# user/mpi/ is adaptrm-mpi's own (MPI's headers): built where Open MPI is.
+MPI_SRCS  := $(wildcard user/mpi/*.c)
+USER_SRCS := $(filter-out $(MPI_SRCS),$(wildcard user/*.c user/*/*.c))
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/%.o,$(USER_SRCS))
 LIB_OBJS  := $(filter-out $(OUTPUT)/main.o,$(USER_OBJS))
+MPICC     ?= $(shell command -v mpicc 2>/dev/null)
+MPI_OBJS  := $(patsubst user/%.c,$(OUTPUT)/%.o,$(MPI_SRCS))
+MPI_BIN   :=
+ifneq ($(MPICC),)
+ifeq ($(SAN),)
+MPI_BIN   := adaptrm-mpi
+MPI_CFLAGS := $(shell $(MPICC) --showme:compile 2>/dev/null || $(MPICC) -show -c 2>/dev/null | cut -d' ' -f2-)
+MPI_LIBS  := $(shell $(MPICC) --showme:link 2>/dev/null || $(MPICC) -link_info 2>/dev/null | cut -d' ' -f2-)
+endif
+endif
 # Only the probe library includes the generated skeletons.
 SKEL_USERS := $(OUTPUT)/probes/probes.o $(OUTPUT)/probes/ksym_bpf.o
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
@@ -88,7 +100,7 @@ endif
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(BIN)
+all: $(BIN) $(MPI_BIN)
 
 $(OUTPUT) $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -115,11 +127,17 @@ $(BIN): $(USER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# adaptrm-mpi: the same library, one rank per node (docs/design.md#scale-out).
+$(MPI_OBJS): override CFLAGS += $(MPI_CFLAGS)
+adaptrm-mpi: $(LIB_OBJS) $(MPI_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) $(MPI_LIBS) -o $@
+
 $(OUTPUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST-CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TEST_CFLAGS) -MMD -MP -Itests/unit $< $(LIB_OBJS) $(LDFLAGS) $(LDLIBS) $(TEST_LIBS) -o $@
 
--include $(USER_OBJS:.o=.d) $(TEST_BINS:=.d)
+-include $(USER_OBJS:.o=.d) $(MPI_OBJS:.o=.d) $(TEST_BINS:=.d)
 
 tests: $(TEST_BINS)
 
@@ -161,12 +179,13 @@ compdb: $(SKELS)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR)
 	install -m 0755 adaptrm $(DESTDIR)$(BINDIR)/adaptrm
+	[ ! -f adaptrm-mpi ] || install -m 0755 adaptrm-mpi $(DESTDIR)$(BINDIR)/adaptrm-mpi
 	[ ! -f docs/adaptrm.1 ] || install -m 0644 docs/adaptrm.1 $(DESTDIR)$(MANDIR)/adaptrm.1
 	[ ! -f docs/adaptrm.bash-completion ] || \
 		install -m 0644 docs/adaptrm.bash-completion $(DESTDIR)$(COMPDIR)/adaptrm
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/adaptrm $(DESTDIR)$(MANDIR)/adaptrm.1 $(DESTDIR)$(COMPDIR)/adaptrm
+	rm -f $(DESTDIR)$(BINDIR)/adaptrm $(DESTDIR)$(BINDIR)/adaptrm-mpi $(DESTDIR)$(MANDIR)/adaptrm.1 $(DESTDIR)$(COMPDIR)/adaptrm
 
 clean:
-	rm -rf .output .output-asan .output-tsan adaptrm compile_commands.json
+	rm -rf .output .output-asan .output-tsan adaptrm adaptrm-mpi compile_commands.json

@@ -4,6 +4,7 @@
 #include "cli/fromlist_cmd.h"
 #include "engine/pathlist.h"
 #include "lib/clock.h"
+#include "lib/env.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
 
@@ -127,9 +128,12 @@ int fromlist_main(const struct rm_options *o, int nfiles, char **files)
 		return 1;
 	}
 	if (o->prune_empty) {
-		r.spool = prune_spool_new(NULL, &err);
+		const char *tmp = env_str(ENV_TMPDIR);
+		if (!tmp || tmp[0] != '/')
+			tmp = "/tmp";
+		r.spool = prune_spool_new(tmp, &err);
 		if (!r.spool) {
-			warn_errno(err, "cannot create the prune list in /tmp");
+			warn_errno(err, "cannot create the prune list in %s", quote_n(0, tmp));
 			pathlist_close(&rd);
 			return 1;
 		}

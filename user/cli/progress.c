@@ -16,6 +16,20 @@ struct progress {
 };
 
 static double t_start = -1;
+static bool (*g_cluster)(void *arg, struct progress_cluster *c);
+static void *g_cluster_arg;
+
+void progress_set_cluster(bool (*fn)(void *arg, struct progress_cluster *c), void *arg)
+{
+	g_cluster = fn;
+	g_cluster_arg = arg;
+}
+
+/* The counts of every rank, if this is one of several. */
+static bool cluster(struct progress_cluster *c)
+{
+	return g_cluster && g_cluster(g_cluster_arg, c);
+}
 
 void progress_clock_start(void)
 {
@@ -70,6 +84,14 @@ void progress_update(struct progress *p, struct engine *e)
 	char space[96] = "";
 	if (p->freed)
 		space_clause(p, &tot, space, sizeof space);
+	struct progress_cluster c;
+	if (cluster(&c)) {
+		/* the ranks' sum is up to 200 ms old: never below this rank's own */
+		uint64_t all = c.files + c.dirs;
+		n = all > n ? all : n;
+		snprintf(space, sizeof space, "  %llu/%llu ranks busy", (unsigned long long)c.busy,
+			 (unsigned long long)c.ranks);
+	}
 	int w = fprintf(stderr, "\r%llu removed  %.0f/s  %.1fs  %d threads%s",
 			(unsigned long long)n, t > 0 ? n / t : 0.0, t, active, space);
 	if (w < p->width)
@@ -113,6 +135,13 @@ void progress_print_stats(struct engine *e, const struct controller *c, struct f
 	struct engine_totals t = { 0 };
 	if (e)
 		engine_totals(e, &t);
+	struct progress_cluster cl;
+	bool spread = cluster(&cl);
+	if (spread) {
+		t.files = cl.files;
+		t.dirs = cl.dirs;
+		t.errors = cl.errors;
+	}
 	double secs = progress_elapsed();
 	uint64_t n = t.files + t.dirs;
 	char threads[96];
@@ -131,6 +160,10 @@ void progress_print_stats(struct engine *e, const struct controller *c, struct f
 		secs > 0 ? n / secs : 0.0, threads, (unsigned long long)t.syscalls,
 		n ? (double)t.syscalls / n : 0.0, (unsigned long long)t.getdents_calls,
 		(unsigned long long)t.getdents_bytes, (unsigned long long)t.errors);
+	if (spread)
+		fprintf(stderr,
+			"ranks: %llu (%llu donations taken; syscalls and threads: rank 0's)\n",
+			(unsigned long long)cl.ranks, (unsigned long long)cl.steals);
 	freed_print(freed, stderr);
 	print_lane(&t, free_rate);
 }

@@ -18,6 +18,13 @@ void progress_finish(struct progress *p, struct engine *e);
 /* Start the clock --stats and --progress report from (main, first thing). */
 void progress_clock_start(void);
 double progress_elapsed(void);
+/* A delete spread over ranks (adaptrm-mpi): the counts of all of them, as
+ * of their last sum, replace this engine's on the line and in --stats. */
+struct progress_cluster {
+	uint64_t files, dirs, errors, ranks, busy, steals;
+};
+void progress_set_cluster(bool (*fn)(void *arg, struct progress_cluster *c), void *arg);
+
 void progress_print_stats(struct engine *e, const struct controller *c, struct freed *freed,
 			  uint64_t free_rate);
 

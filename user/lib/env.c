@@ -35,6 +35,12 @@ const struct env_desc env_table[ENV_COUNT] = {
 				   "milliseconds inside one unlinkat before the large-file lane switches on"
 				   " (default 250); 0: on from the start",
 				   true },
+	[ENV_DIST_EAGER] = { "ADAPTRM_DIST_EAGER",
+			     "adaptrm-mpi: 1 makes every rank ask its peers for work all the time,"
+			     " not only when idle (forced steals, re-steals)",
+			     true },
+	[ENV_TMPDIR] = { "TMPDIR", "where --prune-empty spools the directories it may prune (/tmp)",
+			 false },
 	[ENV_XDG_CACHE_HOME] = { "XDG_CACHE_HOME",
 				 "profiles are kept in $XDG_CACHE_HOME/adaptrm (absolute paths only)",
 				 false },

@@ -1,0 +1,108 @@
+/* adaptrm-mpi: `mpirun -np N adaptrm-mpi -rf DIR...`, one rank per node.
+ * Rank 0 runs the rm face on the operands; every other rank runs an engine
+ * with no operand of its own and deletes the subtrees it steals
+ * (dist/rank.h). Every rank reads its operands in its own spelling of the
+ * same trees (the same paths on a cluster; one mount per rank on a test
+ * machine: mpirun's MPMD form gives each rank its arguments). The exit
+ * status is 1 on every rank if anything failed on any. */
+#include "cli/options.h"
+#include "cli/progress.h"
+#include "cli/rm.h"
+#include "dist/rank.h"
+#include "lib/env.h"
+#include "lib/msg.h"
+#include "mpi/transport_mpi.h"
+
+#include <locale.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct rank *g_rank;
+
+static void engine_ready(struct engine *e, void *arg)
+{
+	rank_attach(g_rank, e);
+}
+
+static bool finish(struct engine *e, bool ok, void *arg)
+{
+	return rank_finish(g_rank, ok);
+}
+
+/* The progress line and --stats of rank 0 count every rank. */
+static bool cluster_counts(void *arg, struct progress_cluster *c)
+{
+	struct rank_totals t;
+	rank_totals(g_rank, &t);
+	*c = (struct progress_cluster){ .files = t.files,
+					.dirs = t.dirs,
+					.errors = t.errors,
+					.ranks = t.ranks,
+					.busy = t.ranks_busy,
+					.steals = t.steals };
+	return true;
+}
+
+/* What the rm face allows and a spread delete does not. */
+static void check_usage(const struct rm_options *o, int rank)
+{
+	const char *bad = o->interactive == INTERACTIVE_ALWAYS || o->prompt_once ? "-i and -I" :
+			  o->from_list						 ? "--from-list" :
+										   NULL;
+	if (!bad)
+		return;
+	if (rank == 0)
+		warn_errno(0, "%s: not supported with MPI", bad);
+	MPI_Finalize();
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	progress_clock_start();
+	setlocale(LC_ALL, "");
+	msg_init(argv[0]);
+	int provided = 0;
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+	if (provided < MPI_THREAD_SERIALIZED) {
+		warn_errno(0, "the MPI library cannot be called from a communication thread");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	struct transport *t = mpi_transport();
+
+	struct rm_options o;
+	int first = options_parse(&o, argc, argv);
+	int nfiles = argc - first;
+	check_usage(&o, t->rank);
+	if (nfiles == 0 && !o.ignore_missing) {
+		if (t->rank == 0)
+			warn_errno(0, "missing operand");
+		MPI_Finalize();
+		return 1;
+	}
+	char json[4096];
+	if (o.json_path && t->rank > 0) {
+		/* every rank's controller series: FILE.1, FILE.2, ... beside FILE */
+		snprintf(json, sizeof json, "%s.%d", o.json_path, t->rank);
+		o.json_path = json;
+	}
+	g_rank = rank_new(t, nfiles, argv + first);
+	rank_set_eager(g_rank, env_flag(ENV_DIST_EAGER, 0) == 1);
+	rm_set_hooks(&(struct rm_hooks){ .engine_ready = engine_ready,
+					 .finish = finish,
+					 .quiet = t->rank > 0 });
+	int status;
+	if (t->rank == 0) {
+		progress_set_cluster(cluster_counts, NULL);
+		status = rm_main(&o, nfiles, argv + first);
+	} else {
+		o.progress = 0;
+		status = rm_serve(&o, rank_stop_flag(g_rank));
+	}
+	rank_free(g_rank);
+	transport_close(t);
+	MPI_Finalize();
+	return msg_close_stdout(status);
+}
