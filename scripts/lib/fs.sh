@@ -16,12 +16,25 @@
 #   fs_overlay DIR LAYERS               overlayfs at DIR, a container layer:
 #                                       an empty LAYERS/lower, the upper one in
 #                                       LAYERS/upper (LAYERS/work its workdir)
-#   fs_slowfs_start BIN DELAY_US BACKING DIR [FUSE_OPTION]...
+#   fs_slowfs_start BIN DELAY_US BACKING DIR [OPTION]...
 #                                       start tests/tools/slowfs mirroring
 #                                       BACKING at DIR, each operation DELAY_US
-#                                       slower; FS_SLOWFS_PID is the daemon
-#   fs_slowfs_wait DIR                  wait up to 5 s for that mount (fails
-#                                       at once if the daemon exits)
+#                                       slower; FS_SLOWFS_PID is the daemon.
+#                                       OPTION: slowfs's own (--mount=DIR2,
+#                                       --server-slots=K, --client-cap=C,
+#                                       --log=FILE...) or libfuse's (-o ...)
+#   fs_slowfs_start_clients BIN DELAY_US BACKING BASE N [OPTION]...
+#                                       one slowfs daemon mounting BACKING at
+#                                       BASE.0 .. BASE.N-1 (made if missing),
+#                                       one client each, as nodes of a parallel
+#                                       filesystem; FS_SLOWFS_MOUNTS lists
+#                                       them, FS_SLOWFS_PID is the daemon
+#   fs_slowfs_wait DIR...               wait up to 5 s for every one of those
+#                                       mounts (fails at once if the daemon
+#                                       exits)
+#   fs_slowfs_stop PID DIR...           unmount every DIR still mounted (all
+#                                       of them, even if one fails), stop the
+#                                       daemon PID and wait up to 5 s for it
 #   fs_umount DIR                       unmount DIR, lazily if it is busy
 #   fs_umount_fuse DIR                  fusermount3 -u DIR, else lazily
 #   fs_detach LOOP                      detach the loop device LOOP
@@ -56,6 +69,7 @@
 FS_LOOP=
 FS_LOOP_DIO=
 FS_SLOWFS_PID=
+FS_SLOWFS_MOUNTS=()
 
 fs_tmpfs() {
 	mount -t tmpfs -o size="$2" tmpfs "$1"
@@ -92,14 +106,49 @@ fs_slowfs_start() {
 	FS_SLOWFS_PID=$!
 }
 
+fs_slowfs_start_clients() {
+	local bin=$1 delay=$2 backing=$3 base=$4 n=$5 i
+	shift 5
+	FS_SLOWFS_MOUNTS=()
+	for ((i = 0; i < n; i++)); do
+		mkdir -p "$base.$i" || return 1
+		FS_SLOWFS_MOUNTS+=("$base.$i")
+	done
+	local extra=("${FS_SLOWFS_MOUNTS[@]:1}")
+	fs_slowfs_start "$bin" "$delay" "$backing" "$base.0" "${extra[@]/#/--mount=}" "$@"
+}
+
+fs_slowfs_mounted() {
+	grep -q " $1 fuse.slowfs " /proc/self/mounts
+}
+
 fs_slowfs_wait() {
-	local dir=$1 i
+	local dir i
+	for dir; do
+		for ((i = 0; i < 100; i++)); do
+			fs_slowfs_mounted "$dir" && break
+			kill -0 "$FS_SLOWFS_PID" 2>/dev/null || return 1
+			sleep 0.05
+		done
+		[ "$i" -lt 100 ] || return 1
+	done
+}
+
+fs_slowfs_stop() {
+	local pid=$1 dir rc=0 i
+	shift
+	for dir; do
+		fs_slowfs_mounted "$dir" || continue
+		fs_umount_fuse "$dir" || rc=1
+	done
+	kill "$pid" 2>/dev/null
 	for ((i = 0; i < 100; i++)); do
-		grep -q " $dir fuse.slowfs " /proc/self/mounts && return 0
-		kill -0 "$FS_SLOWFS_PID" 2>/dev/null || return 1
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
-	return 1
+	wait "$pid" 2>/dev/null
+	kill -0 "$pid" 2>/dev/null && return 1
+	return $rc
 }
 
 fs_umount() {

@@ -62,3 +62,106 @@ test_slowfs_errors_reported() {
 	expect_exists "$SLOWFS_BACKING/t/ro/f"
 	expect_gone "$SLOWFS_BACKING/t/ok"
 }
+
+# slowfs_clients N DELAY_US [OPTION]...: one slowfs daemon mounting a fresh
+# backing directory ($SLOWFS_BACKING) at mnt.0 .. mnt.N-1, as N client nodes
+# of one metadata server; unmounted, and the daemon stopped, at exit.
+# SLOWFS_PID is the daemon.
+slowfs_clients() {
+	local n=$1 delay=$2 bin=${TOOLS:-}/slowfs
+	shift 2
+	need_root
+	[ -x "$bin" ] || skip "slowfs is not built (make tools)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	command -v fusermount3 >/dev/null || skip "no fusermount3"
+	SLOWFS_BACKING=$(mktemp -d "$SCRATCH/slowfs-backing.XXXXXX") || return 1
+	fs_slowfs_start_clients "$bin" "$delay" "$SLOWFS_BACKING" "$SCRATCH/mnt" "$n" "$@"
+	SLOWFS_PID=$FS_SLOWFS_PID
+	on_exit "fs_slowfs_stop $SLOWFS_PID $(printf '%q ' "${FS_SLOWFS_MOUNTS[@]}")"
+	fs_slowfs_wait "${FS_SLOWFS_MOUNTS[@]}"
+}
+
+# The largest value of the log's column NAME (header line first, a summary
+# line starting with '#' last).
+log_max() { # FILE NAME
+	awk -F'\t' -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i; next }
+		/^#/ { next } { if ($c > m) m = $c } END { print m + 0 }' "$1"
+}
+
+# Two mounts from one daemon: the same inode numbers through both, and a tree
+# listed through mount 0 then deleted through mount 1 is gone through mount 0
+# at once (the daemon invalidates the other mounts' cached attributes) and
+# from the backing directory.
+test_slowfs_two_mounts() {
+	slowfs_clients 2 100 --server-slots=0 --client-cap=0
+	make_sentinel "$SLOWFS_BACKING/keep"; local before; before=$(sentinel_sum mnt.0/keep)
+	make_tree "$SLOWFS_BACKING/t" 16 50
+	mkdir -p "$SLOWFS_BACKING/t/d3/x/y"
+	local p
+	for p in t t/d3 t/d3/x/y t/d1/f1; do
+		expect_eq "$(stat -c %i "mnt.1/$p")" "$(stat -c %i "mnt.0/$p")" "inode of $p through the two mounts"
+		expect_eq "$(stat -c %i "mnt.0/$p")" "$(stat -c %i "$SLOWFS_BACKING/$p")" "inode of $p through mount and backing"
+	done
+	expect_eq "$(find mnt.0/t | wc -l)" $((1 + 16 + 800 + 2)) "listing through mount 0"
+	"$ADAPTRM" -rf mnt.1/t
+	expect_gone mnt.0/t/d3/x/y
+	expect_gone mnt.0/t/d1/f1
+	expect_gone mnt.0/t
+	expect_gone mnt.1/t
+	expect_gone "$SLOWFS_BACKING/t"
+	expect_eq "$(sentinel_sum mnt.0/keep)" "$before" "sentinel changed (mount 0)"
+	expect_eq "$(sentinel_sum mnt.1/keep)" "$before" "sentinel changed (mount 1)"
+}
+
+# The server model's limits, from its own log: three clients deleting in
+# parallel (8 threads each) never have more than 2 requests in service, nor
+# more than 1 of one mount in flight, nor more than 3 x 1 - 2 waiting. Then
+# unmounting every mount ends the daemon, which writes its summary line.
+test_slowfs_server_slots_log() {
+	local log=$SCRATCH/server.tsv
+	slowfs_clients 3 200 --server-slots=2 --client-cap=1 --log="$log" --log-interval-ms=20
+	local i pids=()
+	for i in 0 1 2; do make_tree "$SLOWFS_BACKING/t$i" 10 30; done
+	for i in 0 1 2; do
+		"$ADAPTRM" -rf --threads=8 "mnt.$i/t$i" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || fail "adaptrm failed"; done
+	for i in 0 1 2; do expect_gone "$SLOWFS_BACKING/t$i"; done
+	for i in 0 1 2; do fusermount3 -u "mnt.$i" || fail "cannot unmount mnt.$i"; done
+	for ((i = 0; i < 200; i++)); do kill -0 "$SLOWFS_PID" 2>/dev/null || break; sleep 0.05; done
+	kill -0 "$SLOWFS_PID" 2>/dev/null && fail "the daemon outlived its mounts"
+	head -1 "$log" | grep -q '^t_s	queued	queued_max	in_service	in_service_max	inflight_max	client_queued	client_queued_max	unlink	rmdir' ||
+		fail "no header line: $(head -1 "$log")"
+	local rows; rows=$(grep -vc '^[t#]' "$log")
+	[ "$rows" -ge 1 ] || fail "no rows in the log"
+	expect_eq "$(awk -F'\t' 'NR > 1 && !/^#/ { n += $9 } END { print n }' "$log")" $((3 * 300)) "unlinks counted"
+	local m
+	m=$(log_max "$log" in_service_max); [ "$m" -le 2 ] || fail "$m requests in service (2 slots)"
+	[ "$m" -ge 1 ] || fail "nothing in service"
+	m=$(log_max "$log" inflight_max); [ "$m" -le 1 ] || fail "$m requests of one mount in flight (cap 1)"
+	m=$(log_max "$log" queued_max); [ "$m" -le 1 ] || fail "$m requests queued (3 clients x 1 - 2 slots)"
+	tail -1 "$log" | grep -Eq '^# max_queued=[01] max_in_service=[12] max_inflight=1 requests=[0-9]+$' ||
+		fail "no summary line: $(tail -1 "$log")"
+}
+
+# Bad values of slowfs's options are usage errors (exit 2, GNU-style); 0
+# slots or no cap means no limit and is accepted (test_slowfs_two_mounts).
+test_slowfs_usage_errors() {
+	local bin=${TOOLS:-}/slowfs
+	[ -x "$bin" ] || skip "slowfs is not built (make tools)"
+	mkdir -p b m
+	local opt rc
+	for opt in --server-slots=-1 --server-slots=abc --server-slots= --client-cap=-3 \
+		--client-cap=7x --delay-us=1.5 --readdir-us=-1 --log-interval-ms=0 --server-slots \
+		--mount=; do
+		rc=0
+		"$bin" "$opt" b m -f </dev/null >out 2>err || rc=$?
+		expect_eq "$rc" 2 "exit status of $opt"
+		grep -q "^slowfs: .*" err || fail "no message for $opt: $(cat err)"
+		grep -qx "Try 'slowfs --help' for more information." err || fail "no hint for $opt: $(cat err)"
+		if grep -qs " $PWD/m fuse" /proc/self/mounts; then fusermount3 -u m; fail "$opt mounted"; fi
+	done
+	grep -q "slowfs: invalid --client-cap value: '-3'" <("$bin" --client-cap=-3 b m 2>&1) ||
+		fail "message for --client-cap=-3"
+}
