@@ -1,0 +1,151 @@
+# adaptrm-mpi under a real mpirun: 4 ranks oversubscribed on this machine,
+# each an engine of its own. Every rank's exit status is kept (rc.RANK).
+
+need_mpi() {
+	MPI_BIN=$(dirname "$ADAPTRM")/adaptrm-mpi
+	[ -x "$MPI_BIN" ] || skip "adaptrm-mpi is not built (no Open MPI)"
+	command -v mpirun >/dev/null || skip "no mpirun"
+}
+
+# mpi_rm NP ARGS...: adaptrm-mpi ARGS on NP ranks; rank R's exit status in
+# rc.R. As root Open MPI wants its allow-run-as-root variables.
+mpi_rm() {
+	local np=$1
+	shift
+	rm -f rc.*
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 \
+		timeout 600 mpirun --oversubscribe -np "$np" \
+		sh -c '"$0" "$@"; echo $? >"rc.$OMPI_COMM_WORLD_RANK"' "$MPI_BIN" "$@"
+}
+
+expect_ranks() { # NP STATUS
+	local r
+	for r in $(seq 0 $(($1 - 1))); do
+		expect_eq "$(cat "rc.$r" 2>/dev/null)" "$2" "rank $r's exit status"
+	done
+}
+
+# spread_case NP ARGS...: delete t with adaptrm-mpi, check it is gone, every
+# rank said 0, the sentinel is unchanged and --stats counted N entries.
+spread_case() {
+	local np=$1 n=$2
+	shift 2
+	make_sentinel keep
+	local before
+	before=$(sentinel_sum keep)
+	mpi_rm "$np" -rf --stats "$@" t 2>err || { cat err >&2; fail "mpirun failed"; }
+	expect_gone t
+	expect_ranks "$np" 0
+	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
+	local got
+	got=$(sed -n 's/^removed: \([0-9]*\) files, \([0-9]*\) directories.*/\1 \2/p' err)
+	expect_eq "$(echo "$got" | awk '{print $1 + $2}')" "$n" "entries counted over the ranks"
+}
+
+test_mpi_flat_1m() {
+	need_mpi
+	make_flat t 1000000
+	spread_case 4 1000001
+}
+
+test_mpi_tree_1000x1000() {
+	need_mpi
+	make_tree t 1000 1000
+	spread_case 4 1001001
+	grep -q '^ranks: 4 ' err || fail "no ranks line in --stats"
+}
+
+test_mpi_chain_deeper_than_path_max_with_forced_steals() {
+	need_mpi
+	# 600 levels of 20-byte names: a 12,600-byte path
+	python3 - <<'EOF' || fail "cannot build the chain"
+import os
+fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+os.mkdir("t", dir_fd=fd)
+cur = os.open("t", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+for i in range(600):
+    name = "level%015d" % i
+    os.mkdir(name, dir_fd=cur)
+    open(os.path.join("/proc/self/fd/%d" % cur, "file"), "w").close() if i % 50 == 0 else None
+    nxt = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=cur)
+    os.close(cur)
+    cur = nxt
+EOF
+	ADAPTRM_DIST_EAGER=1 spread_case 4 $((1 + 600 + 12))
+}
+
+test_mpi_random_fanout_with_forced_steals() {
+	need_mpi
+	python3 - <<'EOF' || fail "cannot build the tree"
+import os, random
+random.seed(20)
+def grow(path, depth):
+    os.mkdir(path)
+    for f in range(random.randint(0, 30)):
+        open(os.path.join(path, "f%d" % f), "w").close()
+    if depth < 6:
+        for d in range(random.choice([0, 1, 2, 3, 5, 8])):
+            grow(os.path.join(path, "d%d" % d), depth + 1)
+grow("t", 0)
+EOF
+	local n
+	n=$(find t | wc -l)
+	ADAPTRM_DIST_EAGER=1 spread_case 4 "$n"
+	grep -Eq '^ranks: 4 \([1-9][0-9]* donations' err || fail "nothing was stolen: $(grep ranks: err)"
+}
+
+test_mpi_undeletable_entry_fails_every_rank() {
+	need_mpi
+	need_root
+	make_tree t 50 50
+	mkdir t/d7/busy
+	mount -t tmpfs -o size=1m none t/d7/busy || skip "cannot mount tmpfs"
+	on_exit umount -l "$PWD/t/d7/busy"
+	ADAPTRM_DIST_EAGER=1 mpi_rm 4 -rf t 2>err
+	expect_ranks 4 1
+	grep -q "cannot remove 't/d7/busy'" err || fail "no message for the busy mount: $(cat err)"
+	expect_exists t/d7/busy
+	expect_gone t/d8
+	[ "$(find t | wc -l)" = 3 ] || fail "more than the ancestors stayed: $(find t)"
+}
+
+# Each rank reaches the tree by its own path (a bind mount per rank, as each
+# node is its own client): mpirun's MPMD form gives each its operand.
+test_mpi_ext4_each_rank_its_own_mount() {
+	need_mpi
+	need_root
+	mount_fs ext4 m 1G || skip "cannot mount ext4"
+	make_tree m/t 200 200
+	local r
+	for r in 1 2 3; do
+		mkdir -p "b$r"
+		mount --bind m "b$r" || skip "cannot bind-mount"
+		on_exit umount -l "$PWD/b$r"
+	done
+	rm -f rc.*
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 600 mpirun --oversubscribe \
+		-np 1 sh -c '"$0" "$@"; echo $? >rc.0' "$MPI_BIN" -rf --stats m/t : \
+		-np 1 sh -c '"$0" "$@"; echo $? >rc.1' "$MPI_BIN" -rf b1/t : \
+		-np 1 sh -c '"$0" "$@"; echo $? >rc.2' "$MPI_BIN" -rf b2/t : \
+		-np 1 sh -c '"$0" "$@"; echo $? >rc.3' "$MPI_BIN" -rf b3/t 2>err ||
+		{ cat err >&2; fail "mpirun failed"; }
+	expect_ranks 4 0
+	expect_gone m/t
+	grep -q '^removed: 40000 files, 201 directories' err || fail "counts: $(grep removed: err)"
+}
+
+test_mpi_usage_errors() {
+	need_mpi
+	mkdir t
+	mpi_rm 2 -ri t 2>err
+	expect_ranks 2 1
+	grep -q 'not supported with MPI' err || fail "no message for -i: $(cat err)"
+	expect_exists t
+	mpi_rm 2 -rf missing/x 2>err
+	expect_ranks 2 0
+	mpi_rm 2 -r missing/x 2>err
+	expect_ranks 2 1
+	grep -q "cannot remove 'missing/x'" err || fail "no message for a missing operand"
+}
