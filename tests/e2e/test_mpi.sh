@@ -7,6 +7,10 @@ need_mpi() {
 	command -v mpirun >/dev/null || skip "no mpirun"
 }
 
+# Each rank runs under sh, which keeps its exit status in rc.RANK.
+# shellcheck disable=SC2016 # expanded by each rank's shell
+RANK_SH='"$0" "$@"; echo $? >"rc.$OMPI_COMM_WORLD_RANK"'
+
 # mpi_rm NP ARGS...: adaptrm-mpi ARGS on NP ranks; rank R's exit status in
 # rc.R. As root Open MPI wants its allow-run-as-root variables.
 mpi_rm() {
@@ -16,7 +20,7 @@ mpi_rm() {
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 		OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 \
 		timeout 600 mpirun --oversubscribe -np "$np" \
-		sh -c '"$0" "$@"; echo $? >"rc.$OMPI_COMM_WORLD_RANK"' "$MPI_BIN" "$@"
+		sh -c "$RANK_SH" "$MPI_BIN" "$@"
 }
 
 expect_ranks() { # NP STATUS
@@ -126,10 +130,10 @@ test_mpi_ext4_each_rank_its_own_mount() {
 	rm -f rc.*
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 		OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 600 mpirun --oversubscribe \
-		-np 1 sh -c '"$0" "$@"; echo $? >rc.0' "$MPI_BIN" -rf --stats m/t : \
-		-np 1 sh -c '"$0" "$@"; echo $? >rc.1' "$MPI_BIN" -rf b1/t : \
-		-np 1 sh -c '"$0" "$@"; echo $? >rc.2' "$MPI_BIN" -rf b2/t : \
-		-np 1 sh -c '"$0" "$@"; echo $? >rc.3' "$MPI_BIN" -rf b3/t 2>err ||
+		-np 1 sh -c "$RANK_SH" "$MPI_BIN" -rf --stats m/t : \
+		-np 1 sh -c "$RANK_SH" "$MPI_BIN" -rf b1/t : \
+		-np 1 sh -c "$RANK_SH" "$MPI_BIN" -rf b2/t : \
+		-np 1 sh -c "$RANK_SH" "$MPI_BIN" -rf b3/t 2>err ||
 		{ cat err >&2; fail "mpirun failed"; }
 	expect_ranks 4 0
 	expect_gone m/t
