@@ -494,14 +494,34 @@ static void start_engine(struct rm_run *r)
 	engine_set_tick(e, tick, r);
 }
 
-int rm_serve(const struct rm_options *o, const atomic_bool *stop)
+int rm_serve(const struct rm_options *o, int nfiles, char **files, const atomic_bool *stop)
 {
 	struct rm_run r = { .o = o };
 	install_signal_handlers();
 	if (o->stats)
 		r.freed = freed_new();
 	start_engine(&r);
+	/* the controller tunes for the filesystem of the first tree operand */
+	struct operand op = { .pfd = AT_FDCWD };
+	for (int i = 0; i < nfiles && r.ctl && !op.copy; i++) {
+		op.pfd = rm_open_parent(files[i], &op.copy, &op.base, &op.trailing_slash);
+		if ((op.pfd < 0 && op.pfd != AT_FDCWD) ||
+		    fstatat(op.pfd, op.base, &op.st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISDIR(op.st.st_mode)) {
+			if (op.pfd >= 0)
+				close(op.pfd);
+			free(op.copy);
+			op = (struct operand){ .pfd = AT_FDCWD };
+		}
+	}
+	if (op.copy)
+		controller_begin_tree(r.ctl, op.pfd, op.base);
 	engine_serve(r.engine, stop);
+	if (op.copy)
+		controller_end_tree(r.ctl);
+	if (op.pfd >= 0)
+		close(op.pfd);
+	free(op.copy);
 	if (g_signal)
 		interrupted(&r);
 	return finish_run(&r, true, NULL);

@@ -35,9 +35,11 @@ struct rm_hooks {
 	bool quiet; /* no --stats summary here (another rank prints it) */
 };
 void rm_set_hooks(const struct rm_hooks *h);
-/* No operands: an engine and its controller that run the trees given to it
- * (engine_serve) until *STOP; the exit status as rm_main's. */
-int rm_serve(const struct rm_options *o, const atomic_bool *stop);
+/* No operands of its own: an engine and its controller that run the trees
+ * given to it (engine_serve) until *STOP, tuned for the filesystem of the
+ * first directory among FILES (this machine's spelling of the operands);
+ * the exit status as rm_main's. */
+int rm_serve(const struct rm_options *o, int nfiles, char **files, const atomic_bool *stop);
 /* The operand's parent opened O_PATH (or AT_FDCWD), *BASE its last
  * component in the malloc'ed *COPY; -1 and errno on failure. */
 int rm_open_parent(const char *path, char **copy, const char **base, bool *trailing_slash);

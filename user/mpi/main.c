@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 		status = rm_main(&o, nfiles, argv + first);
 	} else {
 		o.progress = 0;
-		status = rm_serve(&o, rank_stop_flag(g_rank));
+		status = rm_serve(&o, nfiles, argv + first, rank_stop_flag(g_rank));
 	}
 	rank_free(g_rank);
 	transport_close(t);
