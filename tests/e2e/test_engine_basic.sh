@@ -40,3 +40,18 @@ test_reverse_order_policy() {
 		done
 	done
 }
+
+# --max-ops paces unlinks and rmdirs (the rate is the benchmark's to measure);
+# values that are not a count from 1 are usage errors, and nothing goes.
+test_max_ops() {
+	make_tree t 10 20
+	"$ADAPTRM" -rf --max-ops=100000 t || fail "adaptrm --max-ops failed"
+	expect_gone t
+	make_tree t 1 1
+	local v
+	for v in 0 -5 abc 1x ''; do
+		"$ADAPTRM" -rf --max-ops="$v" t 2>err && fail "--max-ops='$v' was accepted"
+		grep -q "invalid argument '$v' for '--max-ops'" err || fail "no message for '$v': $(cat err)"
+		expect_exists t/d1/f1
+	done
+}

@@ -37,6 +37,7 @@ enum {
 	OPT_NO_PROFILE,
 	OPT_JSON,
 	OPT_FREE_RATE,
+	OPT_MAX_OPS,
 	OPT_FROM_LIST,
 	OPT_PRUNE_EMPTY,
 };
@@ -72,6 +73,7 @@ static const struct option own_opts[] = {
 	{ "no-profile", no_argument, NULL, OPT_NO_PROFILE },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "free-rate", required_argument, NULL, OPT_FREE_RATE },
+	{ "max-ops", required_argument, NULL, OPT_MAX_OPS },
 	{ "from-list", required_argument, NULL, OPT_FROM_LIST },
 	{ "prune-empty", no_argument, NULL, OPT_PRUNE_EMPTY },
 };
@@ -152,6 +154,9 @@ adaptrm options:\n\
                           powers of 1024; e.g. 256M): files over 64 MiB are\n\
                           truncated from the end in 64 MiB steps, paced, then\n\
                           unlinked; the rest of the tree goes at full speed\n\
+      --max-ops=N       at most N unlinks and rmdirs per second in all (with\n\
+                          adaptrm-mpi: over all ranks), to keep a purge\n\
+                          polite on a shared server\n\
       --progress        show a live progress line on stderr (default when\n\
                           stderr is a terminal and -v is not given)\n\
       --no-progress     never show the progress line\n\
@@ -449,6 +454,9 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 		case OPT_NO_PROFILE: o->no_profile = true; break;
 		case OPT_JSON: o->json_path = optarg; break;
 		case OPT_FREE_RATE: o->free_rate = parse_free_rate(optarg); break;
+		case OPT_MAX_OPS:
+			o->max_ops = parse_count_min(optarg, 1, 1000000000ul, "max-ops");
+			break;
 		case OPT_FROM_LIST: o->from_list = optarg; break;
 		case OPT_PRUNE_EMPTY: o->prune_empty = true; break;
 		default: bad_option(argc, argv);

@@ -40,6 +40,7 @@ struct rm_options {
 	bool no_profile;	 /* --no-profile */
 	const char *json_path;	 /* --json=FILE */
 	uint64_t free_rate;	 /* --free-rate=RATE, bytes per second (0: none) */
+	uint64_t max_ops;	 /* --max-ops=N: unlinks and rmdirs per second (0: any) */
 	const char *from_list;	 /* --from-list=FILE: the paths to unlink ("-": stdin) */
 	bool prune_empty;	 /* --prune-empty: then the directories left empty */
 };

@@ -167,6 +167,8 @@ static struct engine *get_engine(struct rm_run *r)
 		atomic_store(&k->sort_threshold, o->sort_threshold);
 	if (o->getdents_size)
 		atomic_store(&k->getdents_size, o->getdents_size);
+	if (o->max_ops)
+		atomic_store(&k->op_interval_ns, 1000000000ull / o->max_ops);
 	g_engine = r->engine;
 	if (g_hooks.engine_ready)
 		g_hooks.engine_ready(r->engine, g_hooks.arg);

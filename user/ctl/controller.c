@@ -475,6 +475,25 @@ static void sort_tick(struct controller *c, const struct ctl_signals *s, struct 
 	atomic_store(&k->sort_base, c->sort.st == TRIAL_BASE);
 }
 
+/* The ranks' shared budget (engine knob thread_cap, set by adaptrm-mpi)
+ * bounds the policy; a move it forces is logged as any decision. */
+static bool follow_budget(struct controller *c, struct engine_knobs *k)
+{
+	int cap = atomic_load(&k->thread_cap);
+	if (cap == c->pol.budget)
+		return false;
+	struct ctl_decision d;
+	if (!ctl_policy_set_budget(&c->pol, cap, &d))
+		return false;
+	engine_set_active(c->e, d.to);
+	c->changes++;
+	char why[CTL_WHY_LEN + 40];
+	snprintf(why, sizeof why, "%s [%s]", d.why, d.rule);
+	log_decision(c, d.from, d.to, why);
+	explain(c, "threads %d->%d: %s", d.from, d.to, why);
+	return true;
+}
+
 void controller_tick(struct controller *c)
 {
 	if (!c || !c->in_tree)
@@ -508,8 +527,10 @@ void controller_tick(struct controller *c)
 			   s.busy, s.big_unasked, s.big_shared, &d);
 	if (!ctl_trial_measuring(&c->share) && !d.changed)
 		sort_tick(c, &s, &d);
-	if (c->steer && !ctl_trial_measuring(&c->share) && !ctl_trial_measuring(&c->sort) &&
-	    !d.changed) {
+	if (c->steer && follow_budget(c, k))
+		d = (struct ctl_decision){ 0 };
+	else if (c->steer && !ctl_trial_measuring(&c->share) && !ctl_trial_measuring(&c->sort) &&
+		 !d.changed) {
 		struct ctl_sample smp;
 		ctl_signals_to_sample(&s, &smp);
 		if (ctl_policy_tick(&c->pol, &smp, &d) && d.changed) {

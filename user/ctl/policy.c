@@ -55,6 +55,8 @@ static int clampn(const struct ctl_policy *p, int n)
 	int hi = p->cfg.cap;
 	if (p->ceiling > 0 && p->ceiling < hi)
 		hi = p->ceiling;
+	if (p->budget > 0 && p->budget < hi)
+		hi = p->budget;
 	if (n > hi)
 		n = hi;
 	return n < 1 ? 1 : n;
@@ -152,6 +154,22 @@ static bool enter_hold(struct ctl_policy *p, int at, double rate, bool grow, str
 	p->base_n = at;
 	p->base_rate = rate;
 	return move_to(p, at, d);
+}
+
+bool ctl_policy_set_budget(struct ctl_policy *p, int budget, struct ctl_decision *d)
+{
+	int old = p->budget;
+	*d = (struct ctl_decision){ .rule = CTL_RULE_BUDGET };
+	p->budget = budget;
+	bool held = old > 0 && p->n >= old;
+	int to = clampn(p, p->n);
+	if (held && budget > old)
+		to = clampn(p, budget); /* it sat at the old budget: up with it */
+	if (to == p->n)
+		return false;
+	memset(&p->w, 0, sizeof p->w);
+	snprintf(d->why, CTL_WHY_LEN, "the ranks' shared budget %d -> %d", old, budget);
+	return enter_hold(p, to, p->ref_rate, false, d);
 }
 
 /* Start a climb from the current point, whose rate is RATE. */

@@ -68,17 +68,18 @@ enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 #define CTL_RULE_KEEP_FEWER "flat-keep-fewer"	 /* flat going down: keep fewer */
 #define CTL_RULE_FLAT "reject-flat"		 /* back to the base */
 /* Holding at the settled point. */
-#define CTL_RULE_DRIFT_CHAIN "drift-on-chain"		      /* rate moved, nothing to chase */
-#define CTL_RULE_DRIFT_CAPPED "drift-up-on-cap"		      /* rate rose, still on a cap */
-#define CTL_RULE_DRIFT "drift-reclimb"			      /* rate moved: climb again */
-#define CTL_RULE_IDLE_CUT "idle-cut"			      /* cut to the busy workers */
-#define CTL_RULE_CONTENTION_HALVE "contention-halve"	      /* most busy time waits on locks */
-#define CTL_RULE_BLOCKED_UP "blocked-probe-up"		      /* workers blocked, all busy */
-#define CTL_RULE_BLOCKED_CAPPED "blocked-on-cap"	      /* blocked on a cap: hold */
-#define CTL_RULE_HOLD "hold"				      /* nothing to do this window */
-#define CTL_RULE_CONTENTION_RETRY "contention-retry"	      /* halve again after a hold */
-#define CTL_RULE_PROBE "gentle-probe"			      /* look at a neighbour */
-#define CTL_RULE_VETO_IDLE "probe-veto-idle"		      /* up: idle workers */
+#define CTL_RULE_DRIFT_CHAIN "drift-on-chain"	     /* rate moved, nothing to chase */
+#define CTL_RULE_DRIFT_CAPPED "drift-up-on-cap"	     /* rate rose, still on a cap */
+#define CTL_RULE_DRIFT "drift-reclimb"		     /* rate moved: climb again */
+#define CTL_RULE_IDLE_CUT "idle-cut"		     /* cut to the busy workers */
+#define CTL_RULE_CONTENTION_HALVE "contention-halve" /* most busy time waits on locks */
+#define CTL_RULE_BLOCKED_UP "blocked-probe-up"	     /* workers blocked, all busy */
+#define CTL_RULE_BLOCKED_CAPPED "blocked-on-cap"     /* blocked on a cap: hold */
+#define CTL_RULE_HOLD "hold"			     /* nothing to do this window */
+#define CTL_RULE_BUDGET "shared-budget"		     /* the ranks' budget moved: follow it */
+#define CTL_RULE_CONTENTION_RETRY "contention-retry" /* halve again after a hold */
+#define CTL_RULE_PROBE "gentle-probe"		     /* look at a neighbour */
+#define CTL_RULE_VETO_IDLE "probe-veto-idle"	     /* up: idle workers */
 #define CTL_RULE_VETO_NO_WAITING "probe-veto-no-waiting-work" /* up: nothing waits */
 #define CTL_RULE_VETO_CPU_BOUND "probe-veto-cpu-bound"	      /* down: a CPU would idle */
 #define CTL_RULE_VETO_SATURATED "probe-veto-cpu-saturated"    /* up: would time-slice */
@@ -122,6 +123,7 @@ struct ctl_policy {
 	double ref_rate; /* EWMA of window rates at the settled point */
 	int hold_left, hold_len, probe_dir, drift_up, drift_down;
 	int ceiling;			  /* contention said: not above this (0: none) */
+	int budget;			  /* the ranks' shared budget: not above this (0: none) */
 	int starved;			  /* consecutive hold windows with idle workers */
 	bool trimmed;			  /* the count was cut to the busy workers */
 	int up_failed_at, down_failed_at; /* a move from here lost: clear signals
@@ -145,5 +147,9 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
  * current one when too little was measured. */
 int ctl_policy_best(const struct ctl_policy *p, double *rate);
 const char *ctl_phase_name(enum ctl_phase ph);
+/* A budget shared with other machines (adaptrm-mpi): not above BUDGET (0:
+ * none). Where the count was held down by the old budget, it follows the
+ * new one, measured afresh in a hold. True with D filled on a change. */
+bool ctl_policy_set_budget(struct ctl_policy *p, int budget, struct ctl_decision *d);
 
 #endif

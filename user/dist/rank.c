@@ -10,6 +10,7 @@
  */
 #include "dist/rank.h"
 #include "cli/rm.h"
+#include "dist/budget.h"
 #include "dist/transport.h"
 #include "lib/clock.h"
 #include "lib/msg.h"
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,7 +30,25 @@
 enum tag { TAG_STEAL = 1, TAG_WORK, TAG_NOWORK, TAG_DONE, TAG_STOP };
 
 /* The sum's counters. */
-enum { S_STOPPED, S_FAILED, S_FILES, S_DIRS, S_ERRORS, S_BUSY, S_STEALS, S_COUNT };
+enum {
+	S_STOPPED,
+	S_FAILED,
+	S_FILES,
+	S_DIRS,
+	S_ERRORS,
+	S_BUSY,
+	S_STEALS,
+	/* the shared budget's */
+	S_UNLINK_NS,
+	S_UNLINKS,
+	S_THREADS,
+	S_MAX_THREADS,
+	S_BACKLOG,
+	S_CLOCK_US, /* rank 0's clock (the others add 0) */
+	S_COUNT
+};
+
+#define BUDGET_EVERY 3 /* sums: a window of about 0.6 s */
 
 #define SUM_PERIOD_NS (200 * 1000 * 1000ull)
 #define STEAL_BACKOFF_MIN_NS (100 * 1000ull)
@@ -79,6 +99,13 @@ struct rank {
 	uint64_t next_ask, backoff, next_sum;
 	uint64_t steals;
 	unsigned seed;
+
+	/* the shared budget (budget.h) */
+	bool budget_on, explain;
+	uint64_t max_ops; /* --max-ops over all ranks (0: none) */
+	struct budget budget;
+	unsigned nsums;	  /* sums taken: the same count on every rank */
+	uint64_t backlog; /* what this rank put in the sum out */
 };
 
 /* ------------------------------------------------------------------ */
@@ -279,8 +306,23 @@ static void start_sum(struct rank *r)
 		v[S_BUSY] = !engine_wants_work(e) || engine_remote_out(e) > 0;
 	}
 	v[S_STEALS] = r->steals;
+	if (e) {
+		struct engine_knobs *k = engine_knobs(e);
+		struct engine_totals t;
+		engine_totals(e, &t);
+		int active = atomic_load(&k->active_threads), cap = atomic_load(&k->thread_cap);
+		v[S_UNLINK_NS] = t.unlink_ns;
+		v[S_UNLINKS] = t.unlink_calls;
+		v[S_THREADS] = (uint64_t)(cap > 0 && cap < active ? cap : active);
+		v[S_MAX_THREADS] = (uint64_t)engine_max_threads(e);
+		r->backlog = v[S_BACKLOG] = engine_backlog(e);
+	}
+	if (r->t->rank == 0)
+		v[S_CLOCK_US] = now_ns() / 1000;
 	r->summing = transport_sum_start(r->t, v, S_COUNT);
 }
+
+static void apply_budget(struct rank *r, const uint64_t *v);
 
 /* True when a sum shows every rank stopped: time to leave. */
 static bool take_sum(struct rank *r)
@@ -299,7 +341,40 @@ static bool take_sum(struct rank *r)
 					  .steals = v[S_STEALS],
 					  .failed = v[S_FAILED] > 0 };
 	pthread_mutex_unlock(&r->lock);
+	if (++r->nsums % BUDGET_EVERY == 0)
+		apply_budget(r, v);
 	return v[S_STOPPED] == (uint64_t)r->t->size;
+}
+
+/* A window of the shared budget closed: the same step on every rank, then
+ * this rank's share of the workers in flight and of --max-ops. */
+static void apply_budget(struct rank *r, const uint64_t *v)
+{
+	struct engine *e = atomic_load(&r->engine);
+	if (!e || atomic_load(&r->done))
+		return;
+	struct engine_knobs *k = engine_knobs(e);
+	if (r->max_ops) {
+		uint64_t ops = budget_ops_share(r->max_ops, r->t->size, r->backlog, v[S_BACKLOG]);
+		atomic_store(&k->op_interval_ns, 1000000000ull / ops);
+	}
+	if (!r->budget_on)
+		return;
+	struct budget_sample s = { .t = (double)v[S_CLOCK_US] / 1e6,
+				   .ops = v[S_FILES] + v[S_DIRS],
+				   .unlink_ns = v[S_UNLINK_NS],
+				   .unlinks = v[S_UNLINKS],
+				   .threads = v[S_THREADS],
+				   .max_threads = v[S_MAX_THREADS] };
+	int old = r->budget.cap;
+	if (budget_step(&r->budget, &s) && r->explain && r->t->rank == 0)
+		fprintf(stderr,
+			"adaptrm: budget: %d -> %d workers in flight over %d ranks (%s; unlink %.0f µs, floor %.0f µs)\n",
+			old, r->budget.cap, r->t->size, budget_why_name(r->budget.why),
+			r->budget.last_ns / 1e3, r->budget.floor_ns / 1e3);
+	int share = budget_share(&r->budget, r->backlog, v[S_BACKLOG]);
+	if (share > 0)
+		atomic_store(&k->thread_cap, share);
 }
 
 static bool sums(struct rank *r)
@@ -367,6 +442,8 @@ struct rank *rank_new(struct transport *t, int nfiles, char **files)
 	r->backoff = STEAL_BACKOFF_MIN_NS;
 	r->seed = 0x9e3779b9u * (unsigned)(t->rank + 1);
 	r->totals.ranks = (uint64_t)t->size;
+	budget_init(&r->budget, t->size);
+	r->budget_on = true;
 	int err = pthread_create(&r->thread, NULL, comm_main, r);
 	if (err)
 		die(err, "cannot start the communication thread");
@@ -376,7 +453,20 @@ struct rank *rank_new(struct transport *t, int nfiles, char **files)
 void rank_attach(struct rank *r, struct engine *e)
 {
 	engine_set_remote(e, remote_done, r);
+	struct engine_knobs *k = engine_knobs(e);
+	if (r->budget_on)
+		atomic_store(&k->thread_cap, BUDGET_START_PER_RANK);
+	if (r->max_ops)
+		atomic_store(&k->op_interval_ns,
+			     1000000000ull * (uint64_t)r->t->size / r->max_ops ?: 1);
 	atomic_store(&r->engine, e);
+}
+
+void rank_set_budget(struct rank *r, bool on, uint64_t max_ops, bool explain)
+{
+	r->budget_on = on;
+	r->max_ops = max_ops;
+	r->explain = explain;
 }
 
 const atomic_bool *rank_stop_flag(struct rank *r)

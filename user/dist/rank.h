@@ -49,6 +49,11 @@ void rank_totals(struct rank *r, struct rank_totals *t);
 /* Stop the communication thread (rank_finish did) and free R. */
 void rank_free(struct rank *r);
 
+/* The shared budget (on unless ON is false) and --max-ops=MAX_OPS over all
+ * ranks (0: none), dealt by backlog each second; EXPLAIN: rank 0 says each
+ * change of the budget on stderr. Before rank_attach. */
+void rank_set_budget(struct rank *r, bool on, uint64_t max_ops, bool explain);
+
 /* Testing: ask for work after every directory (ADAPTRM_DIST_STEAL_EVERY=1
  * for the binary), and count what moved. */
 void rank_set_eager(struct rank *r, bool eager);

@@ -175,9 +175,13 @@ static uintptr_t pop_task(struct worker *w)
 	for (;;) {
 		if (e->shutdown || e->stop)
 			break;
-		/* and those running in place of workers stuck in the lane */
-		int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed) +
-			     e->lane_extra;
+		/* within a shared budget's share, and those running in place of
+		 * workers stuck in the lane */
+		int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
+		int cap = atomic_load_explicit(&e->knobs.thread_cap, memory_order_relaxed);
+		if (cap > 0 && cap < active)
+			active = cap;
+		active += e->lane_extra;
 		if (active != e->seen_active) {
 			/* the controller moved the limit: let parked workers re-check */
 			e->seen_active = active;
@@ -283,6 +287,7 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 			continue;
 		}
 		stat_add(&w->st->syscalls, 1);
+		engine_pace(e);
 		int r = sys_unlinkat(pfd, d->name, AT_REMOVEDIR);
 		if (r == 0) {
 			stat_add(&w->st->dirs, 1);
@@ -348,6 +353,14 @@ static bool is_dot_or_dotdot(const char *s)
 
 /* A timed unlink in a big directory where inode order is untried: what the
  * sort trial measures. */
+/* log2 of NS in µs, as engine_hist buckets count them */
+static unsigned hist_bucket(uint64_t ns)
+{
+	uint64_t us = ns / 1000;
+	unsigned b = us ? 64 - (unsigned)__builtin_clzll(us) : 0;
+	return b < ENGINE_HIST_BUCKETS ? b : ENGINE_HIST_BUCKETS - 1;
+}
+
 static void big_unlink_timed(struct worker *w, uint64_t ns)
 {
 	struct trial_stats *s = &w->st->trial;
@@ -372,6 +385,7 @@ static void big_unlink_timed(struct worker *w, uint64_t ns)
 static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, int fd,
 							      const char *name)
 {
+	engine_pace(w->e);
 	bool timed = (w->unlink_seq++ & (UNLINK_SAMPLE - 1)) == 0;
 	uint64_t t0 = timed ? now_ns() : 0;
 	/* for the watchdog: two plain stores, no clock (lane_watchdog) */
@@ -382,6 +396,7 @@ static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, 
 		uint64_t ns = now_ns() - t0;
 		stat_add(&w->st->unlink_ns, ns);
 		stat_add(&w->st->unlink_calls, 1);
+		stat_add(&w->st->unlink_hist[hist_bucket(ns)], 1);
 		if (w->big_mode != BIG_NONE)
 			big_unlink_timed(w, ns);
 	}

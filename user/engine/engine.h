@@ -27,6 +27,7 @@ enum sort_policy {
 };
 
 #define DIR_SHARE_AUTO 0u
+#define ENGINE_HIST_BUCKETS 24
 
 struct engine_knobs {
 	_Atomic int active_threads;	 /* workers allowed to run (1..max_threads) */
@@ -53,6 +54,12 @@ struct engine_knobs {
 					 * allocated or more are unlinked by the
 					 * large-file lane (0: off, and no file is
 					 * stat'ed) */
+	_Atomic int thread_cap;		 /* workers that may run at most whatever
+					 * active_threads says (0: no cap): a share
+					 * of a budget shared with other machines */
+	_Atomic uint64_t op_interval_ns; /* --max-ops: at least this long between
+					  * two unlinks or rmdirs of the engine's
+					  * workers (0: not paced) */
 };
 
 /* The large-file lane (docs/design.md#large-files-the-lane-and---free-rate).
@@ -105,6 +112,9 @@ struct worker_stats {
 	_Atomic uint64_t unlink_calls; /* unlinkat calls timed (a sample, 1 in 8) */
 	_Atomic uint64_t busy_ns;      /* time spent running tasks (not parked/idle) */
 	_Atomic uint32_t in_unlink;    /* inside a file's unlinkat (the watchdog) */
+	/* the timed unlinkat calls by log2 of their µs (bucket i: < 2^i µs;
+	 * the last, longer): the ranks' shared budget sums these */
+	_Atomic uint64_t unlink_hist[ENGINE_HIST_BUCKETS];
 	struct trial_stats trial;
 } __attribute__((aligned(64)));
 
@@ -126,6 +136,7 @@ struct lane_totals {
 struct engine_totals {
 	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
 	uint64_t unlink_ns, unlink_calls, busy_ns;
+	uint64_t unlink_hist[ENGINE_HIST_BUCKETS];
 	struct trial_totals trial;
 	struct lane_totals lane;
 };
@@ -186,6 +197,9 @@ bool engine_worker_in_lane(const struct engine *e, int i);
 typedef void (*engine_remote_fn)(void *arg, int donor, uint64_t token, bool failed);
 void engine_set_remote(struct engine *e, engine_remote_fn fn, void *arg);
 
+/* Directories waiting in the stack plus workers running a task: the work
+ * a budget shared between ranks is dealt by. */
+size_t engine_backlog(struct engine *e);
 /* Nothing waits in the stack and a worker waits for work: time to steal. */
 bool engine_wants_work(struct engine *e);
 /* Give away up to MAX of the oldest (shallowest) directories waiting to be

@@ -118,7 +118,8 @@ struct engine {
 	size_t remote_out;
 	engine_remote_fn remote_fn;
 	void *remote_arg;
-	atomic_bool serving; /* engine_serve is running: no operand of its own */
+	atomic_bool serving;	  /* engine_serve is running: no operand of its own */
+	_Atomic uint64_t op_next; /* --max-ops: when the next unlink may start */
 };
 
 /* A slot of the donated table: the node, or the next free slot. */
@@ -148,6 +149,15 @@ static inline void stat_add(_Atomic uint64_t *c, uint64_t v)
 	/* single writer: a relaxed load+store is enough and cheaper than a RMW */
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
 			      memory_order_relaxed);
+}
+
+/* --max-ops: wait for this unlink's turn (pace.c), if paced at all. */
+void engine_pace_slow(struct engine *e, uint64_t interval_ns);
+static inline void engine_pace(struct engine *e)
+{
+	uint64_t iv = atomic_load_explicit(&e->knobs.op_interval_ns, memory_order_relaxed);
+	if (__builtin_expect(iv != 0, 0))
+		engine_pace_slow(e, iv);
 }
 
 /* The spelling of the operand that ANCHOR leads to, for messages. */

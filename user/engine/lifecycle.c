@@ -337,6 +337,8 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 		SUM(unlink_ns);
 		SUM(unlink_calls);
 		SUM(busy_ns);
+		for (int b = 0; b < ENGINE_HIST_BUCKETS; b++)
+			SUM(unlink_hist[b]);
 		SUM(trial.shareable);
 		SUM(trial.share_asks);
 		SUM(trial.sort_asks);

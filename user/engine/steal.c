@@ -55,6 +55,16 @@ bool engine_wants_work(struct engine *e)
 	return want;
 }
 
+size_t engine_backlog(struct engine *e)
+{
+	pthread_mutex_lock(&e->qlock);
+	int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
+	size_t busy = active > e->idle ? (size_t)(active - e->idle) : 0;
+	size_t n = e->qlen + busy;
+	pthread_mutex_unlock(&e->qlock);
+	return n;
+}
+
 size_t engine_remote_out(struct engine *e)
 {
 	pthread_mutex_lock(&e->qlock);

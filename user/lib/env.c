@@ -39,6 +39,10 @@ const struct env_desc env_table[ENV_COUNT] = {
 			     "adaptrm-mpi: 1 makes every rank ask its peers for work all the time,"
 			     " not only when idle (forced steals, re-steals)",
 			     true },
+	[ENV_DIST_BUDGET] = { "ADAPTRM_DIST_BUDGET",
+			      "adaptrm-mpi: 0 turns the shared budget off: every rank's controller"
+			      " then tunes alone (to measure what the budget does)",
+			      true },
 	[ENV_TMPDIR] = { "TMPDIR", "where --prune-empty spools the directories it may prune (/tmp)",
 			 false },
 	[ENV_XDG_CACHE_HOME] = { "XDG_CACHE_HOME",

@@ -90,6 +90,9 @@ int main(int argc, char **argv)
 	}
 	g_rank = rank_new(t, nfiles, argv + first);
 	rank_set_eager(g_rank, env_flag(ENV_DIST_EAGER, 0) == 1);
+	/* --max-ops is the total: the rank's share is set by its engine */
+	rank_set_budget(g_rank, env_flag(ENV_DIST_BUDGET, 1) == 1, o.max_ops, o.explain);
+	o.max_ops = 0;
 	rm_set_hooks(&(struct rm_hooks){ .engine_ready = engine_ready,
 					 .finish = finish,
 					 .quiet = t->rank > 0 });

@@ -1,0 +1,28 @@
+/* --max-ops: the engine's unlinks and rmdirs spaced at least an interval
+ * apart over all its workers, for a purge that must stay polite on a shared
+ * server. One shared "next start" time, claimed lock-free: a worker takes
+ * the next slot and sleeps until it comes, in steps short enough to notice
+ * a stop. An idle spell earns no burst. */
+#include "engine/engine_int.h"
+#include "lib/clock.h"
+
+#include <time.h>
+
+#define PACE_STEP_NS (50 * 1000 * 1000ull)
+
+void engine_pace_slow(struct engine *e, uint64_t interval_ns)
+{
+	uint64_t now = now_ns();
+	uint64_t next = atomic_load_explicit(&e->op_next, memory_order_relaxed), start;
+	do {
+		start = next > now ? next : now;
+	} while (!atomic_compare_exchange_weak_explicit(&e->op_next, &next, start + interval_ns,
+							memory_order_relaxed, memory_order_relaxed));
+	while (start > now && !atomic_load_explicit(&e->stop, memory_order_relaxed)) {
+		uint64_t wait = start - now < PACE_STEP_NS ? start - now : PACE_STEP_NS;
+		nanosleep(&(struct timespec){ (time_t)(wait / 1000000000u),
+					      (long)(wait % 1000000000u) },
+			  NULL);
+		now = now_ns();
+	}
+}
