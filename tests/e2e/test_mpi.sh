@@ -168,3 +168,43 @@ test_mpi_max_ops_and_the_budget() {
 	grep -q "invalid argument '0' for '--max-ops'" err || fail "no usage error: $(cat err)"
 	expect_exists t
 }
+
+# --from-list over the ranks: paths dealt by parent directory, every third
+# file goes and nothing else; --prune-empty removes the directories left
+# empty (a listed one too) and keeps the list's common ancestor.
+test_mpi_from_list_and_prune_empty() {
+	need_mpi
+	make_tree t 60 30
+	mkdir -p t/gone/sub t/kept
+	touch t/gone/sub/x t/kept/y
+	find t -type f ! -path 't/kept/*' | awk 'NR % 3 == 0' >list
+	printf '%s\n' t/gone/sub/x t/gone/sub >>list
+	find t -type f | LC_ALL=C sort >before
+	mpi_rm 4 --from-list list --prune-empty --stats 2>err || { cat err >&2; fail "mpirun failed"; }
+	expect_ranks 4 0
+	LC_ALL=C sort list | grep -v '^t/gone/sub$' >listed
+	find t -type f | LC_ALL=C sort >after
+	expect_eq "$(comm -23 before listed | md5sum)" "$(md5sum <after)" "what is left"
+	expect_gone t/gone
+	expect_exists t/kept/y
+	expect_exists t
+	grep -q "^removed: $(($(wc -l <list) - 1)) files, 2 directories" err ||
+		fail "counts: $(grep removed: err)"
+}
+
+test_mpi_from_list_refuses_a_symlink_on_every_rank() {
+	need_mpi
+	mkdir -p t/real outside
+	touch t/real/f outside/precious
+	ln -s ../outside t/link
+	printf '%s\0' t/real/f t/link/precious >list
+	mpi_rm 3 --from-list list 2>err || true
+	expect_ranks 3 1
+	expect_exists outside/precious
+	expect_gone t/real/f
+	grep -q "symbolic link" err || fail "no message: $(cat err)"
+	mpi_rm 2 -r --from-list list 2>err || true
+	expect_ranks 2 1
+	mpi_rm 2 --from-list list t 2>err || true
+	expect_ranks 2 1
+}

@@ -27,7 +27,21 @@
 #include <time.h>
 #include <unistd.h>
 
-enum tag { TAG_STEAL = 1, TAG_WORK, TAG_NOWORK, TAG_DONE, TAG_STOP };
+enum tag {
+	TAG_STEAL = 1,
+	TAG_WORK,
+	TAG_NOWORK,
+	TAG_DONE,
+	TAG_STOP,
+	/* --from-list */
+	TAG_PATHS,     /* rank 0 -> r: NUL-separated paths */
+	TAG_PATHS_ACK, /* r -> rank 0: a batch taken */
+	TAG_PATHS_END, /* rank 0 -> all: no more */
+};
+
+/* Batches of paths one rank may have unconsumed: the memory list mode
+ * holds stays bounded however long the list. */
+#define PATHS_IN_FLIGHT 4
 
 /* The sum's counters. */
 enum {
@@ -45,6 +59,7 @@ enum {
 	S_MAX_THREADS,
 	S_BACKLOG,
 	S_CLOCK_US, /* rank 0's clock (the others add 0) */
+	S_LISTED,   /* --from-list: ranks whose unlinks are all done */
 	S_COUNT
 };
 
@@ -70,6 +85,15 @@ struct done_item {
 	bool failed;
 };
 
+/* A message a main thread hands to the communication thread, or one
+ * received for it. */
+struct letter {
+	struct letter *next;
+	int peer, tag;
+	size_t len;
+	char data[];
+};
+
 struct rank {
 	struct transport *t;
 	_Atomic(struct engine *) engine;
@@ -90,6 +114,16 @@ struct rank {
 	size_t nout, cap_out;
 	bool left;
 	struct rank_totals totals; /* as of the last sum (under lock) */
+
+	/* --from-list (under lock): letters to send, batches received, the
+	 * batches each rank holds unconsumed (rank 0), and the counts */
+	struct letter *outbox, *outbox_tail, *inbox, *inbox_tail;
+	pthread_cond_t mail; /* a batch came, or credit, or the end */
+	int *unacked;
+	bool paths_end;
+	atomic_bool listed; /* this rank's unlinks are done */
+	bool all_listed;    /* every rank's are (a sum said) */
+	uint64_t list_files, list_dirs, list_errors;
 
 	/* the thread's own */
 	struct strbuf msg, reply;
@@ -225,6 +259,56 @@ static void on_done(struct rank *r, struct engine *e, int src)
 	}
 }
 
+static struct letter *letter_new(int peer, int tag, const void *buf, size_t len)
+{
+	struct letter *l = xmalloc(sizeof(*l) + len);
+	*l = (struct letter){ .peer = peer, .tag = tag, .len = len };
+	if (len)
+		memcpy(l->data, buf, len);
+	return l;
+}
+
+static void append(struct letter **head, struct letter **tail, struct letter *l)
+{
+	if (*tail)
+		(*tail)->next = l;
+	else
+		*head = l;
+	*tail = l;
+}
+
+/* --from-list's messages, for the main thread: a batch to its inbox, a
+ * credit back, the end. */
+static void on_paths(struct rank *r, int src, int tag)
+{
+	pthread_mutex_lock(&r->lock);
+	if (tag == TAG_PATHS)
+		append(&r->inbox, &r->inbox_tail, letter_new(src, tag, r->msg.buf, r->msg.len));
+	else if (tag == TAG_PATHS_ACK && r->unacked)
+		r->unacked[src]--;
+	else if (tag == TAG_PATHS_END)
+		r->paths_end = true;
+	pthread_cond_broadcast(&r->mail);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* The letters main threads queued. True if any. */
+static bool flush_outbox(struct rank *r)
+{
+	pthread_mutex_lock(&r->lock);
+	struct letter *l = r->outbox;
+	r->outbox = r->outbox_tail = NULL;
+	pthread_mutex_unlock(&r->lock);
+	bool any = l != NULL;
+	while (l) {
+		struct letter *next = l->next;
+		send_or_warn(r, l->peer, l->tag, l->data, l->len);
+		free(l);
+		l = next;
+	}
+	return any;
+}
+
 /* Everything that has arrived. True if anything did. */
 static bool serve_messages(struct rank *r)
 {
@@ -239,6 +323,9 @@ static bool serve_messages(struct rank *r)
 		case TAG_NOWORK: on_nowork(r); break;
 		case TAG_DONE: on_done(r, e, src); break;
 		case TAG_STOP: atomic_store(&r->stop, true); break;
+		case TAG_PATHS:
+		case TAG_PATHS_ACK:
+		case TAG_PATHS_END: on_paths(r, src, tag); break;
 		default: warn_errno(0, "rank %d: unknown message %d", r->t->rank, tag);
 		}
 	}
@@ -319,6 +406,14 @@ static void start_sum(struct rank *r)
 	}
 	if (r->t->rank == 0)
 		v[S_CLOCK_US] = now_ns() / 1000;
+	v[S_LISTED] = atomic_load(&r->listed);
+	if (!e) {
+		pthread_mutex_lock(&r->lock);
+		v[S_FILES] = r->list_files;
+		v[S_DIRS] = r->list_dirs;
+		v[S_ERRORS] = r->list_errors;
+		pthread_mutex_unlock(&r->lock);
+	}
 	r->summing = transport_sum_start(r->t, v, S_COUNT);
 }
 
@@ -340,6 +435,10 @@ static bool take_sum(struct rank *r)
 					  .ranks_busy = v[S_BUSY],
 					  .steals = v[S_STEALS],
 					  .failed = v[S_FAILED] > 0 };
+	if (v[S_LISTED] == (uint64_t)r->t->size && !r->all_listed) {
+		r->all_listed = true;
+		pthread_cond_broadcast(&r->mail);
+	}
 	pthread_mutex_unlock(&r->lock);
 	if (++r->nsums % BUDGET_EVERY == 0)
 		apply_budget(r, v);
@@ -402,6 +501,7 @@ static void *comm_main(void *arg)
 	uint64_t idle_ns = 0;
 	for (;;) {
 		bool busy = flush_done(r);
+		busy |= flush_outbox(r);
 		busy |= serve_messages(r);
 		if (r->t->rank == 0 && atomic_load(&r->done) && !r->stop_sent) {
 			for (int i = 1; i < r->t->size; i++)
@@ -425,6 +525,7 @@ static void *comm_main(void *arg)
 	pthread_mutex_lock(&r->lock);
 	r->left = true;
 	pthread_cond_broadcast(&r->cond);
+	pthread_cond_broadcast(&r->mail);
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
 }
@@ -439,6 +540,9 @@ struct rank *rank_new(struct transport *t, int nfiles, char **files)
 		r->views[i].arg = files[i];
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
+	pthread_cond_init(&r->mail, NULL);
+	if (t->rank == 0)
+		r->unacked = xcalloc((size_t)t->size, sizeof(*r->unacked));
 	r->backoff = STEAL_BACKOFF_MIN_NS;
 	r->seed = 0x9e3779b9u * (unsigned)(t->rank + 1);
 	r->totals.ranks = (uint64_t)t->size;
@@ -492,6 +596,72 @@ bool rank_finish(struct rank *r, bool ok)
 	return all_ok;
 }
 
+/* ------------------------------------------------------------------ */
+/* --from-list: the main threads' side                                  */
+
+void rank_send_paths(struct rank *r, int dest, const char *buf, size_t len)
+{
+	pthread_mutex_lock(&r->lock);
+	while (r->unacked[dest] >= PATHS_IN_FLIGHT && !r->left)
+		pthread_cond_wait(&r->mail, &r->lock);
+	r->unacked[dest]++;
+	append(&r->outbox, &r->outbox_tail, letter_new(dest, TAG_PATHS, buf, len));
+	pthread_mutex_unlock(&r->lock);
+}
+
+void rank_end_paths(struct rank *r)
+{
+	pthread_mutex_lock(&r->lock);
+	for (int i = 1; i < r->t->size; i++)
+		append(&r->outbox, &r->outbox_tail, letter_new(i, TAG_PATHS_END, NULL, 0));
+	pthread_mutex_unlock(&r->lock);
+}
+
+bool rank_next_paths(struct rank *r, struct strbuf *buf)
+{
+	pthread_mutex_lock(&r->lock);
+	while (!r->inbox && !r->paths_end && !r->left)
+		pthread_cond_wait(&r->mail, &r->lock);
+	struct letter *l = r->inbox;
+	if (l) {
+		r->inbox = l->next;
+		if (!r->inbox)
+			r->inbox_tail = NULL;
+		/* the credit goes back as the batch is taken */
+		append(&r->outbox, &r->outbox_tail, letter_new(0, TAG_PATHS_ACK, NULL, 0));
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (!l)
+		return false;
+	sb_reset(buf);
+	sb_add(buf, l->data, l->len);
+	free(l);
+	return true;
+}
+
+void rank_paths_done(struct rank *r, uint64_t files, uint64_t dirs, uint64_t errors)
+{
+	pthread_mutex_lock(&r->lock);
+	r->list_files = files;
+	r->list_dirs = dirs;
+	r->list_errors = errors;
+	pthread_mutex_unlock(&r->lock);
+	atomic_store(&r->listed, true);
+	pthread_mutex_lock(&r->lock);
+	while (!r->all_listed && !r->left)
+		pthread_cond_wait(&r->mail, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void rank_list_counts(struct rank *r, uint64_t files, uint64_t dirs, uint64_t errors)
+{
+	pthread_mutex_lock(&r->lock);
+	r->list_files = files;
+	r->list_dirs = dirs;
+	r->list_errors = errors;
+	pthread_mutex_unlock(&r->lock);
+}
+
 void rank_totals(struct rank *r, struct rank_totals *t)
 {
 	pthread_mutex_lock(&r->lock);
@@ -514,6 +684,16 @@ void rank_free(struct rank *r)
 	}
 	free(r->views);
 	free(r->out);
+	free(r->unacked);
+	for (struct letter *l = r->inbox, *next; l; l = next) {
+		next = l->next;
+		free(l);
+	}
+	for (struct letter *l = r->outbox, *next; l; l = next) {
+		next = l->next;
+		free(l);
+	}
+	pthread_cond_destroy(&r->mail);
 	sb_free(&r->msg);
 	sb_free(&r->reply);
 	pthread_mutex_destroy(&r->lock);

@@ -54,6 +54,22 @@ void rank_free(struct rank *r);
  * change of the budget on stderr. Before rank_attach. */
 void rank_set_budget(struct rank *r, bool on, uint64_t max_ops, bool explain);
 
+/* --from-list over the ranks: rank 0 reads the list and deals the paths by
+ * parent directory (dist/fromlist.c); these carry them. */
+struct strbuf;
+/* Rank 0: hand BATCH (paths, each ending in a NUL) to rank DEST; waits
+ * while DEST holds too many batches it has not taken. */
+void rank_send_paths(struct rank *r, int dest, const char *buf, size_t len);
+/* Rank 0: no more paths for anyone. */
+void rank_end_paths(struct rank *r);
+/* The next batch dealt to this rank into BUF; false once there are no more. */
+bool rank_next_paths(struct rank *r, struct strbuf *buf);
+/* This rank's unlinks are done, with these counts: wait until every
+ * rank's are (the phase boundary before pruning). */
+void rank_paths_done(struct rank *r, uint64_t files, uint64_t dirs, uint64_t errors);
+/* The counts again, after the pruning (rank 0). */
+void rank_list_counts(struct rank *r, uint64_t files, uint64_t dirs, uint64_t errors);
+
 /* Testing: ask for work after every directory (ADAPTRM_DIST_STEAL_EVERY=1
  * for the binary), and count what moved. */
 void rank_set_eager(struct rank *r, bool eager);

@@ -8,9 +8,11 @@
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "cli/rm.h"
+#include "dist/fromlist.h"
 #include "dist/rank.h"
 #include "lib/env.h"
 #include "lib/msg.h"
+#include "lib/quote.h"
 #include "mpi/transport_mpi.h"
 
 #include <locale.h>
@@ -48,9 +50,13 @@ static bool cluster_counts(void *arg, struct progress_cluster *c)
 /* What the rm face allows and a spread delete does not. */
 static void check_usage(const struct rm_options *o, int rank)
 {
-	const char *bad = o->interactive == INTERACTIVE_ALWAYS || o->prompt_once ? "-i and -I" :
-			  o->from_list						 ? "--from-list" :
-										   NULL;
+	const char *bad = NULL;
+	if (o->interactive == INTERACTIVE_ALWAYS || o->prompt_once)
+		bad = "-i and -I";
+	else if (o->from_list && o->recursive)
+		bad = "-r with --from-list";
+	else if (o->prune_empty && !o->from_list)
+		bad = "--prune-empty without --from-list";
 	if (!bad)
 		return;
 	if (rank == 0)
@@ -76,7 +82,14 @@ int main(int argc, char **argv)
 	int first = options_parse(&o, argc, argv);
 	int nfiles = argc - first;
 	check_usage(&o, t->rank);
-	if (nfiles == 0 && !o.ignore_missing) {
+	if (o.from_list && nfiles > 0) {
+		if (t->rank == 0)
+			warn_errno(0, "extra operand %s: --from-list takes none",
+				   quote_n(0, argv[first]));
+		MPI_Finalize();
+		return 1;
+	}
+	if (nfiles == 0 && !o.ignore_missing && !o.from_list) {
 		if (t->rank == 0)
 			warn_errno(0, "missing operand");
 		MPI_Finalize();
@@ -97,7 +110,9 @@ int main(int argc, char **argv)
 					 .finish = finish,
 					 .quiet = t->rank > 0 });
 	int status;
-	if (t->rank == 0) {
+	if (o.from_list) {
+		status = dist_fromlist_main(g_rank, t->rank, t->size, &o);
+	} else if (t->rank == 0) {
 		progress_set_cluster(cluster_counts, NULL);
 		status = rm_main(&o, nfiles, argv + first);
 	} else {
