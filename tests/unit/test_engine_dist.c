@@ -90,6 +90,7 @@ struct member {
 	int threads;
 	bool eager;
 	bool ok, all_ok;
+	uint64_t given_on;
 	struct engine_totals tot;
 	struct rank_totals sum;
 };
@@ -114,6 +115,7 @@ static void *member_main(void *arg)
 		m->ok = true;
 	}
 	engine_totals(e, &m->tot);
+	m->given_on = engine_given_on(e);
 	if (m->tot.errors)
 		m->ok = false;
 	m->all_ok = rank_finish(m->r, m->ok);
@@ -171,6 +173,24 @@ Test(dist, forced_steals_delete_everything_once)
 	cr_assert_eq(dirs, 1 + 40 * 2 + 30);
 	cr_assert_geq(m[0].sum.steals, 1, "nothing was stolen");
 	cr_assert_not(exists("t"));
+}
+
+/* A thief's subtree stolen again: the reports go back along the chain. */
+Test(dist, re_steals_report_back_along_the_chain)
+{
+	uint64_t given_on = 0;
+	for (int round = 0; round < 10 && !given_on; round++) {
+		build(40, 5);
+		struct member m[4];
+		run_cluster(m, 4, 1, true);
+		for (int i = 0; i < 4; i++) {
+			cr_assert(m[i].all_ok, "round %d rank %d", round, i);
+			given_on += m[i].given_on;
+		}
+		cr_assert_eq(m[0].sum.files, 40 * 8);
+		cr_assert_not(exists("t"));
+	}
+	cr_assert_geq(given_on, 1, "no directory was given on in 10 rounds");
 }
 
 Test(dist, idle_ranks_steal_and_terminate)

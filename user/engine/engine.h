@@ -230,6 +230,9 @@ void engine_refuse(struct engine *e, int donor, const void *msg, size_t len);
 /* The thief of TOKEN is done with it: remove it (unless FAILED) and walk on.
  * False if TOKEN is not one given away. */
 bool engine_remote_done(struct engine *e, uint64_t token, bool failed);
+/* Donations of directories this engine had itself been given (a re-steal:
+ * the reports go back along a chain of donors). */
+uint64_t engine_given_on(struct engine *e);
 /* Directories given away and not yet reported back. */
 size_t engine_remote_out(struct engine *e);
 /* With no operand of its own, run what is adopted until *STOP (ticking as

@@ -118,8 +118,9 @@ struct engine {
 	size_t remote_out;
 	engine_remote_fn remote_fn;
 	void *remote_arg;
-	atomic_bool serving;	  /* engine_serve is running: no operand of its own */
-	_Atomic uint64_t op_next; /* --max-ops: when the next unlink may start */
+	atomic_bool serving;	   /* engine_serve is running: no operand of its own */
+	_Atomic uint64_t op_next;  /* --max-ops: when the next unlink may start */
+	_Atomic uint64_t given_on; /* donations of directories this engine was given */
 };
 
 /* A slot of the donated table: the node, or the next free slot. */

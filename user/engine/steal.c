@@ -65,6 +65,11 @@ size_t engine_backlog(struct engine *e)
 	return n;
 }
 
+uint64_t engine_given_on(struct engine *e)
+{
+	return atomic_load(&e->given_on);
+}
+
 size_t engine_remote_out(struct engine *e)
 {
 	pthread_mutex_lock(&e->qlock);
@@ -173,8 +178,9 @@ static void put_name(struct strbuf *sb, const struct dnode *n)
 	sb_add(sb, n->name, n->namelen);
 }
 
-/* The way from the operand's root down to P (the root excluded). */
-static void put_path(struct strbuf *sb, struct dnode *p, uint32_t *depth, uint64_t *root_ino)
+/* The way from the operand's root down to P (the root excluded); true if
+ * it is a way this engine was given (an adoption's). */
+static bool put_path(struct strbuf *sb, struct dnode *p, uint32_t *depth, uint64_t *root_ino)
 {
 	struct dnode *root = p;
 	size_t n = 0;
@@ -198,6 +204,7 @@ static void put_path(struct strbuf *sb, struct dnode *p, uint32_t *depth, uint64
 		memcpy(sb->buf + pos + 8, &len, 2);
 		memcpy(sb->buf + pos + 10, c->name, len);
 	}
+	return atomic_load(&root->flags) & DN_PATH; /* a thief's way down */
 }
 
 size_t engine_donate(struct engine *e, size_t max, struct strbuf *out)
@@ -219,7 +226,8 @@ size_t engine_donate(struct engine *e, size_t max, struct strbuf *out)
 	/* The parent's chain cannot go while its children are counted in it. */
 	struct donation_head h = { .magic = DONATION_MAGIC, .ndirs = (uint32_t)k };
 	sb_add(out, &h, sizeof h);
-	put_path(out, given[0]->parent, &h.depth, &h.root_ino);
+	if (put_path(out, given[0]->parent, &h.depth, &h.root_ino))
+		atomic_fetch_add(&e->given_on, 1);
 	memcpy(out->buf, &h, sizeof h);
 	for (size_t i = 0; i < k; i++) {
 		put_u64(out, tokens[i]);
