@@ -135,11 +135,13 @@ help_options() {
 	local opts o arg rc bad=0 n=0
 	opts=$("$ADAPTRM" --help | sed "/^Other modes:/,\$d" | grep -oE '(^|[ ,])--?[a-zA-Z][-a-zA-Z]*(\[?=[A-Z]+\]?)?' | sed 's/^[ ,]//' | sort -u)
 	for o in $opts; do
-		case $o in --trace|--profiles|--json) continue ;; esac
+		# the list mode takes a list, not operands: --prune-empty needs one
+		case $o in --trace|--profiles|--json|--prune-empty) continue ;; esac
 		arg=${o%%[[=]*}
 		case $o in
 		--sort=*) arg+="=auto" ;; --interactive*) arg+="=never" ;; --preserve-root*) ;;
 		--json=*) arg+="=$ROOT/j.json" ;; --getdents-size=*) arg+="=65536" ;;
+		--from-list*) arg="--from-list=/dev/null" ;;
 		*=*) arg+="=2" ;;
 		esac
 		n=$((n + 1))

@@ -458,9 +458,12 @@ static int slowfs_utimens(const char *path, const struct timespec tv[2], struct 
 	return req_end(&r, neg_errno(res));
 }
 
+/* O_DIRECT is the client's business (a loop device over slowfs in direct
+ * I/O, so that its requests overlap): slowfs models the latency, and the
+ * backing file, on tmpfs say, may refuse it or the client's alignment. */
 static int do_open(const char *path, int flags, mode_t mode, struct fuse_file_info *fi)
 {
-	int fd = openat(backing_fd, rel(path), flags | O_NOFOLLOW | O_CLOEXEC, mode);
+	int fd = openat(backing_fd, rel(path), (flags & ~O_DIRECT) | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd == -1)
 		return -errno;
 	fi->fh = (uint64_t)fd;

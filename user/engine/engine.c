@@ -501,6 +501,22 @@ static inline __attribute__((always_inline)) void remove_entry(struct worker *w,
 		unlink_failed(w, d, fd, name, -r);
 }
 
+/* The DT_DIR entries of the read (N bytes in the buffer) become tasks,
+ * pushed now; true if there were any (consume_batch then skips them). */
+static bool queue_dirs_first(struct worker *w, struct dnode *d, long n)
+{
+	for (long off = 0; off < n;) {
+		const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
+		off += de->d_reclen;
+		if (de->d_type == DT_DIR && !is_dot_or_dotdot(de->d_name))
+			queue_subdir(w, d, de->d_name, de->d_ino);
+	}
+	if (!w->n_newdirs)
+		return false;
+	flush_newdirs(w);
+	return true;
+}
+
 static int cmp_ino(const void *a, const void *b)
 {
 	const struct sort_ent *x = a, *y = b;
@@ -1107,12 +1123,19 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	bool batching = s->mode.batching, reverse = s->mode.reverse;
 	uint64_t nread = s->nread;
 	size_t nrev = 0;
+	/* The subdirectories first, published before any file of the read is
+	 * unlinked: one unlinkat may take seconds (a huge file on a cold
+	 * disk), and the other workers (and the lane's stand-in) must not
+	 * wait for it to have the directories to go on with. */
+	bool dirs_first = !batching && queue_dirs_first(w, d, n);
 	for (long off = 0; off < n && !e->halt;) {
 		const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
 		off += de->d_reclen;
 		if (is_dot_or_dotdot(de->d_name))
 			continue;
 		nread++;
+		if (dirs_first && de->d_type == DT_DIR)
+			continue;
 		if (batching) {
 			if (__builtin_expect(!batch_add(w, de), 0))
 				remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
