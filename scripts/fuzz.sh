@@ -75,10 +75,12 @@ extra_flags() {
 }
 
 obj=${OBJ:-$repo/.output}
-# The build's objects of user/ sources, but main.o and those in $@.
+# The build's objects of user/ sources, but main.o, adaptrm-mpi's own
+# (user/mpi/: MPI and a main of their own) and those in $@.
 objects() {
 	local skip=" $* " o rel
-	find "$obj" -mindepth 2 -name '*.o' -not -path "$out/*" | LC_ALL=C sort | while read -r o; do
+	find "$obj" -mindepth 2 -name '*.o' -not -path "$out/*" -not -path "$obj/mpi/*" |
+		LC_ALL=C sort | while read -r o; do
 		rel=${o#"$obj"/}
 		[ -f "$u/${rel%.o}.c" ] || continue # not ours, or its source is gone
 		[[ $skip == *" $u/${rel%.o}.c "* ]] || echo "$o"
