@@ -4,16 +4,12 @@
 #include "cli/fromlist_cmd.h"
 #include "engine/pathlist.h"
 #include "lib/clock.h"
-#include "lib/env.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Past 8 threads the one reader thread is the limit, not the unlinkers. */
-#define DEFAULT_THREADS_MAX 8
 
 /* The options the list mode cannot honour are usage errors. */
 static void check_usage(const struct rm_options *o, int nfiles, char **files)
@@ -32,18 +28,6 @@ static void check_usage(const struct rm_options *o, int nfiles, char **files)
 	if (why)
 		warn_errno(0, "%s", why);
 	options_usage(1);
-}
-
-/* --threads=N, else one per CPU up to DEFAULT_THREADS_MAX: each unlinker is
- * CPU-bound on a local filesystem, so more than the CPUs only contend. */
-static unsigned thread_count(const struct rm_options *o)
-{
-	if (o->threads > 0)
-		return (unsigned)o->threads;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (cpus < 1)
-		return 1;
-	return cpus > DEFAULT_THREADS_MAX ? DEFAULT_THREADS_MAX : (unsigned)cpus;
 }
 
 struct list_run {
@@ -114,7 +98,7 @@ static void print_stats(const struct list_run *r)
 int fromlist_main(const struct rm_options *o, int nfiles, char **files)
 {
 	check_usage(o, nfiles, files);
-	struct list_run r = { .o = o, .threads = thread_count(o), .t0 = now_s() };
+	struct list_run r = { .o = o, .threads = pathdel_threads(o->threads), .t0 = now_s() };
 	r.dopts = (struct pathdel_opts){
 		.force = o->ignore_missing,
 		.verbose = o->verbose,
@@ -128,9 +112,7 @@ int fromlist_main(const struct rm_options *o, int nfiles, char **files)
 		return 1;
 	}
 	if (o->prune_empty) {
-		const char *tmp = env_str(ENV_TMPDIR);
-		if (!tmp || tmp[0] != '/')
-			tmp = "/tmp";
+		const char *tmp = prune_spool_dir_name();
 		r.spool = prune_spool_new(tmp, &err);
 		if (!r.spool) {
 			warn_errno(err, "cannot create the prune list in %s", quote_n(0, tmp));

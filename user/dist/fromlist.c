@@ -8,7 +8,6 @@
 #include "dist/rank.h"
 #include "engine/pathlist.h"
 #include "lib/clock.h"
-#include "lib/env.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
@@ -19,15 +18,6 @@
 #include <unistd.h>
 
 #define BATCH_BYTES (64 * 1024) /* paths sent at a time */
-#define THREADS_MAX 8		/* past this the reader is the limit */
-
-static unsigned thread_count(const struct rm_options *o)
-{
-	if (o->threads > 0)
-		return (unsigned)o->threads;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	return cpus < 1 ? 1 : cpus > THREADS_MAX ? THREADS_MAX : (unsigned)cpus;
-}
 
 struct dealer {
 	struct rank *r;
@@ -149,7 +139,7 @@ static void print_stats(const struct rank_totals *t, double secs, unsigned threa
 int dist_fromlist_main(struct rank *r, int rank, int size, const struct rm_options *o)
 {
 	double t0 = now_s();
-	unsigned threads = thread_count(o);
+	unsigned threads = pathdel_threads(o->threads);
 	struct pathdel_opts dopts = {
 		.force = o->ignore_missing,
 		.verbose = o->verbose,
@@ -162,9 +152,7 @@ int dist_fromlist_main(struct rank *r, int rank, int size, const struct rm_optio
 	/* every rank spools its listed directories, so that none is an error;
 	 * rank 0's spool, which has every path, is the one replayed */
 	if (o->prune_empty) {
-		const char *tmp = env_str(ENV_TMPDIR);
-		if (!tmp || tmp[0] != '/')
-			tmp = "/tmp";
+		const char *tmp = prune_spool_dir_name();
 		d.spool = prune_spool_new(tmp, &err);
 		if (!d.spool) {
 			warn_errno(err, "cannot create the prune list in %s", quote_n(0, tmp));

@@ -639,20 +639,6 @@ bool rank_next_paths(struct rank *r, struct strbuf *buf)
 	return true;
 }
 
-void rank_paths_done(struct rank *r, uint64_t files, uint64_t dirs, uint64_t errors)
-{
-	pthread_mutex_lock(&r->lock);
-	r->list_files = files;
-	r->list_dirs = dirs;
-	r->list_errors = errors;
-	pthread_mutex_unlock(&r->lock);
-	atomic_store(&r->listed, true);
-	pthread_mutex_lock(&r->lock);
-	while (!r->all_listed && !r->left)
-		pthread_cond_wait(&r->mail, &r->lock);
-	pthread_mutex_unlock(&r->lock);
-}
-
 void rank_list_counts(struct rank *r, uint64_t files, uint64_t dirs, uint64_t errors)
 {
 	pthread_mutex_lock(&r->lock);
@@ -661,6 +647,17 @@ void rank_list_counts(struct rank *r, uint64_t files, uint64_t dirs, uint64_t er
 	r->list_errors = errors;
 	pthread_mutex_unlock(&r->lock);
 }
+
+void rank_paths_done(struct rank *r, uint64_t files, uint64_t dirs, uint64_t errors)
+{
+	rank_list_counts(r, files, dirs, errors);
+	atomic_store(&r->listed, true);
+	pthread_mutex_lock(&r->lock);
+	while (!r->all_listed && !r->left)
+		pthread_cond_wait(&r->mail, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+}
+
 
 void rank_totals(struct rank *r, struct rank_totals *t)
 {

@@ -1,6 +1,7 @@
 /* The list reader, the parent hash, the kept ancestors and the prune spool
  * (pathlist.h); the unlinker and the replay are in pathdel.c. */
 #include "engine/pathlist.h"
+#include "lib/env.h"
 #include "lib/xalloc.h"
 
 #include <errno.h>
@@ -266,9 +267,23 @@ static int open_unlinked(const char *dir)
 	return fd;
 }
 
+const char *prune_spool_dir_name(void)
+{
+	const char *tmp = env_str(ENV_TMPDIR);
+	return tmp && tmp[0] == '/' ? tmp : "/tmp";
+}
+
+unsigned pathdel_threads(int asked)
+{
+	if (asked > 0)
+		return (unsigned)asked;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return cpus < 1 ? 1 : cpus > PATHDEL_THREADS_MAX ? PATHDEL_THREADS_MAX : (unsigned)cpus;
+}
+
 struct prune_spool *prune_spool_new(const char *tmpdir, int *err)
 {
-	int fd = open_unlinked(tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int fd = open_unlinked(tmpdir && *tmpdir ? tmpdir : prune_spool_dir_name());
 	if (fd < 0) {
 		*err = errno;
 		return NULL;

@@ -150,6 +150,12 @@ int pathdel_unlink(struct pathdel *d, const char *path, size_t len);
  * dealt before, 1 on one machine), so one directory stays with one thread
  * and its chain. A full queue blocks the caller. One thread: inline, no
  * queue. */
+/* Unlinker threads: ASKED (--threads=N) if set, else one per CPU up to
+ * PATHDEL_THREADS_MAX: each is CPU-bound on a local filesystem, and past
+ * that the one reader is the limit. */
+#define PATHDEL_THREADS_MAX 8
+unsigned pathdel_threads(int asked);
+
 struct pathdel_pool;
 struct pathdel_pool *pathdel_pool_new(unsigned nthreads, uint64_t hash_div,
 				      const struct pathdel_opts *o, struct prune_spool *spool);
@@ -160,8 +166,10 @@ void pathdel_pool_finish(struct pathdel_pool *p, struct pathdel_counts *n);
 
 /* --- pruning ----------------------------------------------------------- */
 
-/* An unlinked temporary file in TMPDIR of the parents to revisit. Returns
- * NULL and sets *err if it cannot be made. */
+/* Where spools go: $TMPDIR if it is an absolute path, else /tmp. */
+const char *prune_spool_dir_name(void);
+/* An unlinked temporary file in TMPDIR (NULL: prune_spool_dir_name()) of
+ * the parents to revisit. Returns NULL and sets *err if it cannot be made. */
 struct prune_spool *prune_spool_new(const char *tmpdir, int *err);
 void prune_spool_free(struct prune_spool *s);
 /* A listed path's parent (the reader, one thread): consecutive duplicates
