@@ -88,10 +88,14 @@ test_large_free_rate_on_tmpfs() {
 	mount_fs tmpfs m 1G || skip "cannot mount tmpfs"
 	make_tree m/t 10 20
 	fallocate -l 130M m/t/d1/h || skip "fallocate failed"
-	traced -rf --free-rate=4G/s m/t
+	traced -rf --free-rate=4G/s --json=j.json m/t
 	expect_eq "$rc" 0 "exit status"
 	expect_gone m/t
 	expect_eq "$(ftruncates)" 2 "ftruncate calls (130M: to 128M, to 64M)"
+	# the JSON's lane object says the same (docs/json.md#lane)
+	expect_eq "$(python3 -c 'import json,sys; l = json.load(open(sys.argv[1]))["lane"]
+print(l["files"], l["truncations"], l["paced_bytes"], l["auto"])' j.json)" \
+		"1 2 136314880 False" "the JSON's lane"
 }
 
 # The tree is gone, nothing was truncated, and keep-huge still sums to SUM.

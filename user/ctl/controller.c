@@ -612,6 +612,20 @@ void controller_end_tree(struct controller *c)
 	}
 }
 
+/* What the large-file lane did over the run (docs/json.md#lane). */
+static void write_lane(struct controller *c)
+{
+	struct engine_totals t;
+	engine_totals(c->e, &t);
+	jw_object(&c->jw, "lane");
+	jw_int(&c->jw, "files", (int64_t)t.lane.files);
+	jw_bool(&c->jw, "auto", t.lane.auto_lane);
+	jw_int(&c->jw, "truncations", (int64_t)t.lane.truncations);
+	jw_int(&c->jw, "paced_bytes", (int64_t)t.lane.paced_bytes);
+	jw_double(&c->jw, "paced_seconds", (double)t.lane.paced_ns / 1e9);
+	jw_end(&c->jw);
+}
+
 void controller_finish(struct controller *c)
 {
 	if (!c)
@@ -621,6 +635,7 @@ void controller_finish(struct controller *c)
 		jw_end(&c->jw); /* trees */
 		jw_int(&c->jw, "final_threads", c->final_threads);
 		jw_string(&c->jw, "not_measured", ctl_source_missing(c->src));
+		write_lane(c);
 		jw_array(&c->jw, "decisions");
 		for (size_t i = 0; i < c->nlog; i++) {
 			jw_object(&c->jw, NULL);
