@@ -8,6 +8,7 @@
 #else
 #include <criterion/criterion.h>
 #endif
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -193,6 +194,32 @@ Test(dist, re_steals_report_back_along_the_chain)
 	cr_assert_geq(given_on, 1, "no directory was given on in 10 rounds");
 }
 
+/* One big directory, nothing else to steal: slices of its names go to the
+ * other ranks (tmpfs: sharing a directory pays there). */
+Test(dist, a_flat_directory_is_shared_in_slices)
+{
+	uint64_t elsewhere = 0;
+	for (int round = 0; round < 10 && !elsewhere; round++) {
+		char p[4096];
+		snprintf(p, sizeof p, "%s/t", tmpl);
+		cr_assert_eq(mkdir(p, 0755), 0);
+		for (int f = 0; f < 20000; f++) {
+			snprintf(p, sizeof p, "%s/t/f%05d", tmpl, f);
+			touch(p);
+		}
+		struct member m[3];
+		run_cluster(m, 3, 2, true);
+		for (int i = 0; i < 3; i++) {
+			cr_assert(m[i].all_ok, "round %d rank %d", round, i);
+			if (i > 0)
+				elsewhere += m[i].tot.files;
+		}
+		cr_assert_eq(m[0].sum.files, 20000);
+		cr_assert_not(exists("t"));
+	}
+	cr_assert_geq(elsewhere, 1, "no slice went to another rank in 10 rounds");
+}
+
 Test(dist, idle_ranks_steal_and_terminate)
 {
 	for (int round = 0; round < 3; round++) {
@@ -328,6 +355,65 @@ static void build_ab(void)
 	touch(p);
 	snprintf(p, sizeof p, "%s/elsewhere/b/keep", tmpl);
 	touch(p);
+}
+
+/* A slice of names in TMPL/t/a/b (inode B_INO), the way through a. */
+static void slice(struct strbuf *sb, uint64_t a_ino, uint64_t b_ino, const char *const *names)
+{
+	uint32_t n = 0;
+	while (names[n])
+		n++;
+	uint32_t head[4] = { 0x31736461u, n, 2, 1 };
+	uint64_t root = ino_of("t"), token = 43;
+	sb_add(sb, head, sizeof head);
+	sb_add(sb, &root, 8);
+	put_name(sb, a_ino, "a");
+	put_name(sb, b_ino, "b");
+	sb_add(sb, &token, 8);
+	for (uint32_t i = 0; i < n; i++) {
+		sb_addc(sb, DT_REG);
+		put_name(sb, 0, names[i]);
+	}
+}
+
+Test(dist, a_slice_of_names_is_unlinked_in_the_verified_directory_only)
+{
+	build_ab();
+	char p[4096];
+	snprintf(p, sizeof p, "%s/t/a/b/x", tmpl);
+	touch(p);
+	snprintf(p, sizeof p, "%s/t/a/b/y", tmpl);
+	touch(p);
+	const char *names[] = { "x", "y", NULL };
+	struct strbuf msg = STRBUF_INIT;
+	slice(&msg, ino_of("t/a"), ino_of("t/a/b"), names);
+	struct reported rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	adopt(&msg, &rep, true);
+	cr_assert_eq(rep.n, 1);
+	cr_assert_eq(rep.token, 43);
+	cr_assert_not(rep.failed);
+	cr_assert_not(exists("t/a/b/x"));
+	cr_assert_not(exists("t/a/b/y"));
+	cr_assert(exists("t/a/b/c/f"), "more than the slice went");
+	/* the same slice into a directory swapped for another: refused */
+	sb_reset(&msg);
+	slice(&msg, ino_of("t/a"), ino_of("t/a/b"), names);
+	char from[4096], to[4096];
+	snprintf(from, sizeof from, "%s/t/a/b", tmpl);
+	snprintf(to, sizeof to, "%s/moved", tmpl);
+	cr_assert_eq(rename(from, to), 0);
+	snprintf(from, sizeof from, "%s/elsewhere/b", tmpl);
+	snprintf(to, sizeof to, "%s/t/a/b", tmpl);
+	cr_assert_eq(rename(from, to), 0);
+	snprintf(p, sizeof p, "%s/t/a/b/x", tmpl);
+	touch(p);
+	rep.n = 0;
+	adopt(&msg, &rep, true);
+	cr_assert_eq(rep.n, 1);
+	cr_assert(rep.failed, "a slice went into a swapped directory");
+	cr_assert(exists("t/a/b/x"));
+	cr_assert(exists("t/a/b/keep"));
+	sb_free(&msg);
 }
 
 Test(dist, a_thief_empties_what_it_is_given_and_leaves_the_directory_to_its_donor)

@@ -32,22 +32,6 @@ struct linux_dirent64 {
 	char d_name[];
 };
 
-/* One entry of an inode-sorted batch; names live in the batch's arena. */
-struct sort_ent {
-	uint64_t ino;
-	uint32_t name_off;
-	uint8_t type;
-};
-
-/* A slice of one directory's entries handed to another worker (dir_share).
- * Names follow the entry array in the same allocation. */
-struct chunk {
-	struct dnode *d;
-	uint32_t n;
-	uint8_t big_mode; /* enum big_mode of its unlinks */
-	struct sort_ent ents[];
-};
-
 #define UNLINK_SAMPLE 8 /* time one unlinkat in 8 (a power of two) */
 #define CHUNK_MIN 256	/* entries: below this a hand-off costs more than it saves */
 /* getdents64 bytes that hold two chunks' worth of entries (24 bytes or more each) */
@@ -136,6 +120,11 @@ static bool push_chunks(struct engine *e, struct chunk **chunks, size_t n)
 		wake_workers(e, n);
 	pthread_mutex_unlock(&e->qlock);
 	return ok;
+}
+
+bool engine_push_chunk(struct engine *e, struct chunk *c)
+{
+	return push_chunks(e, &c, 1);
 }
 
 /* False if out of memory: nothing was pushed. */
@@ -517,6 +506,27 @@ static bool queue_dirs_first(struct worker *w, struct dnode *d, long n)
 	return true;
 }
 
+static bool shares(struct engine *e, unsigned flags);
+
+/* Other ranks asked for work and found none: read on (a FUSE or network
+ * filesystem hands out a few hundred names a read) until there are slices
+ * for them too. On one client the VFS holds a directory's lock through
+ * each unlink, so only other clients unlink a big directory in parallel. */
+static bool gather_for_remote(const struct worker *w, struct dnode *d)
+{
+	int hunger = atomic_load_explicit(&w->e->remote_hunger, memory_order_relaxed);
+	return hunger > 0 && shares(w->e, atomic_load_explicit(&d->flags, memory_order_relaxed)) &&
+	       w->n_ents < (size_t)CHUNK_MIN * (size_t)(hunger + 2);
+}
+
+/* Slices of D may go to other ranks that asked for work (and where sharing
+ * a directory pays, as within one machine). */
+static bool remote_slices(struct engine *e, struct dnode *d)
+{
+	return atomic_load_explicit(&e->remote_hunger, memory_order_relaxed) > 0 &&
+	       shares(e, atomic_load_explicit(&d->flags, memory_order_relaxed));
+}
+
 static int cmp_ino(const void *a, const void *b)
 {
 	const struct sort_ent *x = a, *y = b;
@@ -618,7 +628,10 @@ static void flush_batch(struct worker *w, const struct scan *s)
 							    BIG_NONE;
 
 	unsigned share = dir_share(e, d);
-	if (share > 1 && n >= 2 * CHUNK_MIN) {
+	/* other ranks that found no work take slices where sharing pays,
+	 * however many workers this one runs (steal.c) */
+	bool remote = remote_slices(e, d);
+	if ((share > 1 || remote) && n >= 2 * CHUNK_MIN) {
 		/* Subdirectories become tasks at once (a chunk of them would only
 		 * hand their names on); the files are what may be split. Stable,
 		 * so a sorted batch stays in inode order. */
@@ -637,8 +650,11 @@ static void flush_batch(struct worker *w, const struct scan *s)
 	/* Only workers with nothing else to do help: unlinkers in one
 	 * directory queue on its i_rwsem, so while other directories wait, a
 	 * second worker here only adds contention (docs/design.md#engine). */
-	if (share > 1 && n >= 2 * CHUNK_MIN) {
-		unsigned helpers = idle_helpers(e);
+	if ((share > 1 || remote) && n >= 2 * CHUNK_MIN) {
+		/* and a slice for each rank that asked for work and found none */
+		unsigned hunger = remote ? (unsigned)atomic_exchange(&e->remote_hunger, 0) : 0;
+		unsigned helpers = idle_helpers(e) + hunger;
+		share += hunger;
 		if (share > helpers + 1)
 			share = helpers + 1;
 	}
@@ -1043,7 +1059,7 @@ static struct scan_mode choose_mode(struct worker *w, struct scan *s)
 		if ((m.sort != s->mode.sort || m.base_batch != s->mode.base_batch) && w->n_ents)
 			flush_batch(w, s);
 	}
-	m.batching = m.sort || m.base_batch || dir_share(e, s->d) > 1;
+	m.batching = m.sort || m.base_batch || dir_share(e, s->d) > 1 || remote_slices(e, s->d);
 	/* Only reads of a big directory are timed: the rest never split,
 	 * and a small directory's two reads need no clock. */
 	m.timed = m.batching && s->big;
@@ -1151,7 +1167,8 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	}
 	if (!batching)
 		flush_newdirs(w);
-	else if (!(s->mode.sort || s->mode.base_batch) || w->n_ents >= s->batch)
+	else if (w->n_ents >= s->batch ||
+		 (!(s->mode.sort || s->mode.base_batch) && !gather_for_remote(w, d)))
 		flush_batch(w, s);
 }
 

@@ -21,6 +21,23 @@
 	((uintptr_t)2) /* tag bit of a donated directory its thief
 				     * is done with: drop its last count */
 
+/* One entry of an inode-sorted batch; names live in the batch's arena. */
+struct sort_ent {
+	uint64_t ino;
+	uint32_t name_off;
+	uint8_t type;
+};
+
+/* A slice of one directory's entries handed to another worker (dir_share),
+ * or to another engine (steal.c). Names follow the entry array in the same
+ * allocation. */
+struct chunk {
+	struct dnode *d;
+	uint32_t n;
+	uint8_t big_mode; /* enum big_mode of its unlinks */
+	struct sort_ent ents[];
+};
+
 /* A subdirectory found in a read, with its d_ino: the key when the new
  * tasks are pushed in inode order. */
 struct subdir {
@@ -121,6 +138,8 @@ struct engine {
 	atomic_bool serving;	   /* engine_serve is running: no operand of its own */
 	_Atomic uint64_t op_next;  /* --max-ops: when the next unlink may start */
 	_Atomic uint64_t given_on; /* donations of directories this engine was given */
+	atomic_int remote_hunger;  /* ranks that asked and found nothing: a shared
+				    * directory's reader cuts slices for them */
 };
 
 /* A slot of the donated table: the node, or the next free slot. */
@@ -180,6 +199,9 @@ int engine_spawn_workers(struct engine *e, int n);
 /* Push N new directory tasks (reversed: the first is taken first); false
  * if out of memory, nothing pushed (engine.c). */
 bool engine_push_tasks(struct engine *e, const struct subdir *nodes, size_t n);
+/* Push chunk C (a slice of its directory's names) as a task; false if out
+ * of memory (engine.c). */
+bool engine_push_chunk(struct engine *e, struct chunk *c);
 /* Drop one reference of directory D, removing it (and its ancestors) if it
  * was the last (engine.c). */
 void engine_node_release(struct worker *w, struct dnode *d);

@@ -13,10 +13,18 @@
  * operand: its root's count on the first engine covers every directory
  * given away, and every one given on from there.
  *
+ * Where nothing waits to be scanned but a reader cuts a big directory into
+ * slices for idle workers (only where sharing a directory pays, as within
+ * one machine), a slice of names can go too: the thief unlinks them through
+ * its own way down to the directory, and its report drops the slice's count
+ * on the donor's node, as a local slice's end does.
+ *
  * A donation on the wire, in host byte order (one architecture per job):
- *   head   u32 magic, u32 ndirs, u32 depth, u32 0, u64 root inode
+ *   head   u32 magic, u32 n, u32 depth, u32 kind, u64 root inode
  *   depth  x { u64 ino, u16 len, name }  from the root's child down to P
- *   ndirs  x { u64 token, u64 ino, u16 len, name }
+ *   kind DIRS:  n x { u64 token, u64 ino, u16 len, name }  P's children
+ *   kind SLICE: u64 token, then n x { u8 type, u64 ino, u16 len, name },
+ *               names in P (the root itself when depth is 0)
  */
 #include "engine/dirnode.h"
 #include "engine/engine_int.h"
@@ -34,8 +42,10 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
+enum { KIND_DIRS, KIND_SLICE };
+
 struct donation_head {
-	uint32_t magic, ndirs, depth, zero;
+	uint32_t magic, ndirs, depth, kind;
 	uint64_t root_ino;
 };
 
@@ -207,6 +217,42 @@ static bool put_path(struct strbuf *sb, struct dnode *p, uint32_t *depth, uint64
 	return atomic_load(&root->flags) & DN_PATH; /* a thief's way down */
 }
 
+/* The oldest slice in the stack, taken out and registered (qlock held);
+ * NULL if none. */
+static struct chunk *take_slice(struct engine *e, uint64_t *token)
+{
+	for (size_t i = 0; i < e->qlen; i++) {
+		if (!(e->stack[i] & TASK_CHUNK))
+			continue;
+		struct chunk *c = (struct chunk *)(e->stack[i] & ~TASK_CHUNK);
+		if (!donated_put(e, c->d, token))
+			return NULL;
+		memmove(&e->stack[i], &e->stack[i + 1], (e->qlen - i - 1) * sizeof(*e->stack));
+		e->qlen--;
+		e->remote_out++;
+		return c;
+	}
+	return NULL;
+}
+
+static void put_slice(struct engine *e, struct strbuf *out, struct chunk *c, uint64_t token)
+{
+	struct donation_head h = { .magic = DONATION_MAGIC, .ndirs = c->n, .kind = KIND_SLICE };
+	sb_add(out, &h, sizeof h);
+	put_path(out, c->d, &h.depth, &h.root_ino);
+	memcpy(out->buf, &h, sizeof h);
+	put_u64(out, token);
+	const char *names = (const char *)&c->ents[c->n];
+	for (uint32_t i = 0; i < c->n; i++) {
+		const char *name = names + c->ents[i].name_off;
+		uint16_t len = (uint16_t)strlen(name);
+		sb_addc(out, (char)c->ents[i].type);
+		put_u64(out, c->ents[i].ino);
+		put_u16(out, len);
+		sb_add(out, name, len);
+	}
+}
+
 size_t engine_donate(struct engine *e, size_t max, struct strbuf *out)
 {
 	sb_reset(out);
@@ -216,11 +262,23 @@ size_t engine_donate(struct engine *e, size_t max, struct strbuf *out)
 	uint64_t tokens[DONATION_MAX_DIRS];
 	pthread_mutex_lock(&e->qlock);
 	size_t k = 0;
+	struct chunk *slice = NULL;
+	uint64_t slice_token = 0;
 	if (!e->stop && !e->halt && e->qlen > 0) {
 		size_t half = (e->qlen + 1) / 2;
 		k = take_oldest(e, half < max ? half : max, given, tokens);
+		if (!k)
+			slice = take_slice(e, &slice_token);
 	}
+	if (!k && !slice && atomic_load(&e->remote_hunger) < 8)
+		atomic_fetch_add(&e->remote_hunger, 1); /* a reader may cut one */
 	pthread_mutex_unlock(&e->qlock);
+	if (slice) {
+		put_slice(e, out, slice, slice_token);
+		size_t n = slice->n;
+		free(slice); /* its count on the directory is the token's now */
+		return n;
+	}
 	if (!k)
 		return 0;
 	/* The parent's chain cannot go while its children are counted in it. */
@@ -301,14 +359,21 @@ bool engine_donation_root(const void *msg, size_t len, uint64_t *root_ino)
 static bool donation_valid(const void *msg, size_t len, struct donation_head *h)
 {
 	struct cursor c = { msg, (const char *)msg + len };
-	if (!get(&c, h, sizeof *h) || h->magic != DONATION_MAGIC || h->ndirs == 0 ||
-	    h->ndirs > DONATION_MAX_DIRS)
+	if (!get(&c, h, sizeof *h) || h->magic != DONATION_MAGIC || h->ndirs == 0)
 		return false;
+	bool slice = h->kind == KIND_SLICE;
+	if ((h->kind != KIND_DIRS && !slice) || (!slice && h->ndirs > DONATION_MAX_DIRS))
+		return false;
+	uint64_t v;
 	for (uint32_t i = 0; i < h->depth + h->ndirs; i++) {
-		uint64_t v;
 		const char *name;
 		uint16_t nl;
-		if (i >= h->depth && !get(&c, &v, sizeof v))
+		uint8_t type;
+		if (slice && i == h->depth && !get(&c, &v, sizeof v)) /* the token */
+			return false;
+		if (i >= h->depth && !slice && !get(&c, &v, sizeof v))
+			return false;
+		if (i >= h->depth && slice && !get(&c, &type, sizeof type))
 			return false;
 		if (!get(&c, &v, sizeof v) || !get_name(&c, &name, &nl))
 			return false;
@@ -353,10 +418,17 @@ static void skip_path(struct cursor *c, uint32_t depth)
 }
 
 /* The given directories of a message that cannot be taken: each goes back
- * to its donor as failed. */
-static void refuse_all(struct engine *e, int donor, struct cursor *c, uint32_t ndirs)
+ * to its donor as failed (a slice: its one token). */
+static void refuse_all(struct engine *e, int donor, struct cursor *c, const struct donation_head *h)
 {
-	for (uint32_t i = 0; i < ndirs; i++) {
+	if (h->kind == KIND_SLICE) {
+		uint64_t token = 0;
+		get(c, &token, sizeof token);
+		if (e->remote_fn)
+			e->remote_fn(e->remote_arg, donor, token, true);
+		return;
+	}
+	for (uint32_t i = 0; i < h->ndirs; i++) {
 		uint64_t token = 0, ino = 0;
 		const char *name;
 		uint16_t nl;
@@ -368,6 +440,97 @@ static void refuse_all(struct engine *e, int donor, struct cursor *c, uint32_t n
 	}
 }
 
+/* The way down under ROOT: an adoption's anchor, the root and DEPTH
+ * components of C as DN_PATH nodes; the deepest, or NULL if out of memory
+ * (nothing left built). With SLICE, the last of the way (the root itself
+ * at depth 0) is left to the caller: the deepest is its parent. */
+static struct dnode *build_way(const struct engine_root *root, struct cursor *c, uint32_t depth,
+			       bool slice)
+{
+	struct adoption *a = malloc(sizeof(*a) + 1);
+	if (!a)
+		return NULL;
+	dnode_init_anchor(&a->anchor, root->pfd);
+	a->display = root->display;
+	if (slice && depth == 0)
+		return &a->anchor;
+	struct dnode *p = path_node(&a->anchor, root->base, strlen(root->base), root->dev, root->ino);
+	if (!p) {
+		free(a);
+		return NULL;
+	}
+	for (uint32_t i = 0; p && i < depth - (slice ? 1 : 0); i++) {
+		uint64_t ino = 0;
+		const char *name;
+		uint16_t nl;
+		get(c, &ino, sizeof ino);
+		get_name(c, &name, &nl);
+		struct dnode *n = path_node(p, name, nl, root->dev, (ino_t)ino);
+		if (!n)
+			free_path(p);
+		p = n;
+	}
+	return p;
+}
+
+/* A slice of names in directory D (the last of the way, under P): D is
+ * stolen (its donor's count is the slice's), the names a chunk task. */
+static bool adopt_slice(struct engine *e, int donor, struct cursor *c, const struct donation_head *h,
+			struct dnode *p, const struct engine_root *root)
+{
+	const char *dname = root->base;
+	uint16_t dlen = (uint16_t)strlen(root->base);
+	uint64_t dino = (uint64_t)root->ino, token = 0;
+	if (h->depth > 0) {
+		get(c, &dino, sizeof dino);
+		get_name(c, &dname, &dlen);
+	}
+	get(c, &token, sizeof token);
+	/* the names' bytes: what is left, less each entry's 11 fixed bytes */
+	size_t names = (size_t)(c->end - c->p) - (size_t)h->ndirs * 11 + h->ndirs;
+	struct stolen *s = malloc(sizeof(*s) + dlen + 1);
+	struct chunk *k = malloc(sizeof(*k) + h->ndirs * sizeof(k->ents[0]) + names);
+	if (!s || !k) {
+		free(s);
+		free(k);
+		free_path(p);
+		if (e->remote_fn)
+			e->remote_fn(e->remote_arg, donor, token, true);
+		return false;
+	}
+	s->donor = donor;
+	s->token = token;
+	dnode_init(&s->n, p, dname, dlen);
+	atomic_store(&s->n.flags, DN_STOLEN);
+	s->n.dev = root->dev;
+	s->n.ino = (ino_t)dino;
+	*k = (struct chunk){ .d = &s->n, .n = h->ndirs };
+	char *dst = (char *)&k->ents[h->ndirs];
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < h->ndirs; i++) {
+		uint8_t type = 0;
+		uint64_t ino = 0;
+		const char *name;
+		uint16_t nl;
+		get(c, &type, sizeof type);
+		get(c, &ino, sizeof ino);
+		get_name(c, &name, &nl);
+		k->ents[i] = (struct sort_ent){ .ino = ino, .name_off = off, .type = type };
+		memcpy(dst + off, name, nl);
+		dst[off + nl] = '\0';
+		off += nl + 1u;
+	}
+	if (!engine_push_chunk(e, k)) {
+		free(k);
+		free(s);
+		free_path(p);
+		if (e->remote_fn)
+			e->remote_fn(e->remote_arg, donor, token, true);
+		return false;
+	}
+	return true;
+}
+
 bool engine_adopt(struct engine *e, int donor, const void *msg, size_t len,
 		  const struct engine_root *root)
 {
@@ -375,35 +538,16 @@ bool engine_adopt(struct engine *e, int donor, const void *msg, size_t len,
 	if (!donation_valid(msg, len, &h))
 		return false;
 	struct cursor c = { (const char *)msg + sizeof h, (const char *)msg + len };
-
-	struct adoption *a = malloc(sizeof(*a) + 1);
-	struct dnode *p = NULL;
-	if (a) {
-		dnode_init_anchor(&a->anchor, root->pfd);
-		a->display = root->display;
-		p = path_node(&a->anchor, root->base, strlen(root->base), root->dev, root->ino);
-		if (!p)
-			free(a);
-	}
-	for (uint32_t i = 0; p && i < h.depth; i++) {
-		uint64_t ino = 0;
-		const char *name;
-		uint16_t nl;
-		get(&c, &ino, sizeof ino);
-		get_name(&c, &name, &nl);
-		struct dnode *n = path_node(p, name, nl, root->dev, (ino_t)ino);
-		if (!n) {
-			free_path(p);
-			p = NULL;
-		}
-		p = n;
-	}
+	bool slice = h.kind == KIND_SLICE;
+	struct dnode *p = build_way(root, &c, h.depth, slice);
+	if (p && slice)
+		return adopt_slice(e, donor, &c, &h, p, root);
 	struct subdir *tasks = p ? malloc(h.ndirs * sizeof(*tasks)) : NULL;
 	if (!tasks) {
 		free_path(p);
 		c = (struct cursor){ (const char *)msg + sizeof h, (const char *)msg + len };
 		skip_path(&c, h.depth);
-		refuse_all(e, donor, &c, h.ndirs);
+		refuse_all(e, donor, &c, &h);
 		return false;
 	}
 	/* P counts its given children; each node above it, its one child */
@@ -452,7 +596,7 @@ void engine_refuse(struct engine *e, int donor, const void *msg, size_t len)
 		return;
 	struct cursor c = { (const char *)msg + sizeof h, (const char *)msg + len };
 	skip_path(&c, h.depth);
-	refuse_all(e, donor, &c, h.ndirs);
+	refuse_all(e, donor, &c, &h);
 }
 
 struct dnode *engine_remote_finished(struct worker *w, struct dnode *d)
