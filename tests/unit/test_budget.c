@@ -102,19 +102,22 @@ Test(budget, the_cap_stays_between_the_ranks_and_their_maximum)
 	cr_assert_eq(b.cap, 4);
 }
 
-Test(budget, shares_follow_the_backlog_and_never_drop_to_zero)
+Test(budget, ranks_with_work_share_alike_and_none_drops_to_zero)
 {
 	struct budget b;
 	budget_init(&b, 4);
 	b.cap = 40;
-	/* backlogs 36, 0, 0, 0: 36+1 of 36+4 */
-	cr_assert_eq(budget_share(&b, 36, 36), 37);
-	cr_assert_eq(budget_share(&b, 0, 36), 1);
-	cr_assert_eq(budget_share(&b, 9, 36), 10);
-	/* --max-ops=1000 over 4 ranks: the shares add up to the total */
-	uint64_t sum = budget_ops_share(1000, 4, 36, 36) + 3 * budget_ops_share(1000, 4, 0, 36);
+	/* one rank has work: 40 less a worker for each idle one */
+	cr_assert_eq(budget_share(&b, 36, 1), 37);
+	cr_assert_eq(budget_share(&b, 0, 1), 1);
+	/* all four: alike, whatever each backlog */
+	cr_assert_eq(budget_share(&b, 1, 4), 10);
+	cr_assert_eq(budget_share(&b, 900, 4), 10);
+	/* --max-ops=1000 over 4 ranks, one busy: the shares add up to the total */
+	uint64_t sum = budget_ops_share(1000, 4, 36, 1) + 3 * budget_ops_share(1000, 4, 0, 1);
 	cr_assert(sum >= 990 && sum <= 1000, "%llu", (unsigned long long)sum);
-	cr_assert_eq(budget_ops_share(1, 4, 0, 100), 1);
+	cr_assert_eq(budget_ops_share(1000, 4, 5, 4), 250);
+	cr_assert_eq(budget_ops_share(1, 4, 0, 1), 1);
 }
 
 Test(budget, the_policy_follows_a_budget_that_binds_it)

@@ -66,20 +66,28 @@ bool budget_step(struct budget *b, const struct budget_sample *s)
 	return b->cap != old;
 }
 
-int budget_share(const struct budget *b, uint64_t backlog, uint64_t total)
+/* Ranks with work share alike: a backlog in proportion would give most of
+ * the budget to the rank with the most directories waiting, which one
+ * client's own cap on requests in flight (Lustre's 7) may not let it use. */
+int budget_share(const struct budget *b, uint64_t backlog, uint64_t with_work)
 {
 	if (!b->cap)
 		return 0;
-	/* one more each, so that a rank with nothing yet still gets a worker */
-	double share = (double)b->cap * (double)(backlog + 1) / (double)(total + (uint64_t)b->nranks);
-	int n = (int)(share + 0.5);
+	if (!backlog || !with_work)
+		return 1; /* nothing to do: a worker for what it may steal */
+	int idle = b->nranks - (int)with_work;
+	int n = (b->cap - (idle > 0 ? idle : 0)) / (int)with_work;
 	return n > 0 ? n : 1;
 }
 
-uint64_t budget_ops_share(uint64_t max_ops, int nranks, uint64_t backlog, uint64_t total)
+uint64_t budget_ops_share(uint64_t max_ops, int nranks, uint64_t backlog, uint64_t with_work)
 {
-	double share = (double)max_ops * (double)(backlog + 1) / (double)(total + (uint64_t)nranks);
-	return share >= 1 ? (uint64_t)share : 1;
+	/* an idle rank keeps an eighth of an equal share for what it steals */
+	uint64_t idle_share = max_ops / (uint64_t)nranks / 8;
+	uint64_t idle = (uint64_t)nranks > with_work ? (uint64_t)nranks - with_work : 0;
+	uint64_t share = !backlog || !with_work ? idle_share :
+						  (max_ops - idle * idle_share) / with_work;
+	return share > 0 ? share : 1;
 }
 
 const char *budget_why_name(enum budget_why why)

@@ -5,7 +5,7 @@
  * flight without a coordinator: grow while the total throughput grows and
  * the unlink latency holds; cut when the latency rises without gain (the
  * server's knee: more in flight only queue there). A rank takes a share by
- * its backlog. */
+ * its backlog: alike among the ranks with work. */
 #ifndef ADAPTRM_BUDGET_H
 #define ADAPTRM_BUDGET_H
 
@@ -46,10 +46,12 @@ void budget_init(struct budget *b, int nranks);
 /* The window from the last sample to S closed: the new cap (b->cap) and
  * why (b->why). True if the cap changed. */
 bool budget_step(struct budget *b, const struct budget_sample *s);
-/* A rank's share of the cap with BACKLOG of the ranks' TOTAL: at least 1. */
-int budget_share(const struct budget *b, uint64_t backlog, uint64_t total);
-/* A rank's share of --max-ops=MAX_OPS the same way: at least 1 a second. */
-uint64_t budget_ops_share(uint64_t max_ops, int nranks, uint64_t backlog, uint64_t total);
+/* A rank's share of the cap with BACKLOG (0: nothing to do), WITH_WORK
+ * ranks having some: equal among those, 1 for the others. */
+int budget_share(const struct budget *b, uint64_t backlog, uint64_t with_work);
+/* A rank's share of --max-ops=MAX_OPS the same way (an idle rank keeps an
+ * eighth of an equal share): at least 1 a second. */
+uint64_t budget_ops_share(uint64_t max_ops, int nranks, uint64_t backlog, uint64_t with_work);
 const char *budget_why_name(enum budget_why why);
 
 #endif

@@ -58,8 +58,9 @@ enum {
 	S_THREADS,
 	S_MAX_THREADS,
 	S_BACKLOG,
-	S_CLOCK_US, /* rank 0's clock (the others add 0) */
-	S_LISTED,   /* --from-list: ranks whose unlinks are all done */
+	S_WITH_WORK, /* ranks with a backlog */
+	S_CLOCK_US,  /* rank 0's clock (the others add 0) */
+	S_LISTED,    /* --from-list: ranks whose unlinks are all done */
 	S_COUNT
 };
 
@@ -403,6 +404,7 @@ static void start_sum(struct rank *r)
 		v[S_THREADS] = (uint64_t)(cap > 0 && cap < active ? cap : active);
 		v[S_MAX_THREADS] = (uint64_t)engine_max_threads(e);
 		r->backlog = v[S_BACKLOG] = engine_backlog(e);
+		v[S_WITH_WORK] = r->backlog > 0;
 	}
 	if (r->t->rank == 0)
 		v[S_CLOCK_US] = now_ns() / 1000;
@@ -454,7 +456,7 @@ static void apply_budget(struct rank *r, const uint64_t *v)
 		return;
 	struct engine_knobs *k = engine_knobs(e);
 	if (r->max_ops) {
-		uint64_t ops = budget_ops_share(r->max_ops, r->t->size, r->backlog, v[S_BACKLOG]);
+		uint64_t ops = budget_ops_share(r->max_ops, r->t->size, r->backlog, v[S_WITH_WORK]);
 		atomic_store(&k->op_interval_ns, 1000000000ull / ops);
 	}
 	if (!r->budget_on)
@@ -471,7 +473,7 @@ static void apply_budget(struct rank *r, const uint64_t *v)
 			"adaptrm: budget: %d -> %d workers in flight over %d ranks (%s; unlink %.0f µs, floor %.0f µs)\n",
 			old, r->budget.cap, r->t->size, budget_why_name(r->budget.why),
 			r->budget.last_ns / 1e3, r->budget.floor_ns / 1e3);
-	int share = budget_share(&r->budget, r->backlog, v[S_BACKLOG]);
+	int share = budget_share(&r->budget, r->backlog, v[S_WITH_WORK]);
 	if (share > 0)
 		atomic_store(&k->thread_cap, share);
 }
