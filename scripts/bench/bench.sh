@@ -31,6 +31,9 @@
 #   BENCH_BASE    another adaptrm binary (an earlier commit's), run as the
 #                 tool "base": the report adds auto / base, paired by
 #                 repetition, to check that a change is no slower
+#   BENCH_MPI=1   instead of all this, adaptrm-mpi on the metadata-server
+#                 stand-in (issue 20): scripts/bench/mpi.sh, its variables
+#                 (MPI_*, BENCH_SCALE, BENCH_REPS, BENCH_OUT) in its header
 #
 # Real I/O (issue 19): trees whose files hold blocks, cold caches, slow disks.
 #   BENCH_FS      also ext4noext: ext4 without extents (mkfs.ext4 -O
@@ -97,6 +100,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
+[ "${BENCH_MPI:-0}" = 1 ] && exec bash scripts/bench/mpi.sh
 
 # The filesystem helpers shared with the end-to-end tests.
 FS_PROG=bench

@@ -50,7 +50,7 @@ void rank_totals(struct rank *r, struct rank_totals *t);
 void rank_free(struct rank *r);
 
 /* The shared budget (on unless ON is false) and --max-ops=MAX_OPS over all
- * ranks (0: none), dealt by backlog each second; EXPLAIN: rank 0 says each
+ * ranks (0: none), dealt alike among the ranks with work; EXPLAIN: rank 0 says each
  * change of the budget on stderr. Before rank_attach. */
 void rank_set_budget(struct rank *r, bool on, uint64_t max_ops, bool explain);
 
