@@ -357,6 +357,18 @@ static void build_ab(void)
 	touch(p);
 }
 
+/* t/a/b is moved away (to "moved") and another directory takes its name. */
+static void swap_b(void)
+{
+	char from[4096], to[4096];
+	snprintf(from, sizeof from, "%s/t/a/b", tmpl);
+	snprintf(to, sizeof to, "%s/moved", tmpl);
+	cr_assert_eq(rename(from, to), 0);
+	snprintf(from, sizeof from, "%s/elsewhere/b", tmpl);
+	snprintf(to, sizeof to, "%s/t/a/b", tmpl);
+	cr_assert_eq(rename(from, to), 0);
+}
+
 /* A slice of names in TMPL/t/a/b (inode B_INO), the way through a. */
 static void slice(struct strbuf *sb, uint64_t a_ino, uint64_t b_ino, const char *const *names)
 {
@@ -398,13 +410,7 @@ Test(dist, a_slice_of_names_is_unlinked_in_the_verified_directory_only)
 	/* the same slice into a directory swapped for another: refused */
 	sb_reset(&msg);
 	slice(&msg, ino_of("t/a"), ino_of("t/a/b"), names);
-	char from[4096], to[4096];
-	snprintf(from, sizeof from, "%s/t/a/b", tmpl);
-	snprintf(to, sizeof to, "%s/moved", tmpl);
-	cr_assert_eq(rename(from, to), 0);
-	snprintf(from, sizeof from, "%s/elsewhere/b", tmpl);
-	snprintf(to, sizeof to, "%s/t/a/b", tmpl);
-	cr_assert_eq(rename(from, to), 0);
+	swap_b();
 	snprintf(p, sizeof p, "%s/t/a/b/x", tmpl);
 	touch(p);
 	rep.n = 0;
@@ -436,14 +442,7 @@ Test(dist, a_directory_swapped_under_a_thief_is_refused)
 	build_ab();
 	struct strbuf msg = STRBUF_INIT;
 	donation(&msg, ino_of("t/a"), ino_of("t/a/b"));
-	/* b is moved away and another directory takes its name */
-	char from[4096], to[4096];
-	snprintf(from, sizeof from, "%s/t/a/b", tmpl);
-	snprintf(to, sizeof to, "%s/moved", tmpl);
-	cr_assert_eq(rename(from, to), 0);
-	snprintf(from, sizeof from, "%s/elsewhere/b", tmpl);
-	snprintf(to, sizeof to, "%s/t/a/b", tmpl);
-	cr_assert_eq(rename(from, to), 0);
+	swap_b();
 	struct reported rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	adopt(&msg, &rep, true);
 	cr_assert_eq(rep.n, 1);

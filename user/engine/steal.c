@@ -473,6 +473,19 @@ static struct dnode *build_way(const struct engine_root *root, struct cursor *c,
 	return p;
 }
 
+/* A slice that cannot be taken (out of memory): back to its donor as
+ * failed, and what was built of it freed. False. */
+static bool drop_slice(struct engine *e, int donor, uint64_t token, struct stolen *s,
+		       struct chunk *k, struct dnode *p)
+{
+	free(s);
+	free(k);
+	free_path(p);
+	if (e->remote_fn)
+		e->remote_fn(e->remote_arg, donor, token, true);
+	return false;
+}
+
 /* A slice of names in directory D (the last of the way, under P): D is
  * stolen (its donor's count is the slice's), the names a chunk task. */
 static bool adopt_slice(struct engine *e, int donor, struct cursor *c, const struct donation_head *h,
@@ -490,14 +503,8 @@ static bool adopt_slice(struct engine *e, int donor, struct cursor *c, const str
 	size_t names = (size_t)(c->end - c->p) - (size_t)h->ndirs * 11 + h->ndirs;
 	struct stolen *s = malloc(sizeof(*s) + dlen + 1);
 	struct chunk *k = malloc(sizeof(*k) + h->ndirs * sizeof(k->ents[0]) + names);
-	if (!s || !k) {
-		free(s);
-		free(k);
-		free_path(p);
-		if (e->remote_fn)
-			e->remote_fn(e->remote_arg, donor, token, true);
-		return false;
-	}
+	if (!s || !k)
+		return drop_slice(e, donor, token, s, k, p);
 	s->donor = donor;
 	s->token = token;
 	dnode_init(&s->n, p, dname, dlen);
@@ -520,14 +527,8 @@ static bool adopt_slice(struct engine *e, int donor, struct cursor *c, const str
 		dst[off + nl] = '\0';
 		off += nl + 1u;
 	}
-	if (!engine_push_chunk(e, k)) {
-		free(k);
-		free(s);
-		free_path(p);
-		if (e->remote_fn)
-			e->remote_fn(e->remote_arg, donor, token, true);
-		return false;
-	}
+	if (!engine_push_chunk(e, k))
+		return drop_slice(e, donor, token, s, k, p);
 	return true;
 }
 
