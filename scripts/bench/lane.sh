@@ -8,10 +8,12 @@
 #   mix    both: the same huge files at the top, beside the small files' dirs
 # Tools (LANE_TOOLS): auto (adaptrm -rf), t1 (--threads=1), wd0 (auto with
 # ADAPTRM_LANE_WATCHDOG_MS=0: the lane on at 1 GiB from the start), wd0-t1
-# (both), base and base-t1 (LANE_BASE, an adaptrm without the lane, e.g.
-# built from 9ff9fdc), rm (GNU rm). Medians of LANE_REPS interleaved repetitions; the table adds,
-# per tool, mix / max and mix / sum of the huge and small medians (1 at max:
-# the huge files cost the mix nothing; 1 at sum: they held the rest up).
+# (both), ds1 (auto with ADAPTRM_DIR_SHARE=1: one worker per directory, so
+# no read is batched), base and base-t1 (LANE_BASE, an adaptrm without the
+# lane, e.g. built from 9ff9fdc), rm (GNU rm). Medians of LANE_REPS
+# interleaved repetitions; the table adds, per tool, mix / max and mix / sum
+# of the huge and small medians (1 at max: the huge files cost the mix
+# nothing; 1 at sum: they held the rest up).
 #
 #   LANE_FS        ext4 (default), xfs, btrfs, ext4noext (no extents: ext3's
 #                  indirect blocks; its files are written, not fallocate'd)
@@ -27,17 +29,23 @@
 #   LANE_SLOW_DIO  1: the loop device over slowfs uses direct I/O, so its
 #                  requests overlap (a buffered loop device serves one request
 #                  at a time: the disk is then serial, and the sum is all it
-#                  can show); needs a slowfs that opens its backing files
-#                  without O_DIRECT (SLOWFS=path; see docs/bench-lane.md)
+#                  can show); slowfs opens its backing file without the
+#                  client's O_DIRECT (since 9b33b5a; an older one fails)
 #   LANE_SLOW_RA_KB  read-ahead of slowfs's mount, KiB (unset: the kernel's,
 #                  128; 0 makes every 4 KiB metadata read a request)
 #   LANE_HUGE_GIB  LANE_HUGE_COUNT  (6, 4)
 #   LANE_SCALE     the small files' scale (0.3: 30,000 files)
 #   LANE_REPS      (3)
+#   LANE_CTL_START the worker count every adaptrm run (auto, wd0, ds1, t1...)
+#                  starts at (ADAPTRM_CTL_START); unset: the profile's, which
+#                  the runs before wrote (all runs share one cache), or the
+#                  filesystem type's prior. It decides the first read of the
+#                  top directory: batched (shared) with more than one worker
 #   LANE_BASE      the adaptrm without the lane (base tools skipped if unset)
 #   LANE_TOOLS     (auto t1 wd0 rm, plus base base-t1 with LANE_BASE)
 #   BENCH_WORK     scratch directory (/var/tmp); BENCH_OUT results (bench-results)
-# Writes $BENCH_OUT/lane.tsv (every run; note: adaptrm's --stats lane line),
+# Writes $BENCH_OUT/lane.tsv (every run; note: adaptrm's --stats lane and
+# threads lines),
 # lane-files.txt (the huge files' block map as built) and lane.md (the table).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -202,6 +210,7 @@ tool_cmd() { # TOOL
 	t1) CMD=("$ADAPTRM" -rf --stats --threads=1 "$MNT/t") ;;
 	wd0) CMD=("$ADAPTRM" -rf --stats "$MNT/t") ENVS=(ADAPTRM_LANE_WATCHDOG_MS=0) ;;
 	wd0-t1) CMD=("$ADAPTRM" -rf --stats --threads=1 "$MNT/t") ENVS=(ADAPTRM_LANE_WATCHDOG_MS=0) ;;
+	ds1) CMD=("$ADAPTRM" -rf --stats "$MNT/t") ENVS=(ADAPTRM_DIR_SHARE=1) ;;
 	base) CMD=("$BASE" -rf "$MNT/t") ;;
 	base-t1) CMD=("$BASE" -rf --threads=1 "$MNT/t") ;;
 	rm) CMD=(rm -rf "$MNT/t") ;;
@@ -223,6 +232,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			sync
 			if [ -z "$recorded" ] && [ "$tree" = huge ]; then record_files; recorded=1; fi
 			to_disk || exit 1
+			[ -n "${LANE_CTL_START:-}" ] && [ "$tool" != rm ] && ENVS+=(ADAPTRM_CTL_START="$LANE_CTL_START")
 			t0=$(date +%s.%N)
 			env "${ENVS[@]}" timeout 900 "${CMD[@]}" </dev/null >/dev/null 2>"$WORK/err"
 			rc=$?
@@ -231,7 +241,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			status=ok
 			[ $rc = 0 ] || status="exit$rc"
 			[ -e "$MNT/t" ] && status=incomplete
-			note=$(grep -m1 '^large files:' "$WORK/err" | tr '\t' ' ')
+			note=$(grep -E '^(large files|threads):' "$WORK/err" | tr '\t\n' '  ')
 			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tree" "$tool" "$rep" "$status" "$t" "$note" >>"$TSV"
 			echo "lane: rep $rep $tree $tool: $t s $status $note" >&2
 		done
@@ -247,7 +257,7 @@ runs = {}
 for r in csv.DictReader(open(path), delimiter="\t"):
     if r["status"] == "ok":
         runs.setdefault((r["tree"], r["tool"]), []).append(float(r["wall"]))
-order = ["auto", "wd0", "t1", "wd0-t1", "base", "base-t1", "rm"]
+order = ["auto", "wd0", "ds1", "t1", "wd0-t1", "base", "base-t1", "rm"]
 tools = sorted({t for _, t in runs}, key=order.index)
 print(f"{fs}, cold, {disk}; huge = {count} x {gib} GiB {shape}, small = hugemix's "
       f"small files at scale {scale}; medians (min-max) of the repetitions, s\n")

@@ -631,21 +631,20 @@ static void flush_batch(struct worker *w, const struct scan *s)
 	/* other ranks that found no work take slices where sharing pays,
 	 * however many workers this one runs (steal.c) */
 	bool remote = remote_slices(e, d);
-	if ((share > 1 || remote) && n >= 2 * CHUNK_MIN) {
-		/* Subdirectories become tasks at once (a chunk of them would only
-		 * hand their names on); the files are what may be split. Stable,
-		 * so a sorted batch stays in inode order. */
-		size_t nf = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (w->ents[i].type == DT_DIR)
-				queue_subdir(w, d, w->names.buf + w->ents[i].name_off,
-					     w->ents[i].ino);
-			else
-				w->ents[nf++] = w->ents[i];
-		}
-		flush_newdirs(w);
-		n = w->n_ents = nf;
+	/* Subdirectories become tasks at once, published before any file is
+	 * unlinked (one unlinkat may take seconds: a huge file on a cold disk,
+	 * and the other workers must have them meanwhile); a chunk of them
+	 * would only hand their names on. Stable, so a sorted batch stays in
+	 * inode order. */
+	size_t nf = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (w->ents[i].type == DT_DIR)
+			queue_subdir(w, d, w->names.buf + w->ents[i].name_off, w->ents[i].ino);
+		else
+			w->ents[nf++] = w->ents[i];
 	}
+	flush_newdirs(w);
+	n = w->n_ents = nf;
 	size_t local = n;
 	/* Only workers with nothing else to do help: unlinkers in one
 	 * directory queue on its i_rwsem, so while other directories wait, a
