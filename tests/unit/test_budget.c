@@ -120,7 +120,7 @@ Test(budget, ranks_with_work_share_alike_and_none_drops_to_zero)
 	cr_assert_eq(budget_ops_share(1, 4, 0, 1), 1);
 }
 
-Test(budget, the_policy_follows_a_budget_that_binds_it)
+Test(budget, the_policy_takes_its_share_as_its_count)
 {
 	struct ctl_policy_cfg cfg;
 	ctl_policy_defaults(&cfg, 64, 2);
@@ -130,8 +130,10 @@ Test(budget, the_policy_follows_a_budget_that_binds_it)
 	cr_assert(ctl_policy_set_budget(&p, 4, &d));
 	cr_assert_eq(d.to, 4);
 	cr_assert_str_eq(d.rule, CTL_RULE_BUDGET);
-	cr_assert(ctl_policy_set_budget(&p, 8, &d)); /* it sat at 4: up with the budget */
+	cr_assert(ctl_policy_set_budget(&p, 8, &d)); /* the share is the count */
 	cr_assert_eq(p.n, 8);
+	cr_assert(ctl_policy_set_budget(&p, 3, &d));
+	cr_assert_eq(p.n, 3);
 	cr_assert(ctl_policy_set_budget(&p, 0, &d) == false); /* lifted: stays */
-	cr_assert_eq(p.n, 8);
+	cr_assert_eq(p.n, 3);
 }

@@ -527,7 +527,9 @@ void controller_tick(struct controller *c)
 			   s.busy, s.big_unasked, s.big_shared, &d);
 	if (!ctl_trial_measuring(&c->share) && !d.changed)
 		sort_tick(c, &s, &d);
-	if (c->steer && follow_budget(c, k))
+	/* under a budget shared with other ranks the count is its share: a
+	 * rank's own climb reads the others' work as its gain or loss */
+	if (c->steer && (follow_budget(c, k) || c->pol.budget > 0))
 		d = (struct ctl_decision){ 0 };
 	else if (c->steer && !ctl_trial_measuring(&c->share) && !ctl_trial_measuring(&c->sort) &&
 		 !d.changed) {

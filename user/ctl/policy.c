@@ -161,10 +161,9 @@ bool ctl_policy_set_budget(struct ctl_policy *p, int budget, struct ctl_decision
 	int old = p->budget;
 	*d = (struct ctl_decision){ .rule = CTL_RULE_BUDGET };
 	p->budget = budget;
-	bool held = old > 0 && p->n >= old;
-	int to = clampn(p, p->n);
-	if (held && budget > old)
-		to = clampn(p, budget); /* it sat at the old budget: up with it */
+	/* the share is the count: every rank's own climb would read the
+	 * others' work as its own gain */
+	int to = clampn(p, budget > 0 ? budget : p->n);
 	if (to == p->n)
 		return false;
 	memset(&p->w, 0, sizeof p->w);

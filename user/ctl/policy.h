@@ -147,9 +147,10 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
  * current one when too little was measured. */
 int ctl_policy_best(const struct ctl_policy *p, double *rate);
 const char *ctl_phase_name(enum ctl_phase ph);
-/* A budget shared with other machines (adaptrm-mpi): not above BUDGET (0:
- * none). Where the count was held down by the old budget, it follows the
- * new one, measured afresh in a hold. True with D filled on a change. */
+/* A budget shared with other machines (adaptrm-mpi): the count is BUDGET
+ * (0: none, the policy's own again), measured afresh in a hold; the caller
+ * leaves the policy's ticks out while there is one. True with D filled on
+ * a change. */
 bool ctl_policy_set_budget(struct ctl_policy *p, int budget, struct ctl_decision *d);
 
 #endif

@@ -1,6 +1,6 @@
 /* The shared budget's rule (budget.h): AIMD on the total in flight, from
- * windows of the ranks' summed counts, starting low (BUDGET_START_PER_RANK
- * each) so that the first window's latency is the server's unqueued one,
+ * windows of the ranks' summed counts, starting low (BUDGET_START_TOTAL
+ * over the ranks) so that the first window's latency is the server's unqueued one,
  * doubling until the first cut. Mean unlink latency, not a log2
  * histogram: a knee shows as a rise of tens of percent, finer than one
  * histogram bucket. */
@@ -69,6 +69,12 @@ bool budget_step(struct budget *b, const struct budget_sample *s)
 /* Ranks with work share alike: a backlog in proportion would give most of
  * the budget to the rank with the most directories waiting, which one
  * client's own cap on requests in flight (Lustre's 7) may not let it use. */
+int budget_start_share(int nranks)
+{
+	int n = nranks > 0 ? BUDGET_START_TOTAL / nranks : BUDGET_START_TOTAL;
+	return n > 0 ? n : 1;
+}
+
 int budget_share(const struct budget *b, uint64_t backlog, uint64_t with_work)
 {
 	if (!b->cap)

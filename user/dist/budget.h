@@ -39,8 +39,12 @@ struct budget {
 	enum budget_why why;
 };
 
-/* Workers a rank runs until the first window closes. */
-#define BUDGET_START_PER_RANK 4
+/* Workers in flight over all ranks until the first window closes (at
+ * least one a rank): low enough that the first window sees a server
+ * unqueued (a knee is tens of requests), so that its latency is the floor. */
+#define BUDGET_START_TOTAL 8
+/* A rank's workers until then. */
+int budget_start_share(int nranks);
 
 void budget_init(struct budget *b, int nranks);
 /* The window from the last sample to S closed: the new cap (b->cap) and

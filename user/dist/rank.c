@@ -64,7 +64,7 @@ enum {
 	S_COUNT
 };
 
-#define BUDGET_EVERY 3 /* sums: a window of about 0.6 s */
+#define BUDGET_EVERY 2 /* sums: a window of about 0.4 s */
 
 #define SUM_PERIOD_NS (200 * 1000 * 1000ull)
 #define STEAL_BACKOFF_MIN_NS (100 * 1000ull)
@@ -561,7 +561,7 @@ void rank_attach(struct rank *r, struct engine *e)
 	engine_set_remote(e, remote_done, r);
 	struct engine_knobs *k = engine_knobs(e);
 	if (r->budget_on)
-		atomic_store(&k->thread_cap, BUDGET_START_PER_RANK);
+		atomic_store(&k->thread_cap, budget_start_share(r->t->size));
 	if (r->max_ops)
 		atomic_store(&k->op_interval_ns,
 			     1000000000ull * (uint64_t)r->t->size / r->max_ops ?: 1);
