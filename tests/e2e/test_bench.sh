@@ -172,3 +172,27 @@ test_bench_gentle_smoke() {
 	expect_eq "$(ls work)" "" "scratch directories left behind"
 	expect_eq "$(bench_leftovers)" "" "left behind"
 }
+
+# BENCH_MPI=1 (scripts/bench/mpi.sh) at a tiny scale: adaptrm-mpi on 1 and 2
+# ranks over the slowfs stand-in, with the budget off too, and the
+# single-node references, every run recorded ok, and the report's tables.
+test_bench_mpi_smoke() {
+	need_root
+	local mpi repo
+	mpi=$(dirname "$ADAPTRM")/adaptrm-mpi
+	[ -x "$mpi" ] || skip "adaptrm-mpi is not built (no Open MPI)"
+	[ -x "${TOOLS:-}/slowfs" ] || skip "slowfs is not built (make tools)"
+	command -v mpirun >/dev/null || skip "no mpirun"
+	repo=$(repo_root)
+	mkdir -p work
+	on_exit bench_remove_leftovers
+	BENCH_MPI=1 BENCH_WORK=$SCRATCH/work BENCH_SCALE=0.002 MPI_RANKS="1 2" MPI_NOBUDGET=2 \
+		MPI_DELAYS=500 MPI_SLOTS=16 BENCH_REPS=1 BENCH_OUT=$SCRATCH/out ADAPTRM=$ADAPTRM \
+		ADAPTRM_MPI=$mpi SLOWFS=$TOOLS/slowfs bash "$repo/scripts/bench/bench.sh" >/dev/null 2>stderr ||
+		{ cat stderr; fail "bench.sh BENCH_MPI=1 failed"; }
+	expect_eq "$(awk -F'\t' 'NR > 1 && $7 != "ok"' out/mpi.tsv)" "" "runs that did not count"
+	expect_eq "$(awk -F'\t' 'NR > 1 && $1 == "adaptrm-mpi"' out/mpi.tsv | wc -l)" 6 "adaptrm-mpi runs"
+	expect_eq "$(awk -F'\t' 'NR > 1 && $1 == "adaptrm-mpi-nobudget"' out/mpi.tsv | wc -l)" 2 "runs without the budget"
+	grep -qi 'speed-up' out/mpi.md || fail "no speed-up table: $(cat out/mpi.md)"
+	[ -z "$(ls work)" ] || fail "left in the work directory: $(ls work)"
+}
