@@ -43,6 +43,8 @@
 #                  top directory: batched (shared) with more than one worker
 #   LANE_BASE      the adaptrm without the lane (base tools skipped if unset)
 #   LANE_TOOLS     (auto t1 wd0 rm, plus base base-t1 with LANE_BASE)
+#   LANE_TREES     which trees (huge small mix); e.g. mix alone for one
+#                  diagnostic run under strace (the table then has no rows)
 #   BENCH_WORK     scratch directory (/var/tmp); BENCH_OUT results (bench-results)
 # Writes $BENCH_OUT/lane.tsv (every run; note: adaptrm's --stats lane and
 # threads lines),
@@ -74,6 +76,10 @@ else
 	tools=(auto t1 wd0 rm)
 	[ -n "$BASE" ] && tools+=(base base-t1)
 fi
+read -ra trees <<<"${LANE_TREES:-huge small mix}"
+for tree in "${trees[@]}"; do
+	case $tree in huge | small | mix) ;; *) echo "lane: unknown tree '$tree'" >&2; exit 2 ;; esac
+done
 
 WORK=$(mktemp -d "${BENCH_WORK:-/var/tmp}/adaptrm-bench.XXXXXX")
 echo $$ >"$WORK/pid"
@@ -222,7 +228,7 @@ TSV=$OUT/lane.tsv
 printf 'tree\ttool\trep\tstatus\twall\tnote\n' >"$TSV"
 recorded=''
 for ((rep = 1; rep <= REPS; rep++)); do
-	for tree in huge small mix; do
+	for tree in "${trees[@]}"; do
 		k=${#tools[@]}
 		for ((i = 0; i < k; i++)); do
 			tool=${tools[$(((i + rep - 1) % k))]}
@@ -230,7 +236,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			rm -rf "$MNT/t"
 			build "$tree" || { echo "lane: building $tree failed" >&2; exit 1; }
 			sync
-			if [ -z "$recorded" ] && [ "$tree" = huge ]; then record_files; recorded=1; fi
+			if [ -z "$recorded" ] && [ "$tree" != small ]; then record_files; recorded=1; fi
 			to_disk || exit 1
 			[ -n "${LANE_CTL_START:-}" ] && [ "$tool" != rm ] && ENVS+=(ADAPTRM_CTL_START="$LANE_CTL_START")
 			t0=$(date +%s.%N)

@@ -53,6 +53,7 @@ struct controller {
 	bool share_asked, sort_asked;			/* this tree started with it untried */
 	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
 	bool cache_in_tree; /* the profile directory is inside the tree */
+	bool budget_seen;   /* a budget shared with other ranks set the count */
 	struct profile_key key;
 	struct profile_entry prof;
 	const char *start_from; /* "profile", "prior", "pinned" */
@@ -483,6 +484,7 @@ static bool follow_budget(struct controller *c, struct engine_knobs *k)
 	if (cap == c->pol.budget)
 		return false;
 	struct ctl_decision d;
+	c->budget_seen = true;
 	if (!ctl_policy_set_budget(&c->pol, cap, &d))
 		return false;
 	engine_set_active(c->e, d.to);
@@ -563,11 +565,17 @@ void controller_end_tree(struct controller *c)
 		share = c->prof.share; /* not asked this time: keep what is known */
 	if (sort < 0 && c->have_profile)
 		sort = c->prof.sort;
+	struct engine_totals tot;
+	engine_totals(c->e, &tot);
+	/* A count this tree cannot teach: the ranks' budget set it, or a huge
+	 * file's unlink held a worker for seconds (the end, one worker busy and
+	 * the rest idle, would read as "best 1" for the next delete here). */
+	bool untaught = c->budget_seen || tot.lane.auto_lane;
+	if (untaught)
+		best = -1;
 	int keep = best > 0 ? best :
 		   news	    ? (c->have_profile ? c->prof.threads : c->final_threads) :
 			      -1;
-	struct engine_totals tot;
-	engine_totals(c->e, &tot);
 	double secs = now_s() - c->tree_t0;
 	double rate = secs > 0 ? (tot.files + tot.dirs - c->tree_entries0) / secs : 0;
 	bool saved = false;
@@ -595,9 +603,12 @@ void controller_end_tree(struct controller *c)
 			c->key.fs, c->key.shape, c->final_threads, best, rate, evidence,
 			saved ? ", saved in the profile" : "");
 	else
-		explain(c, "end %s %s: threads %d at the end, too short to learn from%s%s",
-			c->key.fs, c->key.shape, c->final_threads, evidence,
-			saved ? "; what the trials found saved in the profile" : "");
+		explain(c, "end %s %s: threads %d at the end, %s%s%s", c->key.fs, c->key.shape,
+			c->final_threads,
+			c->budget_seen	   ? "the count was the ranks' budget's: not learned" :
+			tot.lane.auto_lane ? "a huge file's unlink held a worker: count not learned" :
+					     "too short to learn from",
+			evidence, saved ? "; what the trials found saved in the profile" : "");
 	if (c->json && c->json_tree_open) {
 		jw_end(&c->jw); /* intervals */
 		jw_int(&c->jw, "final_threads", c->final_threads);
