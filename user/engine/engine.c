@@ -295,10 +295,12 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 				d->retries++;
 				atomic_store(&d->progress, 0);
 				atomic_store(&d->refs, 1);
-				if (push_tasks(e, &(struct subdir){ .n = d }, 1)) {
-					fdc_put(&e->fdc, p);
+				/* unpinned first: once the rescan is out, another
+				 * worker may finish D and P with it */
+				fdc_put(&e->fdc, p);
+				pfd = -1;
+				if (push_tasks(e, &(struct subdir){ .n = d }, 1))
 					return;
-				}
 				atomic_store(&d->refs, 0);
 				err = ENOMEM; /* the rescan could not be queued */
 			}
@@ -307,7 +309,8 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 				mark_failed(p);
 			}
 		}
-		fdc_put(&e->fdc, p);
+		if (pfd != -1)
+			fdc_put(&e->fdc, p);
 		dnode_free(d);
 		d = p;
 	}
