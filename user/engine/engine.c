@@ -493,9 +493,20 @@ static inline __attribute__((always_inline)) void remove_entry(struct worker *w,
 		unlink_failed(w, d, fd, name, -r);
 }
 
+/* Last-first (reverse mode): the subdirectories too, in the order the
+ * unlink loop used to queue them, so that they are removed last-first. */
+static void reverse_newdirs(struct worker *w)
+{
+	for (size_t i = 0, j = w->n_newdirs; i + 1 < j; i++, j--) {
+		struct subdir t = w->newdirs[i];
+		w->newdirs[i] = w->newdirs[j - 1];
+		w->newdirs[j - 1] = t;
+	}
+}
+
 /* The DT_DIR entries of the read (N bytes in the buffer) become tasks,
  * pushed now; true if there were any (consume_batch then skips them). */
-static bool queue_dirs_first(struct worker *w, struct dnode *d, long n)
+static bool queue_dirs_first(struct worker *w, struct dnode *d, long n, bool reverse)
 {
 	for (long off = 0; off < n;) {
 		const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
@@ -505,6 +516,8 @@ static bool queue_dirs_first(struct worker *w, struct dnode *d, long n)
 	}
 	if (!w->n_newdirs)
 		return false;
+	if (reverse)
+		reverse_newdirs(w);
 	flush_newdirs(w);
 	return true;
 }
@@ -646,6 +659,8 @@ static void flush_batch(struct worker *w, const struct scan *s)
 		else
 			w->ents[nf++] = w->ents[i];
 	}
+	if (want_reverse(e, d))
+		reverse_newdirs(w);
 	flush_newdirs(w);
 	n = w->n_ents = nf;
 	size_t local = n;
@@ -1145,7 +1160,7 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	 * unlinked: one unlinkat may take seconds (a huge file on a cold
 	 * disk), and the other workers (and the lane's stand-in) must not
 	 * wait for it to have the directories to go on with. */
-	bool dirs_first = !batching && queue_dirs_first(w, d, n);
+	bool dirs_first = !batching && queue_dirs_first(w, d, n, reverse);
 	for (long off = 0; off < n && !e->halt;) {
 		const struct linux_dirent64 *de = (const void *)(w->dbuf + off);
 		off += de->d_reclen;
