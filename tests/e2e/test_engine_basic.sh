@@ -55,3 +55,23 @@ test_max_ops() {
 		expect_exists t/d1/f1
 	done
 }
+
+# Subdirectories go the same way as files: last-first where the type (tmpfs)
+# or ADAPTRM_REVERSE says so, readdir order otherwise, also now that a
+# read's subdirectories are handed out before its files are unlinked.
+test_reverse_order_of_subdirectories() {
+	[ "$(stat -f -c %T .)" = tmpfs ] || skip "needs the test directory on tmpfs"
+	local order rev env out
+	for env in "" 0 1; do
+		mkdir d; for i in $(seq 1 30); do mkdir "d/s$i"; done; : >d/f
+		# shellcheck disable=SC2010 # ls -f: directory order; names are s1..s30
+		order=$(ls -f d | grep '^s' | sed "s|^|removed directory 'd/|; s|\$|'|")
+		rev=$(printf '%s\n' "$order" | tac)
+		if [ -z "$env" ]; then out=$("$ADAPTRM" -rv --threads=1 d)
+		else out=$(ADAPTRM_REVERSE=$env "$ADAPTRM" -rv --threads=1 d); fi
+		expect_gone d
+		out=$(printf '%s\n' "$out" | grep "^removed directory 'd/s")
+		if [ "$env" = 0 ]; then expect_eq "$out" "$order" "readdir order"
+		else expect_eq "$out" "$rev" "reverse order (ADAPTRM_REVERSE='$env')"; fi
+	done
+}

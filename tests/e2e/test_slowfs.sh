@@ -165,3 +165,22 @@ test_slowfs_usage_errors() {
 	grep -q "slowfs: invalid --client-cap value: '-3'" <("$bin" --client-cap=-3 b m 2>&1) ||
 		fail "message for --client-cap=-3"
 }
+
+# A file whose unlink takes seconds (a huge file on a cold disk) must not
+# hold up the rest of the tree: the read that found it gives its
+# subdirectories to the other worker before unlinking any of its files, so
+# files inside them go while the slow unlink runs. (Before de08c09 they sat
+# unpublished in the reader's buffer until its slow unlink returned.)
+test_slowfs_slow_unlink_does_not_hold_the_subdirectories() {
+	mount_slowfs smnt 0 --slow-unlink=huge --slow-unlink-us=3000000
+	mkdir "$SLOWFS_BACKING/t"
+	: >"$SLOWFS_BACKING/t/huge"
+	make_tree "$SLOWFS_BACKING/t" 10 20
+	"$ADAPTRM" -rfv --threads=2 smnt/t >out 2>err || fail "adaptrm failed: $(cat err)"
+	expect_gone "$SLOWFS_BACKING/t"
+	local huge first
+	huge=$(grep -n "^removed 'smnt/t/huge'$" out | cut -d: -f1)
+	first=$(grep -n "^removed 'smnt/t/d[0-9]*/f[0-9]*'$" out | head -1 | cut -d: -f1)
+	if [ -z "$huge" ] || [ -z "$first" ]; then fail "missing lines: $(head -5 out)"; fi
+	[ "$first" -lt "$huge" ] || fail "no file in a subdirectory went during the slow unlink (first at line $first, huge at $huge)"
+}

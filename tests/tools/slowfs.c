@@ -11,6 +11,9 @@
 //   --delay-us=N         service time of every request, in microseconds
 //                        (default 0)
 //   --readdir-us=N       service time of a READDIR instead (default: N above)
+//   --slow-unlink=NAME   an UNLINK of an entry called NAME sleeps
+//   --slow-unlink-us=N   N microseconds more (default 2000000): a huge file
+//                        on a cold disk, for the engine's tests
 //   --mount=DIR          mount BACKING at DIR too, from this same daemon (one
 //                        FUSE session per mount, each its own "client node");
 //                        repeat for more mounts (up to 64 in all)
@@ -112,6 +115,8 @@
 struct slowfs_opts {
 	unsigned delay_us;
 	long readdir_us;  // -1: the delay
+	char *slow_name;  // --slow-unlink
+	unsigned slow_us;
 	unsigned server_slots;
 	unsigned client_cap;
 	unsigned log_interval_ms;
@@ -123,7 +128,7 @@ struct slowfs_opts {
 	int bad;  // a usage error was reported
 };
 
-static struct slowfs_opts opts = { .readdir_us = -1, .log_interval_ms = 100 };
+static struct slowfs_opts opts = { .readdir_us = -1, .log_interval_ms = 100, .slow_us = 2000000 };
 static int backing_fd = -1;
 
 // ---- The server model: FIFO queues of waiting requests, slot counters ----
@@ -378,6 +383,9 @@ static int slowfs_mkdir(const char *path, mode_t mode)
 static int slowfs_unlink(const char *path)
 {
 	struct req r = req_begin(OP_UNLINK);
+	const char *base = strrchr(path, '/');
+	if (opts.slow_name && !strcmp(base ? base + 1 : path, opts.slow_name))
+		sleep_us(opts.slow_us);
 	int res = req_end(&r, neg_errno(unlinkat(backing_fd, rel(path), 0)));
 	if (!res)
 		invalidate_elsewhere(path);
@@ -750,6 +758,8 @@ enum {
 	KEY_CAP,
 	KEY_LOG,
 	KEY_INTERVAL,
+	KEY_SLOW_NAME,
+	KEY_SLOW_US,
 	KEY_READDIR,
 	KEY_DELAY,
 	KEY_NOARG,  // one of the above without its "=VALUE"
@@ -768,6 +778,10 @@ static const struct fuse_opt slowfs_optspec[] = {
 	FUSE_OPT_KEY("--client-cap=", KEY_CAP),
 	FUSE_OPT_KEY("--log=", KEY_LOG),
 	FUSE_OPT_KEY("--log-interval-ms=", KEY_INTERVAL),
+	FUSE_OPT_KEY("--slow-unlink=", KEY_SLOW_NAME),
+	FUSE_OPT_KEY("--slow-unlink-us=", KEY_SLOW_US),
+	FUSE_OPT_KEY("--slow-unlink", KEY_NOARG),
+	FUSE_OPT_KEY("--slow-unlink-us", KEY_NOARG),
 	FUSE_OPT_KEY("--delay-us", KEY_NOARG),
 	FUSE_OPT_KEY("--readdir-us", KEY_NOARG),
 	FUSE_OPT_KEY("--mount", KEY_NOARG),
@@ -853,6 +867,11 @@ static int slowfs_optproc(void *data, const char *arg, int key, struct fuse_args
 		opts.log_path = strdup(strchr(arg, '=') + 1);
 		return 0;
 	case KEY_MOUNT: return add_mount(arg);
+	case KEY_SLOW_NAME:
+		free(opts.slow_name);
+		opts.slow_name = strdup(strchr(arg, '=') + 1);
+		return 0;
+	case KEY_SLOW_US: return set_count(arg, 0, &opts.slow_us);
 	case KEY_NOARG: return usage_error("option '%s' requires an argument", arg);
 	default: return 1;
 	}
@@ -866,6 +885,8 @@ static void usage(const char *prog)
 	       "with -o max_threads=N), so concurrent requests overlap.\n\n"
 	       "  --delay-us=N          service time of every request (default 0)\n"
 	       "  --readdir-us=N        service time of a READDIR (default: the delay)\n"
+	       "  --slow-unlink=NAME    an UNLINK of an entry called NAME takes longer\n"
+	       "  --slow-unlink-us=N    by N microseconds (default 2000000)\n"
 	       "  --mount=DIR           mount BACKING at DIR too (repeatable): another client\n"
 	       "  --server-slots=K      at most K requests in service over all mounts, the\n"
 	       "                        rest wait in a FIFO queue (0: no limit, the default)\n"
