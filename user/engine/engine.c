@@ -528,19 +528,18 @@ static bool shares(struct engine *e, unsigned flags);
  * filesystem hands out a few hundred names a read) until there are slices
  * for them too. On one client the VFS holds a directory's lock through
  * each unlink, so only other clients unlink a big directory in parallel. */
-static bool gather_for_remote(const struct worker *w, struct dnode *d)
-{
-	int hunger = atomic_load_explicit(&w->e->remote_hunger, memory_order_relaxed);
-	return hunger > 0 && shares(w->e, atomic_load_explicit(&d->flags, memory_order_relaxed)) &&
-	       w->n_ents < (size_t)CHUNK_MIN * (size_t)(hunger + 2);
-}
-
 /* Slices of D may go to other ranks that asked for work (and where sharing
  * a directory pays, as within one machine). */
 static bool remote_slices(struct engine *e, struct dnode *d)
 {
 	return atomic_load_explicit(&e->remote_hunger, memory_order_relaxed) > 0 &&
 	       shares(e, atomic_load_explicit(&d->flags, memory_order_relaxed));
+}
+
+static bool gather_for_remote(struct worker *w, struct dnode *d)
+{
+	int hunger = atomic_load_explicit(&w->e->remote_hunger, memory_order_relaxed);
+	return remote_slices(w->e, d) && w->n_ents < (size_t)CHUNK_MIN * (size_t)(hunger + 2);
 }
 
 static int cmp_ino(const void *a, const void *b)
