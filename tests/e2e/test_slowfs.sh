@@ -184,3 +184,36 @@ test_slowfs_slow_unlink_does_not_hold_the_subdirectories() {
 	if [ -z "$huge" ] || [ -z "$first" ]; then fail "missing lines: $(head -5 out)"; fi
 	[ "$first" -lt "$huge" ] || fail "no file in a subdirectory went during the slow unlink (first at line $first, huge at $huge)"
 }
+
+# A cold cache: an xfs image whose every read goes through slowfs (a slow
+# disk). Last-first order pays on xfs warm, and walks a cold disk backwards
+# against every readahead below; the first directory reads wait, and from
+# then on entries go in readdir order: the first subdirectory removed is
+# the first one read (last-first, d30 would be), and --json says so.
+test_slowfs_cold_xfs_goes_in_readdir_order() {
+	need_root
+	command -v mkfs.xfs >/dev/null || skip "no mkfs.xfs"
+	mount_slowfs smnt 1000 -o max_threads=64
+	local img=$SLOWFS_BACKING/fs.img
+	fs_make_image xfs "$img" 300M || skip "cannot make an xfs image"
+	mkdir -p m
+	fs_loop_attach "$img" off || skip "cannot attach a loop device"
+	on_exit losetup -d "$FS_LOOP"
+	mount "$FS_LOOP" m || fail "cannot mount xfs"
+	on_exit umount -l "$PWD/m"
+	make_tree m/t 30 3
+	umount m || fail "cannot unmount the fast view"
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	fs_loop_attach smnt/fs.img off || fail "cannot attach the image through slowfs"
+	on_exit losetup -d "$FS_LOOP"
+	mount "$FS_LOOP" m || fail "cannot mount the slow view"
+	on_exit umount -l "$PWD/m"
+	"$ADAPTRM" -rfv --threads=1 --json=j.json m/t >out 2>err || fail "adaptrm failed: $(cat err)"
+	expect_gone m/t
+	local first
+	first=$(grep -m1 "^removed directory 'm/t/d[0-9]*'$" out)
+	expect_eq "$first" "removed directory 'm/t/d1'" "not in readdir order cold"
+	python3 -c 'import json,sys; c=json.load(open("j.json"))["cold"]; sys.exit(0 if c["detected"] and c["reads_waited"] >= 0 else 1)' ||
+		fail "--json does not say cold: $(grep -o '"cold": {[^}]*}' j.json)"
+}

@@ -212,17 +212,17 @@ Test(profile, key_for_a_real_directory, .init = setup, .fini = teardown)
 	snprintf(d, sizeof d, "%s/tree", home);
 	cr_assert_eq(mkdir(d, 0700), 0);
 	struct profile_key k;
-	cr_assert(profile_key_for(AT_FDCWD, d, &k));
+	cr_assert(profile_key_for(AT_FDCWD, d, &k, NULL));
 	cr_expect_str_eq(k.shape, "empty");
 	cr_expect_eq(strlen(k.fsid), 16);
 	char sub[200];
 	snprintf(sub, sizeof sub, "%s/a", d);
 	cr_assert_eq(mkdir(sub, 0700), 0);
-	cr_assert(profile_key_for(AT_FDCWD, d, &k));
+	cr_assert(profile_key_for(AT_FDCWD, d, &k, NULL));
 	cr_expect_str_eq(k.shape, "chain");
 	snprintf(sub, sizeof sub, "%s/link", home);
 	cr_assert_eq(symlink(d, sub), 0);
-	cr_expect_not(profile_key_for(AT_FDCWD, sub, &k), "followed a symlink");
+	cr_expect_not(profile_key_for(AT_FDCWD, sub, &k, NULL), "followed a symlink");
 }
 
 Test(profile, creates_the_cache_but_not_its_base, .init = setup, .fini = teardown)
@@ -354,7 +354,7 @@ Test(profile, key_for_a_tmpfs_directory, .init = setup, .fini = teardown)
 	snprintf(d, sizeof d, "/dev/shm/adaptrm-profile-test.XXXXXX");
 	cr_assert(mkdtemp(d));
 	struct profile_key k;
-	bool ok = profile_key_for(AT_FDCWD, d, &k);
+	bool ok = profile_key_for(AT_FDCWD, d, &k, NULL);
 	rmdir(d);
 	cr_assert(ok);
 	cr_expect_str_eq(k.fs, "tmpfs");

@@ -209,7 +209,10 @@ static void try_bpf(struct controller *c)
  * whether the profile directory lies inside it. */
 static void identify_tree(struct controller *c, int dirfd, const char *name)
 {
-	c->have_key = profile_key_for(dirfd, name, &c->key);
+	bool cold = false;
+	c->have_key = profile_key_for(dirfd, name, &c->key, &cold);
+	if (cold)
+		engine_set_cold(c->e);
 	if (!c->have_key) {
 		snprintf(c->key.fs, sizeof c->key.fs, "?");
 		snprintf(c->key.shape, sizeof c->key.shape, "?");
@@ -598,6 +601,10 @@ void controller_end_tree(struct controller *c)
 	if (c->blk_dt > 0)
 		snprintf(evidence + el, sizeof evidence - el, ", blocked %.0f%%",
 			 100 * c->blk_sum / c->blk_dt);
+	if (tot.cold)
+		explain(c,
+			"cold: %llu of %llu directory reads waited for the disk: entries in readdir order",
+			(unsigned long long)tot.reads_waited, (unsigned long long)tot.reads_timed);
 	if (best > 0)
 		explain(c, "end %s %s: threads %d at the end, best %d (%.0f entries/s%s)%s",
 			c->key.fs, c->key.shape, c->final_threads, best, rate, evidence,
@@ -639,6 +646,18 @@ static void write_lane(struct controller *c)
 	jw_end(&c->jw);
 }
 
+/* Whether the directory reads waited for the disk (docs/json.md#cold). */
+static void write_cold(struct controller *c)
+{
+	struct engine_totals t;
+	engine_totals(c->e, &t);
+	jw_object(&c->jw, "cold");
+	jw_bool(&c->jw, "detected", t.cold);
+	jw_int(&c->jw, "reads_timed", (int64_t)t.reads_timed);
+	jw_int(&c->jw, "reads_waited", (int64_t)t.reads_waited);
+	jw_end(&c->jw);
+}
+
 void controller_finish(struct controller *c)
 {
 	if (!c)
@@ -649,6 +668,7 @@ void controller_finish(struct controller *c)
 		jw_int(&c->jw, "final_threads", c->final_threads);
 		jw_string(&c->jw, "not_measured", ctl_source_missing(c->src));
 		write_lane(c);
+		write_cold(c);
 		jw_array(&c->jw, "decisions");
 		for (size_t i = 0; i < c->nlog; i++) {
 			jw_object(&c->jw, NULL);

@@ -4,6 +4,7 @@
 #include "lib/env.h"
 #include "lib/json.h"
 #include "lib/msg.h"
+#include "lib/taskio.h"
 #include "lib/xalloc.h"
 
 #include <dirent.h>
@@ -114,9 +115,10 @@ static bool sample_dir(int fd, unsigned *entries, unsigned *dirs, bool *more, ch
 	return true;
 }
 
-bool profile_key_for(int dirfd, const char *name, struct profile_key *k)
+bool profile_key_for(int dirfd, const char *name, struct profile_key *k, bool *cold)
 {
 	memset(k, 0, sizeof(*k));
+	int64_t io0 = cold ? taskio_read_bytes() : -1;
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return false;
@@ -145,6 +147,10 @@ bool profile_key_for(int dirfd, const char *name, struct profile_key *k)
 				sub_entries = (int)se;
 			close(sfd);
 		}
+	}
+	if (cold) {
+		int64_t io1 = io0 >= 0 ? taskio_read_bytes() : -1;
+		*cold = io1 > io0;
 	}
 	close(fd);
 	snprintf(k->shape, sizeof k->shape, "%s",

@@ -38,6 +38,8 @@ enum {
 				 * the controller tries it (knobs.share_unknown) */
 	DN_SORT_ASK = 1u << 7,	 /* no one measured inode order on this filesystem type:
 				 * the controller tries it (knobs.sort_unknown) */
+	DN_COLD_ASK = 1u << 19,	 /* last-first here only while its reads do not wait
+				 * for a disk (engine.c, cold_check) */
 	/* Scale-out (engine/steal.c): directories that move between engines. */
 	DN_PATH = 1u << 16,    /* a thief's way down to what it was given: opened
 				* and verified, never scanned or removed here */

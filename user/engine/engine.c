@@ -6,6 +6,7 @@
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
+#include "lib/taskio.h"
 #include "lib/xalloc.h"
 
 #include <dirent.h>
@@ -578,6 +579,8 @@ struct scan {
 				 * where inode order is untried */
 	uint64_t nread;	    /* entries read so far */
 	uint64_t limit;	    /* entries this pass may read (pass_limit) */
+	uint64_t opened;    /* the clock before the directory's open, for its
+			  * first read's cold_check (0 after it) */
 	struct scan_mode mode;
 };
 
@@ -793,8 +796,9 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 	struct dnode *p = d->parent;
 	unsigned flags;
 	if (!(atomic_load(&p->flags) & (DN_ANCHOR | DN_PATH)) && p->dev == d->dev) {
-		flags = atomic_load(&p->flags) & (DN_SORT | DN_SORT_ASK | DN_SHARE | DN_SHARE_ASK |
-						  DN_REVERSE | DN_SIZE_BOUND | DN_DIRENT_MASK);
+		flags = atomic_load(&p->flags) &
+			(DN_SORT | DN_SORT_ASK | DN_SHARE | DN_SHARE_ASK | DN_REVERSE |
+			 DN_COLD_ASK | DN_SIZE_BOUND | DN_DIRENT_MASK);
 	} else {
 		uint64_t type = fsinfo_type(fd);
 		flags = (fsinfo_type_sort_pays(type) ? DN_SORT : 0) |
@@ -802,6 +806,8 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 			(fsinfo_type_share_pays(type) ? DN_SHARE : 0) |
 			(fsinfo_type_share_known(type) ? 0 : DN_SHARE_ASK) |
 			(fsinfo_type_reverse_pays(type) ? DN_REVERSE : 0) |
+			(fsinfo_type_reverse_pays(type) && !fsinfo_type_in_memory(type) ? DN_COLD_ASK :
+											  0) |
 			(fsinfo_type_dirsize_bounds(type) ? DN_SIZE_BOUND : 0) |
 			(fsinfo_type_min_dirent(type) << DN_DIRENT_SHIFT);
 	}
@@ -844,7 +850,45 @@ static bool want_reverse(struct engine *e, struct dnode *d)
 	int policy = atomic_load_explicit(&e->knobs.reverse_policy, memory_order_relaxed);
 	if (policy != SORT_AUTO)
 		return policy == SORT_ALWAYS;
-	return atomic_load(&d->flags) & DN_REVERSE;
+	unsigned flags = atomic_load(&d->flags);
+	return (flags & DN_REVERSE) &&
+	       !((flags & DN_COLD_ASK) && atomic_load_explicit(&e->cold, memory_order_relaxed));
+}
+
+
+/* Cold (want_reverse): a worker's directory read took COLD_READ_NS (warm,
+ * microseconds) and the worker has had the block layer read for it since
+ * it last looked (lib/taskio.h): its work goes to the disk. A slow read
+ * without reads (a lock, a lost CPU) only moves the mark on. */
+#define COLD_READ_NS 100000u
+
+/* Count a directory read from T0 to T_END; true if it found the tree cold. */
+static bool cold_check(struct worker *w, uint64_t t0, uint64_t t_end)
+{
+	struct worker_stats *st = w->st;
+	atomic_store_explicit(&st->reads_timed,
+			      atomic_load_explicit(&st->reads_timed, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	if (t_end - t0 < COLD_READ_NS)
+		return false;
+	atomic_store_explicit(&st->reads_waited,
+			      atomic_load_explicit(&st->reads_waited, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	int64_t now = taskio_read_bytes(), before = w->io_read_bytes;
+	w->io_read_bytes = now;
+	if (now < 0 || before < 0 || now == before)
+		return false;
+	atomic_store_explicit(&w->e->cold, true, memory_order_relaxed);
+	return true;
+}
+
+/* The order of the scan's entries: last-first or not, subdirectories in
+ * inode order or not. Set as the directory starts, again when it turns out
+ * cold. */
+static void scan_order(struct worker *w, struct scan *s)
+{
+	s->mode.reverse = want_reverse(w->e, s->d);
+	w->order_subdirs = want_subdir_order(w->e, s->d);
 }
 
 /* Whether a directory with FLAGS is shared under DIR_SHARE_AUTO: where its
@@ -1043,8 +1087,7 @@ static bool scan_start(struct worker *w, struct scan *s, struct dnode *d, int fd
 		want = GETDENTS_MAX;
 	if (!size_dbuf(w, want))
 		return false;
-	s->mode.reverse = want_reverse(e, d);
-	w->order_subdirs = want_subdir_order(e, d);
+	scan_order(w, s);
 	if (s->mode.reverse && w->cap_rev < w->dbuf_size / 24 + 1) {
 		/* a dirent takes at least 24 bytes: this holds a full buffer
 		 * (out of memory, the entries past the old one go in order) */
@@ -1102,10 +1145,20 @@ static __attribute__((noinline)) void read_failed(struct worker *w, const struct
 static inline __attribute__((always_inline)) long read_batch(struct worker *w, struct scan *s)
 {
 	stat_add(&w->st->syscalls, 1);
-	uint64_t t_read = s->mode.timed ? now_ns() : 0;
+	/* timed for the split (timed mode) and, where the order depends on it
+	 * and the tree is not known to be cold yet, for the cold check */
+	bool check = (atomic_load_explicit(&s->d->flags, memory_order_relaxed) & DN_COLD_ASK) &&
+		     !atomic_load_explicit(&w->e->cold, memory_order_relaxed);
+	uint64_t t_read = s->mode.timed || check ? now_ns() : 0;
 	long n = sys_getdents64(s->fd, w->dbuf, w->dbuf_size);
-	if (s->mode.timed)
-		w->read_ns = now_ns() - t_read;
+	if (t_read) {
+		uint64_t t_end = now_ns();
+		if (s->mode.timed)
+			w->read_ns = t_end - t_read;
+		if (check && cold_check(w, s->opened ? s->opened : t_read, t_end))
+			scan_order(w, s);
+	}
+	s->opened = 0;
 	if (n < 0) {
 		read_failed(w, s, (int)-n);
 		return -1;
@@ -1216,11 +1269,14 @@ static void scan_dir(struct worker *w, struct dnode *d)
 		return;
 	}
 	struct stat st;
+	uint64_t opened = now_ns();
 	int fd = open_task_dir(w, d, &st);
 	if (fd == -1)
 		return;
 	struct scan s;
-	if (!scan_start(w, &s, d, fd, &st)) {
+	bool started = scan_start(w, &s, d, fd, &st);
+	s.opened = opened;
+	if (!started) {
 		report_cannot_remove(w, d, NULL, ENOMEM);
 		mark_failed(d);
 		scan_end(w, &s);
@@ -1258,6 +1314,7 @@ void *engine_worker_main(void *arg)
 {
 	struct worker *w = arg;
 	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
+	w->io_read_bytes = taskio_read_bytes();
 	uintptr_t task;
 	while ((task = pop_task(w)) != 0)
 		run_task(w, task);
@@ -1271,6 +1328,7 @@ static void run_in_caller(struct engine *e)
 {
 	struct worker *w = &e->workers[0];
 	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
+	w->io_read_bytes = taskio_read_bytes();
 	uint64_t next_tick = now_ns() + 100 * 1000 * 1000;
 	for (;;) {
 		uintptr_t task = 0;

@@ -115,6 +115,9 @@ struct worker_stats {
 	/* the timed unlinkat calls by log2 of their µs (bucket i: < 2^i µs;
 	 * the last, longer): the ranks' shared budget sums these */
 	_Atomic uint64_t unlink_hist[ENGINE_HIST_BUCKETS];
+	/* directory opens and getdents64 calls timed for the cold check, and
+	 * those that took 100 µs or more (engine.c, cold_check) */
+	_Atomic uint64_t reads_timed, reads_waited;
 	struct trial_stats trial;
 } __attribute__((aligned(64)));
 
@@ -137,6 +140,8 @@ struct engine_totals {
 	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
 	uint64_t unlink_ns, unlink_calls, busy_ns;
 	uint64_t unlink_hist[ENGINE_HIST_BUCKETS];
+	uint64_t reads_timed, reads_waited;
+	bool cold; /* reads waited for the disk: readdir order from then on */
 	struct trial_totals trial;
 	struct lane_totals lane;
 };
@@ -166,6 +171,12 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
  * caller's thread; the caller then unlinks it. 0, or the errno of a failed
  * ftruncate (the file is left as it is). */
 int engine_shrink_file(struct engine *e, int dirfd, const char *name);
+
+/* The cache is cold (a read of the tree waited for the disk): entries go
+ * in readdir order from now on, where last-first would pay warm. The
+ * workers find it out themselves too; this is for a caller that read the
+ * tree first (the controller's shape sample). */
+void engine_set_cold(struct engine *e);
 
 /* Ask the workers to stop as soon as possible (async-signal-safe). */
 void engine_request_stop(struct engine *e);

@@ -75,6 +75,9 @@ struct worker {
 	 * that same unlinkat (0: not), and whether that is too long. */
 	uint64_t wd_syscalls, wd_since;
 	_Atomic bool in_lane;
+	/* read_bytes of the worker's thread when it last looked (cold_check;
+	 * -1: unknown) */
+	int64_t io_read_bytes;
 };
 
 struct lane;
@@ -125,7 +128,11 @@ struct engine {
 	int lane_extra;	       /* workers allowed beyond active_threads in place of
 				 * those stuck in an unlinkat (qlock) */
 	atomic_bool auto_lane; /* the watchdog switched the lane on */
-	uint64_t watchdog_ns;  /* an unlinkat this long puts its worker in the lane */
+	/* Directory reads wait for the disk (cold_check): last-first order,
+	 * which pays on a warm cache, walks the disk backwards against every
+	 * readahead below, so from then on entries go in readdir order. */
+	atomic_bool cold;
+	uint64_t watchdog_ns; /* an unlinkat this long puts its worker in the lane */
 
 	/* Scale-out (steal.c): directories given to other engines, by token
 	 * (slot index and generation), and how many are out; the stack keeps

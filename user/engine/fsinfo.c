@@ -110,6 +110,11 @@ bool fsinfo_type_reverse_pays(uint64_t t)
 	return t == TMPFS_MAGIC || t == XFS_MAGIC || t == BTRFS_MAGIC;
 }
 
+bool fsinfo_type_in_memory(uint64_t t)
+{
+	return t == TMPFS_MAGIC || t == RAMFS_MAGIC;
+}
+
 bool fsinfo_type_dirsize_bounds(uint64_t t)
 {
 	return t == EXT4_MAGIC;

@@ -190,6 +190,7 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 		w->e = e;
 		w->id = i;
 		w->st = &e->stats[i];
+		w->io_read_bytes = -1; /* its thread looks when it starts */
 	}
 	int got = engine_spawn_workers(e, initial_threads);
 	if (got < 1)
@@ -321,6 +322,11 @@ bool engine_join_stopped(struct engine *e, unsigned timeout_ms)
 	return lane_join_until(e->lane, &dl) && all;
 }
 
+void engine_set_cold(struct engine *e)
+{
+	atomic_store_explicit(&e->cold, true, memory_order_relaxed);
+}
+
 void engine_totals(const struct engine *e, struct engine_totals *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -337,6 +343,8 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 		SUM(unlink_ns);
 		SUM(unlink_calls);
 		SUM(busy_ns);
+		SUM(reads_timed);
+		SUM(reads_waited);
 		for (int b = 0; b < ENGINE_HIST_BUCKETS; b++)
 			SUM(unlink_hist[b]);
 		SUM(trial.shareable);
@@ -349,5 +357,6 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 		SUM(trial.sorted_unlink_calls);
 #undef SUM
 	}
+	t->cold = atomic_load_explicit(&e->cold, memory_order_relaxed);
 	lane_totals(e->lane, &t->lane);
 }

@@ -1,0 +1,31 @@
+#include "lib/taskio.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int64_t taskio_parse_read_bytes(const char *text)
+{
+	/* after "rchar", "wchar", "syscr" and "syscw": a field at a line start */
+	const char *p = strstr(text, "\nread_bytes: ");
+	if (!p)
+		return -1;
+	char *end;
+	unsigned long long v = strtoull(p + strlen("\nread_bytes: "), &end, 10);
+	return *end == '\n' || *end == '\0' ? (int64_t)v : -1;
+}
+
+int64_t taskio_read_bytes(void)
+{
+	int fd = open("/proc/thread-self/io", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char buf[512];
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return taskio_parse_read_bytes(buf);
+}
