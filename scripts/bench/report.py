@@ -80,7 +80,8 @@ def key(r):
 def disk_text(disk):
     """iops:400 -> "400 IOPS"; latency:500 -> "500 µs/op"."""
     kind, _, value = disk.partition(":")
-    return {"iops": "%s IOPS" % value, "deviops": "%s IOPS device" % value,
+    return {"iops": "%s IOPS" % value, "diskiops": "%s IOPS disk" % value,
+            "deviops": "%s IOPS device" % value,
             "latency": "%s µs/op" % value}.get(kind, disk)
 
 
@@ -197,7 +198,9 @@ def main():
         lines.append("cold: after the build, the filesystem unmounted, every cache dropped, mounted again. "
                      "Loop devices %s. N IOPS: a cgroup v1 blkio throttle of the loop device at N reads "
                      "and N writes a second, the tool run in it (cgroup v1 charges only the I/O the "
-                     "tool submits itself, not journal or writeback writes). N IOPS device: the same cap on "
+                     "tool submits itself, not journal or writeback writes). N IOPS disk: the same group capping "
+                     "the disk under the image instead (the loop device's reads of it, after merging). "
+                     "N IOPS device: the same cap on "
                      "every I/O to the device (the root group: kernel threads too), during the run only. N µs/op: the image on "
                      "slowfs (every FUSE request N µs slower, up to 64 overlapping), on a buffered loop "
                      "device." % ("with direct I/O" if env("BENCH_DIRECT_IO_RUN", "on") == "on"

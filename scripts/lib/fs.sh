@@ -190,6 +190,15 @@ fs_blkio_create() {
 		echo "$majmin $iops" >"$cg/blkio.throttle.write_iops_device"
 }
 
+# The whole disk under directory $1 (a partition's disk), or fail.
+fs_disk_of() {
+	local src pk
+	src=$(df --output=source "$1" 2>/dev/null | tail -1)
+	[ -b "$src" ] || return 1
+	pk=$(lsblk -no PKNAME "$src" 2>/dev/null | head -1)
+	if [ -n "$pk" ]; then echo "/dev/$pk"; else echo "$src"; fi
+}
+
 fs_blkio_wrap() {
 	# shellcheck disable=SC2016,SC2034 # expanded by the inner shell; read by the caller
 	FS_BLKIO_WRAP=(sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$1")

@@ -359,7 +359,9 @@ test_controller_share_trial_finds_the_loss_on_xfs() {
 	ADAPTRM_SHARE_TRIAL=1 "$ADAPTRM" -rf --explain --json "$SCRATCH/a.json" mnt/a 2>"$SCRATCH/explain" ||
 		fail "adaptrm failed: $(cat "$SCRATCH/explain")"
 	expect_gone mnt/a
-	grep -q "sharing big directories: off: throughput -" "$SCRATCH/explain" ||
+	# the decision, not the measured sign: on a busy machine the loss can
+	# read as a gain inside the band, which also says off
+	grep -q "sharing big directories: off: throughput" "$SCRATCH/explain" ||
 		fail "sharing not found to lose: $(cat "$SCRATCH/explain")"
 	expect_eq "$(ctl_json "$SCRATCH/a.json" 'd["trees"][0]["share"]')" off "share state"
 	make_flat mnt/b 30000
