@@ -235,6 +235,7 @@ void engine_destroy(struct engine *e)
 			dnode_free((struct dnode *)e->stack[i]);
 	}
 	free(e->stack);
+	free(e->donated); /* the steal protocol's token table (steal.c) */
 	fdc_destroy(&e->fdc);
 	pthread_mutex_destroy(&e->qlock);
 	pthread_cond_destroy(&e->work_cond);
