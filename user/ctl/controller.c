@@ -603,8 +603,9 @@ void controller_end_tree(struct controller *c)
 			 100 * c->blk_sum / c->blk_dt);
 	if (tot.cold)
 		explain(c,
-			"cold: %llu of %llu directory reads waited for the disk: entries in readdir order",
-			(unsigned long long)tot.reads_waited, (unsigned long long)tot.reads_timed);
+			"cold: directory reads went to the disk (of %llu the workers timed, %llu "
+			"took 100 us or more): entries in readdir order",
+			(unsigned long long)tot.reads_timed, (unsigned long long)tot.reads_waited);
 	if (best > 0)
 		explain(c, "end %s %s: threads %d at the end, best %d (%.0f entries/s%s)%s",
 			c->key.fs, c->key.shape, c->final_threads, best, rate, evidence,

@@ -148,10 +148,10 @@ bool profile_key_for(int dirfd, const char *name, struct profile_key *k, bool *c
 			close(sfd);
 		}
 	}
-	if (cold) {
-		int64_t io1 = io0 >= 0 ? taskio_read_bytes() : -1;
-		*cold = io1 > io0;
-	}
+	/* told only where it decides the order: elsewhere no second look */
+	if (cold)
+		*cold = io0 >= 0 && fsinfo_type_order_by_cache(k->f_type) &&
+			taskio_read_bytes() > io0;
 	close(fd);
 	snprintf(k->shape, sizeof k->shape, "%s",
 		 profile_shape_class(entries, dirs, more, sub_entries));

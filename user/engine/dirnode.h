@@ -38,14 +38,15 @@ enum {
 				 * the controller tries it (knobs.share_unknown) */
 	DN_SORT_ASK = 1u << 7,	 /* no one measured inode order on this filesystem type:
 				 * the controller tries it (knobs.sort_unknown) */
-	DN_COLD_ASK = 1u << 19,	 /* last-first here only while its reads do not wait
-				 * for a disk (engine.c, cold_check) */
 	/* Scale-out (engine/steal.c): directories that move between engines. */
 	DN_PATH = 1u << 16,    /* a thief's way down to what it was given: opened
 				* and verified, never scanned or removed here */
 	DN_STOLEN = 1u << 17,  /* given by another engine: scanned here, but its
 				* donor removes it (struct stolen) */
 	DN_DONATED = 1u << 18, /* given away: removed here once the thief is done */
+	/* A filesystem policy bit (bits 8-15 hold the dirent size below). */
+	DN_COLD_ASK = 1u << 19, /* last-first here only while its reads do not go
+				 * to a disk (engine.c, cold_check) */
 };
 /* Bits 8-15 of flags: the fewest bytes of st_size one entry takes on its
  * filesystem (fsinfo_type_min_dirent), 0 where st_size bounds nothing. */

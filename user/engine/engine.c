@@ -806,8 +806,7 @@ static void fs_policy(struct engine *e, struct dnode *d, int fd)
 			(fsinfo_type_share_pays(type) ? DN_SHARE : 0) |
 			(fsinfo_type_share_known(type) ? 0 : DN_SHARE_ASK) |
 			(fsinfo_type_reverse_pays(type) ? DN_REVERSE : 0) |
-			(fsinfo_type_reverse_pays(type) && !fsinfo_type_in_memory(type) ? DN_COLD_ASK :
-											  0) |
+			(fsinfo_type_order_by_cache(type) ? DN_COLD_ASK : 0) |
 			(fsinfo_type_dirsize_bounds(type) ? DN_SIZE_BOUND : 0) |
 			(fsinfo_type_min_dirent(type) << DN_DIRENT_SHIFT);
 	}
@@ -855,7 +854,6 @@ static bool want_reverse(struct engine *e, struct dnode *d)
 	       !((flags & DN_COLD_ASK) && atomic_load_explicit(&e->cold, memory_order_relaxed));
 }
 
-
 /* Cold (want_reverse): a worker's directory read took COLD_READ_NS (warm,
  * microseconds) and the worker has had the block layer read for it since
  * it last looked (lib/taskio.h): its work goes to the disk. A slow read
@@ -865,15 +863,10 @@ static bool want_reverse(struct engine *e, struct dnode *d)
 /* Count a directory read from T0 to T_END; true if it found the tree cold. */
 static bool cold_check(struct worker *w, uint64_t t0, uint64_t t_end)
 {
-	struct worker_stats *st = w->st;
-	atomic_store_explicit(&st->reads_timed,
-			      atomic_load_explicit(&st->reads_timed, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	stat_add(&w->st->reads_timed, 1);
 	if (t_end - t0 < COLD_READ_NS)
 		return false;
-	atomic_store_explicit(&st->reads_waited,
-			      atomic_load_explicit(&st->reads_waited, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	stat_add(&w->st->reads_waited, 1);
 	int64_t now = taskio_read_bytes(), before = w->io_read_bytes;
 	w->io_read_bytes = now;
 	if (now < 0 || before < 0 || now == before)

@@ -38,9 +38,10 @@ bool fsinfo_type_share_known(uint64_t f_type);
  * hash order (1.49 -> 1.61 s reversed). Kernel 6.18's tmpfs lists the
  * newest entry first, xfs and btrfs the oldest. */
 bool fsinfo_type_reverse_pays(uint64_t f_type);
-/* Whether every read is served from memory (tmpfs, ramfs): no cache to be
- * cold, no disk to wait for. */
-bool fsinfo_type_in_memory(uint64_t f_type);
+/* Whether the order depends on the cache: last-first pays here warm and the
+ * filesystem has a disk to be cold on (not tmpfs, not ramfs), where cold
+ * it walks the disk backwards (docs/design.md#reverse-order). */
+bool fsinfo_type_order_by_cache(uint64_t f_type);
 /* Whether a directory's st_size bounds its entry count: on ext2/3/4 an
  * entry takes at least FSINFO_MIN_DIRENT bytes (an 8-byte header and a name
  * padded to 4). Lets a directory too small to be sorted skip being read
