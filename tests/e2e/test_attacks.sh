@@ -179,3 +179,79 @@ test_attack_ext4() {
 	echo "ext4: $ATTACK_RUNS runs, victim changed in $ATTACK_FAILS"
 	[ $ATTACK_FAILS = 0 ] || fail "the victim changed in $ATTACK_FAILS of $ATTACK_RUNS runs"
 }
+
+# delete_together TREE CMD...: each CMD (a command line, split on blanks)
+# deletes TREE, all started at once: they wait on a pipe that is written
+# only when every one of them runs. Each must exit 0 without a word on
+# stderr (what another removed first is gone, not an error, under -f), and
+# TREE must be gone.
+delete_together() {
+	local tree=$1 go=$SCRATCH/go.$$ k pids=() cmd
+	shift
+	rm -f "$go"
+	mkfifo "$go"
+	exec 3<>"$go"
+	on_exit rm -f "$go"
+	k=0
+	for cmd in "$@"; do
+		local argv
+		read -ra argv <<<"$cmd"
+		(
+			exec 3>&-
+			read -r _ <"$go"
+			exec "${argv[@]}" "$tree"
+		) 2>"$SCRATCH/together.$k" &
+		pids+=($!)
+		k=$((k + 1))
+	done
+	printf 'go\n%.0s' "$@" >&3
+	local rc i=0 bad=
+	for ((i = 0; i < k; i++)); do
+		rc=0
+		wait "${pids[$i]}" || rc=$?
+		[ $rc = 0 ] || bad+=" [$i] exit $rc"
+		[ -s "$SCRATCH/together.$i" ] && bad+=" [$i] said: $(head -2 "$SCRATCH/together.$i")"
+	done
+	exec 3>&-
+	[ -z "$bad" ] || fail "deletes of one tree at once ($*):$bad"
+	expect_gone "$tree"
+}
+
+# Overlapping cron jobs and parallel `make clean`s delete one tree twice at
+# once: the directories one removes vanish under the other while it opens
+# or reads them, and both must still succeed.
+test_concurrent_deletes_of_one_tree() {
+	local round threads
+	for round in 1 2 3; do
+		for threads in --threads=1 ""; do
+			make_tree T 100 500
+			delete_together T "$ADAPTRM -rf $threads" "$ADAPTRM -rf $threads"
+			make_tree T 100 500
+			delete_together T "$ADAPTRM -rf $threads" "$ADAPTRM -rf $threads" \
+				"$ADAPTRM -rf $threads" "$ADAPTRM -rf $threads"
+		done
+	done
+}
+
+test_concurrent_delete_beside_gnu_rm() {
+	local round threads
+	for round in 1 2 3; do
+		for threads in --threads=1 ""; do
+			make_tree T 100 500
+			delete_together T "$ADAPTRM -rf $threads" "rm -rf"
+		done
+	done
+}
+
+# The same on ext4, where a directory is read in several getdents64 calls
+# and its blocks are freed as it empties.
+test_concurrent_deletes_ext4() {
+	need_root
+	command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4"
+	mount_fs ext4 fs 1G || skip "cannot mount ext4"
+	local round
+	for round in 1 2; do
+		make_tree fs/T 100 500
+		delete_together fs/T "$ADAPTRM -rf" "$ADAPTRM -rf --threads=1" "rm -rf"
+	done
+}

@@ -143,29 +143,132 @@ test_large_free_rate_bind_mounted_file_not_truncated() {
 	expect_gone t/d/y
 }
 
-# A writer keeps appending while the file is truncated: the steps are
-# bounded, the file is unlinked, the run ends with status 0.
-test_large_free_rate_growing_file_bounded() {
-	enter_big_ext4
+# --free-rate never truncates what someone else can still reach
+# (docs/design.md#what-free-rate-may-truncate). Each case runs on tmpfs and
+# on ext4: $1 of these helpers is the directory to work in.
+free_rate_fs() { # tmpfs|ext4: enter a fresh one
+	if [ "$1" = ext4 ]; then
+		enter_big_ext4
+	else
+		mount_fs tmpfs m 1G || skip "cannot mount tmpfs"
+		cd m || fail "cannot enter m"
+		on_exit cd "$SCRATCH"
+	fi
+}
+
+# A file another process has open (a reader, or a writer that keeps
+# appending) is unlinked but never truncated: the holder keeps every byte,
+# as it does with GNU rm.
+free_rate_open_holder() { # FS < | >>
+	free_rate_fs "$1"
 	mkdir -p t/d; touch t/d/f
-	fallocate -l 1G t/d/grow || skip "fallocate failed"
-	(
-		exec 3>>t/d/grow
-		while head -c 4M /dev/zero >&3; do sleep 0.01; done
-	) &
-	local writer=$!
-	on_exit "kill $writer 2>/dev/null; wait $writer 2>/dev/null"
-	traced -rf --free-rate=2G t
-	kill "$writer"; wait "$writer" 2>/dev/null || true
+	make_huge t/d/big 256M || skip "fallocate failed"
+	local sum; sum=$(md5sum <t/d/big)
+	if [ "$2" = "<" ]; then
+		exec 4<t/d/big
+	else
+		exec 4>>t/d/big
+	fi
+	on_exit exec 4>&-
+	traced -rf --free-rate=1T t
 	expect_eq "$rc" 0 "exit status"
 	expect_gone t
-	local n; n=$(ftruncates)
-	# the steps are the size at the lane's first look / 64 MiB, plus 16 at
-	# most for what is appended after it; the writer adds up to 400 MiB/s,
-	# so a slow run (ASan) first sees more than 1 GiB: 48 is bounded, a
-	# follow without a bound would be hundreds
-	if [ "$n" -lt 1 ] || [ "$n" -gt 48 ]; then fail "ftruncate calls: $n"; fi
+	expect_eq "$(ftruncates)" 0 "ftruncate calls"
+	expect_eq "$(md5sum </proc/self/fd/4)" "$sum" "the open file's data changed"
+	exec 4>&-
 }
+test_large_free_rate_open_reader_keeps_data_tmpfs() { free_rate_open_holder tmpfs "<"; }
+test_large_free_rate_open_reader_keeps_data_ext4() { free_rate_open_holder ext4 "<"; }
+test_large_free_rate_open_writer_keeps_data_tmpfs() { free_rate_open_holder tmpfs ">>"; }
+test_large_free_rate_open_writer_keeps_data_ext4() { free_rate_open_holder ext4 ">>"; }
+
+# A hard link made outside while the file is freed: the file keeps every
+# byte at the new name, or the name was gone before the link could be made.
+# The link is tried as soon as adaptrm has begun on the file (it shrank, or
+# its name is gone), and again until adaptrm ends.
+free_rate_link_meanwhile() { # FS
+	free_rate_fs "$1"
+	mkdir -p t/d out; touch t/d/f
+	make_huge t/d/big 256M || skip "fallocate failed"
+	local sum size; sum=$(md5sum <t/d/big); size=$(stat -c %s t/d/big)
+	"$ADAPTRM" -rf --free-rate=64M t 2>"$SCRATCH/err" &
+	local pid=$! linked=0
+	on_exit "kill -9 $pid 2>/dev/null"
+	while kill -0 "$pid" 2>/dev/null; do
+		local now; now=$(stat -c %s t/d/big 2>/dev/null) || now=gone
+		if [ "$now" != "$size" ]; then
+			ln t/d/big out/big 2>/dev/null && linked=1
+			[ $linked = 1 ] || [ "$now" = gone ] && break
+		fi
+		sleep 0.01
+	done
+	local rc=0
+	wait "$pid" || rc=$?
+	cat "$SCRATCH/err" >&2
+	expect_eq "$rc" 0 "exit status"
+	expect_gone t
+	if [ -e out/big ]; then
+		expect_eq "$(stat -c %s out/big)" "$size" "the linked file's size"
+		expect_eq "$(md5sum <out/big)" "$sum" "the linked file's data"
+	fi
+}
+test_large_free_rate_link_meanwhile_tmpfs() { free_rate_link_meanwhile tmpfs; }
+test_large_free_rate_link_meanwhile_ext4() { free_rate_link_meanwhile ext4; }
+
+# Opened through /proc/PID/fd while adaptrm frees it (the only way left to
+# reach an unlinked file): from that open on it never shrinks again, and it
+# holds the original's first bytes.
+free_rate_open_through_proc() { # FS
+	free_rate_fs "$1"
+	mkdir -p t/d; touch t/d/f
+	head -c 256M /dev/urandom >orig
+	cp orig t/d/big
+	"$ADAPTRM" -rf --free-rate=32M t 2>"$SCRATCH/err" &
+	local pid=$!
+	on_exit "kill -9 $pid 2>/dev/null"
+	local out
+	out=$(python3 - "$pid" <<'PY'
+import os, sys, time
+pid = sys.argv[1]
+fd = None
+while fd is None:
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        break
+    try:
+        for n in os.listdir(f"/proc/{pid}/fd"):
+            if os.readlink(f"/proc/{pid}/fd/{n}").split(" (deleted)")[0].endswith("/t/d/big"):
+                fd = os.open(f"/proc/{pid}/fd/{n}", os.O_RDONLY)
+                break
+    except OSError:
+        pass
+    time.sleep(0.005)
+if fd is None:
+    print("never-opened")
+    sys.exit(0)
+opened = os.fstat(fd).st_size
+while True:
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        break
+    time.sleep(0.05)
+print(opened, os.fstat(fd).st_size)
+PY
+	)
+	local rc=0
+	wait "$pid" || rc=$?
+	cat "$SCRATCH/err" >&2
+	expect_eq "$rc" 0 "exit status"
+	expect_gone t
+	[ "$out" != never-opened ] || fail "the held file was never seen in /proc/$pid/fd"
+	local opened after
+	read -r opened after <<<"$out"
+	expect_eq "$after" "$opened" "the size after it was opened elsewhere"
+}
+test_large_free_rate_open_through_proc_tmpfs() { free_rate_open_through_proc tmpfs; }
+test_large_free_rate_open_through_proc_ext4() { free_rate_open_through_proc ext4; }
 
 test_large_free_rate_bad_values() {
 	mkdir -p t; touch t/f

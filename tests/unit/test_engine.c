@@ -63,7 +63,7 @@ static bool remove_t(struct engine *e)
 	int dfd = open(tmpl, O_RDONLY | O_DIRECTORY);
 	struct stat st;
 	cr_assert_eq(fstatat(dfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
-	bool ok = engine_remove_tree(e, dfd, "t", "t", st.st_dev);
+	bool ok = engine_remove_tree(e, dfd, "t", "t", &st);
 	close(dfd);
 	return ok;
 }

@@ -109,7 +109,7 @@ static void *member_main(void *arg)
 		int dfd = open(tmpl, O_RDONLY | O_DIRECTORY);
 		struct stat st;
 		cr_assert_eq(fstatat(dfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
-		m->ok = engine_remove_tree(e, dfd, "t", m->operand, st.st_dev);
+		m->ok = engine_remove_tree(e, dfd, "t", m->operand, &st);
 		close(dfd);
 	} else {
 		engine_serve(e, rank_stop_flag(m->r));

@@ -280,14 +280,22 @@ static enum op_action check_operand(const struct rm_run *r, struct operand *op)
 	return interactive_needed(o) ? OP_PROMPT_TREE : OP_ENGINE_TREE;
 }
 
-/* --free-rate and a file operand: shrink it as the lane would, paced;
- * a failed truncation is said, and the file is unlinked anyway. */
-static bool shrink_operand(struct rm_run *r, const struct operand *op)
+/* --free-rate and a file operand: held before its unlink, as the lane holds
+ * a file (-1 if not); after it, freed in paced steps if nobody else can
+ * reach it. A failed truncation is said (the file is unlinked anyway). */
+static int hold_operand(struct rm_run *r, const struct operand *op)
 {
 	if (!r->o->free_rate || !S_ISREG(op->st.st_mode) ||
 	    (uint64_t)op->st.st_blocks * 512 < ENGINE_LANE_CHUNK)
+		return -1;
+	return engine_hold_file(get_engine(r), op->pfd, op->base);
+}
+
+static bool free_operand(struct rm_run *r, const struct operand *op, int held)
+{
+	if (held < 0)
 		return true;
-	int err = engine_shrink_file(get_engine(r), op->pfd, op->base);
+	int err = engine_free_held(get_engine(r), held);
 	if (err)
 		warn_errno(err, "cannot truncate %s", quote_n(0, op->arg));
 	return err == 0;
@@ -304,12 +312,14 @@ static enum op_action remove_one(struct rm_run *r, struct operand *op, bool dir)
 		if (a <= 0)
 			return a == 0 ? OP_DONE : OP_FAILED;
 	}
-	bool shrunk = dir || shrink_operand(r, op);
-	if (unlinkat(op->pfd, op->base, dir ? AT_REMOVEDIR : 0) < 0)
-		return fail(op, errno, dir ? OP_FAIL : OP_FAIL_IGNORABLE);
-	if (o->verbose)
+	int held = dir ? -1 : hold_operand(r, op);
+	int err = unlinkat(op->pfd, op->base, dir ? AT_REMOVEDIR : 0) < 0 ? errno : 0;
+	if (!err && o->verbose)
 		printf("removed %s%s\n", dir ? "directory " : "", quote_n(0, op->arg));
-	return shrunk ? OP_DONE : OP_FAILED;
+	bool freed = free_operand(r, op, held); /* nothing to free if it failed */
+	if (err)
+		return fail(op, err, dir ? OP_FAIL : OP_FAIL_IGNORABLE);
+	return freed ? OP_DONE : OP_FAILED;
 }
 
 /* OP_PROMPT_TREE and OP_ENGINE_TREE: the tree, shown as GNU shows it. */
@@ -323,7 +333,7 @@ static enum op_action remove_tree(struct rm_run *r, struct operand *op, bool pro
 		struct engine *e = get_engine(r);
 		if (r->ctl)
 			controller_begin_tree(r->ctl, op->pfd, op->base);
-		ok = engine_remove_tree(e, op->pfd, op->base, display, op->st.st_dev);
+		ok = engine_remove_tree(e, op->pfd, op->base, display, &op->st);
 		if (r->ctl)
 			controller_end_tree(r->ctl);
 	}

@@ -270,8 +270,11 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 		int pfd = fdc_get_parent(&e->fdc, d, &err);
 		fdc_drop(&e->fdc, d);
 		if (pfd == -1) {
-			report_cannot_remove(w, d, NULL, err);
-			mark_failed(p);
+			/* the parent is no longer reachable by name: D went with it */
+			if (!engine_gone(e, err)) {
+				report_cannot_remove(w, d, NULL, err);
+				mark_failed(p);
+			}
 			dnode_free(d);
 			d = p;
 			continue;
@@ -305,7 +308,7 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 				atomic_store(&d->refs, 0);
 				err = ENOMEM; /* the rescan could not be queued */
 			}
-			if (!(err == ENOENT && e->cfg.force)) {
+			if (!engine_gone(e, err)) {
 				report_cannot_remove(w, d, NULL, err);
 				mark_failed(p);
 			}
@@ -443,7 +446,7 @@ static __attribute__((noinline)) void unlink_failed(struct worker *w, struct dno
 			return;
 		}
 	}
-	if (err == ENOENT && w->e->cfg.force)
+	if (engine_gone(w->e, err))
 		return;
 	report_cannot_remove(w, d, name, err);
 	mark_failed(d);
@@ -461,7 +464,7 @@ static __attribute__((noinline)) bool not_a_directory(struct worker *w, struct d
 		struct stat st;
 		stat_add(&w->st->syscalls, 1);
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT || !w->e->cfg.force) {
+			if (!engine_gone(w->e, errno)) {
 				report_cannot_remove(w, d, name, errno);
 				mark_failed(d);
 			}
@@ -905,11 +908,15 @@ static unsigned dir_share(struct engine *e, struct dnode *d)
 	return share;
 }
 
-/* Directory D cannot be scanned (ERR): report it; it fails and is released. */
+/* Directory D cannot be scanned (ERR): report it; it fails and is released.
+ * Gone (its parent was removed or moved out first) it is no failure, and
+ * its release finds that its parent is gone too. */
 static __attribute__((noinline)) void dir_failed(struct worker *w, struct dnode *d, int err)
 {
-	report_cannot_remove(w, d, NULL, err);
-	mark_failed(d);
+	if (!engine_gone(w->e, err)) {
+		report_cannot_remove(w, d, NULL, err);
+		mark_failed(d);
+	}
 	node_release(w, d);
 }
 
@@ -940,7 +947,7 @@ static __attribute__((noinline)) void open_failed(struct worker *w, struct dnode
 	}
 	if (gone) {
 		atomic_fetch_add(&d->parent->progress, 1);
-	} else if (!(err == ENOENT && e->cfg.force)) {
+	} else if (!engine_gone(e, err)) {
 		report_cannot_remove(w, d, NULL, err);
 		mark_failed(d->parent);
 	}
@@ -1152,6 +1159,11 @@ static inline __attribute__((always_inline)) long read_batch(struct worker *w, s
 			scan_order(w, s);
 	}
 	s->opened = 0;
+	/* A directory removed while it is open reads ENOENT. POSIX makes that
+	 * the end of the directory (glibc's readdir does): its entries are
+	 * gone, since only an empty directory can be removed. */
+	if (n == -ENOENT)
+		n = 0;
 	if (n < 0) {
 		read_failed(w, s, (int)-n);
 		return -1;
@@ -1352,20 +1364,18 @@ static bool operand_done(struct engine *e, void *arg);
 static bool serve_stopped(struct engine *e, void *arg);
 
 bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
-			dev_t root_dev)
+			const struct stat *st)
 {
-	struct stat st;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return false;
-
+	/* No second lstat here: the open checks that the directory is still
+	 * the one the caller saw, and one that is gone by then fails there as
+	 * any vanished directory does. */
 	dnode_init_anchor(&e->anchor, dirfd);
 	e->display = display;
-	e->root_dev = root_dev;
 	e->op_done = false;
 
 	struct dnode *root = dnode_new(&e->anchor, name, strlen(name));
-	root->dev = st.st_dev;
-	root->ino = st.st_ino;
+	root->dev = st->st_dev;
+	root->ino = st->st_ino;
 	if (!push_tasks(e, &(struct subdir){ .n = root }, 1)) {
 		struct strbuf sb = STRBUF_INIT;
 		quote_append(&sb, display, strlen(display));

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct strbuf;
@@ -164,13 +165,16 @@ void engine_set_active(struct engine *e, int n);
  * or the engine was stopped. Returns true if everything, the top directory
  * included, was removed. */
 bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
-			dev_t root_dev);
+			const struct stat *st);
 
-/* --free-rate for a file operand: if NAME in DIRFD is a file the lane would
- * take, truncate it as the lane would, paced by the same bucket, in the
- * caller's thread; the caller then unlinks it. 0, or the errno of a failed
- * ftruncate (the file is left as it is). */
-int engine_shrink_file(struct engine *e, int dirfd, const char *name);
+/* --free-rate for a file operand, in the caller's thread and paced by the
+ * lane's bucket: if NAME in DIRFD is a file the lane would take, open it and
+ * take its write lease before the caller unlinks it (the fd, else -1). Then
+ * engine_free_held frees it in steps if nobody else can reach it (no name
+ * left, the lease unbroken) and closes it: 0, or the errno of a failed
+ * ftruncate. */
+int engine_hold_file(struct engine *e, int dirfd, const char *name);
+int engine_free_held(struct engine *e, int held);
 
 /* The cache is cold (a read of the tree waited for the disk): entries go
  * in readdir order from now on, where last-first would pay warm. The

@@ -116,7 +116,6 @@ struct engine {
 	/* the operand being removed */
 	struct dnode anchor;
 	const char *display;
-	dev_t root_dev;
 	bool op_done;
 
 	engine_tick_fn tick;
@@ -212,6 +211,14 @@ bool engine_push_chunk(struct engine *e, struct chunk *c);
 /* Drop one reference of directory D, removing it (and its ancestors) if it
  * was the last (engine.c). */
 void engine_node_release(struct worker *w, struct dnode *d);
+/* ERR on a name inside the tree means someone else removed it (or moved it
+ * out of the tree) first: under -f that is not an error, as GNU's
+ * ignorable_missing says. The one place the engine decides this. */
+static inline bool engine_gone(const struct engine *e, int err)
+{
+	return err == ENOENT && e->cfg.force;
+}
+
 /* D could not be emptied: it and its ancestors stay. */
 static inline void engine_mark_failed(struct dnode *d)
 {

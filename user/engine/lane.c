@@ -84,14 +84,22 @@ static bool halting(const struct lane *l)
 	return atomic_load_explicit(&l->e->halt, memory_order_relaxed);
 }
 
+/* HELD still has the write lease hold_file took: nobody has opened the file
+ * since (an open breaks it, and it then reads F_RDLCK or F_UNLCK). */
+static bool lease_held(int held)
+{
+	return fcntl(held, F_GETLEASE) == F_WRLCK;
+}
+
 /* ------------------------------------------------------------------ */
 /* Pacing                                                               */
 
-/* Sleep until monotonic time T, or until the engine halts (false). */
-static bool sleep_until(const struct lane *l, uint64_t t)
+/* Sleep until monotonic time T; false if the engine halts meanwhile, or
+ * if HELD (an fd, or -1) loses its lease (see free_held). */
+static bool sleep_until(const struct lane *l, uint64_t t, int held)
 {
 	for (;;) {
-		if (halting(l))
+		if (halting(l) || (held >= 0 && !lease_held(held)))
 			return false;
 		uint64_t now = now_ns();
 		if (now >= t)
@@ -105,14 +113,14 @@ static bool sleep_until(const struct lane *l, uint64_t t)
 
 /* Wait for the right to free BYTES at the rate: each freeing starts when
  * the last one's share of time (its bytes / rate) is over. False if the
- * engine halted meanwhile. */
-static bool pace(struct lane *l, uint64_t bytes)
+ * engine halted meanwhile, or HELD lost its lease. */
+static bool pace(struct lane *l, uint64_t bytes, int held)
 {
 	pthread_mutex_lock(&l->lock);
 	uint64_t now = now_ns(), start = l->paced_until > now ? l->paced_until : now;
 	l->paced_until = start + (uint64_t)((double)bytes * 1e9 / (double)l->rate);
 	pthread_mutex_unlock(&l->lock);
-	if (!sleep_until(l, start))
+	if (!sleep_until(l, start, held))
 		return false;
 	uint64_t zero = 0;
 	atomic_compare_exchange_strong(&l->paced_first_ns, &zero, start);
@@ -153,19 +161,53 @@ static uint64_t allocated(const struct statx *sx)
 	return (uint64_t)sx->stx_blocks * 512;
 }
 
-/* FD is the file first seen as (DEV, INO), still with one name, and not a
- * mount point (a file bind-mounted into the tree is someone else's data):
- * only such a file is truncated. DEV was checked against the directory's
- * when the file was taken. SX is filled. */
-static bool still_ours(int fd, dev_t dev, ino_t ino, struct statx *sx)
+/* FD is the file first seen as (DEV, INO): a regular file, and not a mount
+ * point (a file bind-mounted into the tree is someone else's data). DEV was
+ * checked against the directory's when the file was taken. SX is filled. */
+static bool same_file(int fd, dev_t dev, ino_t ino, struct statx *sx)
 {
 	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC,
 		  STATX_TYPE | STATX_INO | STATX_NLINK | STATX_SIZE | STATX_BLOCKS, sx) != 0)
 		return false;
 	bool mount_root_known = sx->stx_attributes_mask & STATX_ATTR_MOUNT_ROOT;
-	return S_ISREG(sx->stx_mode) && sx->stx_nlink == 1 && sx->stx_ino == ino &&
+	return S_ISREG(sx->stx_mode) && sx->stx_ino == ino &&
 	       makedev(sx->stx_dev_major, sx->stx_dev_minor) == dev && mount_root_known &&
 	       !(sx->stx_attributes & STATX_ATTR_MOUNT_ROOT);
+}
+
+/* --free-rate shrinks a file only where nobody else can see it shrink
+ * (docs/design.md#what-free-rate-may-truncate). Before the unlink the file
+ * is opened and a write lease taken on it: the kernel grants one only while
+ * no other open file description of the inode exists (another process's
+ * fd, a mapping, a loop device, an executable being run), and breaks it
+ * when anyone opens the inode later. After the unlink, free_held checks on
+ * the fd that no name is left (a link count of 0 stays 0: the kernel makes
+ * no new link to such an inode) and, before every step, that the lease
+ * still holds. SIGIO, which announces a break, is ignored: the lease's
+ * state is polled instead. The held fd, or -1 where the file is not one to
+ * shrink or no lease can be had (another user's file without CAP_LEASE, a
+ * filesystem without leases): such a file is only unlinked. */
+static int hold_file(struct lane *l, int dirfd, const char *name, dev_t dev, ino_t ino)
+{
+	atomic_fetch_add(&l->w.st->syscalls, 1);
+	int fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct statx sx;
+	if (!same_file(fd, dev, ino, &sx) || sx.stx_nlink != 1 ||
+	    fcntl(fd, F_SETLEASE, F_WRLCK) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Give up HELD's lease (so that an opener waiting on its break goes on at
+ * once) and close it; the kernel frees what is left of an unlinked file. */
+static void release_held(int held)
+{
+	fcntl(held, F_SETLEASE, F_UNLCK);
+	close(held);
 }
 
 /* The next size down: the multiple of the chunk below SIZE. */
@@ -174,60 +216,47 @@ static uint64_t next_size(uint64_t size)
 	return (size - 1) / ENGINE_LANE_CHUNK * ENGINE_LANE_CHUNK;
 }
 
-/* Truncate file FD, first seen as (DEV, INO), from the end, a chunk at a
- * time, paced; its last chunk goes with the unlink. Checked before every
- * step: a file that grows or shrinks is followed, within a bound on the
- * steps; one that gains a link or changes identity is left as it is.
- * 0, or the errno of a failed ftruncate. */
-static int truncate_paced(struct lane *l, int fd, dev_t dev, ino_t ino)
+/* HELD (from hold_file, first seen as DEV, INO) was unlinked: if no name
+ * reaches it and nobody else has opened it, truncate it from the end a chunk
+ * at a time, paced, until its last chunk, which goes when it is closed
+ * (paced too). Stops for good, leaving the rest to whoever holds the file,
+ * once the lease is broken. The steps are bounded by the size at the start,
+ * plus LANE_EXTRA_STEPS. 0, or the errno of a failed ftruncate. */
+static int free_held(struct lane *l, int held, dev_t dev, ino_t ino)
 {
 	struct statx sx;
-	if (!still_ours(fd, dev, ino, &sx))
+	if (!same_file(held, dev, ino, &sx) || sx.stx_nlink != 0 || !lease_held(held))
 		return 0;
 	uint64_t steps = 0, max_steps = sx.stx_size / ENGINE_LANE_CHUNK + LANE_EXTRA_STEPS;
 	while (sx.stx_size > ENGINE_LANE_CHUNK && steps < max_steps) {
-		uint64_t target = next_size(sx.stx_size), held = allocated(&sx);
+		uint64_t target = next_size(sx.stx_size), held_bytes = allocated(&sx);
 		/* the step's share of what the file holds, as if spread evenly;
 		 * corrected by what it really freed */
-		uint64_t cost = (uint64_t)((double)held * (double)(sx.stx_size - target) /
+		uint64_t cost = (uint64_t)((double)held_bytes * (double)(sx.stx_size - target) /
 					   (double)sx.stx_size);
-		if (!pace(l, cost))
+		if (!pace(l, cost, held) || !lease_held(held))
 			return 0;
 		atomic_fetch_add(&l->w.st->syscalls, 1);
-		if (ftruncate(fd, (off_t)target) != 0)
-			return errno; /* unlinked as it is */
+		if (ftruncate(held, (off_t)target) != 0)
+			return errno;
 		atomic_fetch_add(&l->truncations, 1);
 		steps++;
-		if (!still_ours(fd, dev, ino, &sx)) {
+		if (!same_file(held, dev, ino, &sx)) {
 			paced_done(l, cost);
 			return 0;
 		}
-		uint64_t freed = held > allocated(&sx) ? held - allocated(&sx) : 0;
+		uint64_t freed = held_bytes > allocated(&sx) ? held_bytes - allocated(&sx) : 0;
 		pace_correct(l, cost, freed);
 		paced_done(l, freed);
 	}
-	/* the unlink frees the rest: paced too */
-	if (pace(l, allocated(&sx)))
+	/* the close frees the rest: paced too */
+	if (pace(l, allocated(&sx), held))
 		paced_done(l, allocated(&sx));
 	return 0;
 }
 
-/* --free-rate: truncate NAME in DIRFD, first seen as (DEV, INO), if it can
- * be opened and is still that file; any failure to open (EACCES, EPERM,
- * ETXTBSY, EROFS, ...) leaves it as it is for the unlink. 0, or the errno
- * of a failed ftruncate. */
-static int shrink_first(struct lane *l, int dirfd, const char *name, dev_t dev, ino_t ino)
-{
-	int fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	atomic_fetch_add(&l->w.st->syscalls, 1);
-	if (fd < 0)
-		return 0;
-	int err = truncate_paced(l, fd, dev, ino);
-	close(fd);
-	return err;
-}
-
-static void unlink_item(struct lane *l, const struct lane_item *it)
+/* True if the file is gone (unlinked here, or by someone else first). */
+static bool unlink_item(struct lane *l, const struct lane_item *it)
 {
 	struct worker *w = &l->w;
 	stat_add(&w->st->syscalls, 1);
@@ -237,10 +266,13 @@ static void unlink_item(struct lane *l, const struct lane_item *it)
 		atomic_fetch_add_explicit(&it->d->progress, 1, memory_order_relaxed);
 		if (l->e->cfg.verbose)
 			verbose_removed(w, it->d, it->name, false);
-	} else if (!(errno == ENOENT && l->e->cfg.force)) {
-		report_cannot_remove(w, it->d, it->name, errno);
-		engine_mark_failed(it->d);
+		return true;
 	}
+	if (engine_gone(l->e, errno))
+		return true;
+	report_cannot_remove(w, it->d, it->name, errno);
+	engine_mark_failed(it->d);
+	return false;
 }
 
 /* The item is done with (or abandoned: the engine halts, and the file and
@@ -254,20 +286,25 @@ static void item_release(struct lane *l, struct lane_item *it, bool abandoned)
 	engine_node_release(&l->w, it->d);
 }
 
+/* One file: held first under --free-rate, unlinked, then freed paced. */
 static void run_item(struct lane *l, struct lane_item *it)
 {
+	int held = -1;
+	if (!halting(l) && l->rate)
+		held = hold_file(l, it->dirfd, it->name, it->dev, it->ino);
 	if (halting(l)) {
+		if (held >= 0)
+			release_held(held);
 		item_release(l, it, true);
 		return;
 	}
-	int err = l->rate ? shrink_first(l, it->dirfd, it->name, it->dev, it->ino) : 0;
-	if (err)
-		report_path_error(&l->w, it->d, it->name, "cannot truncate", err);
-	if (halting(l)) {
-		item_release(l, it, true);
-		return;
+	bool unlinked = unlink_item(l, it);
+	if (held >= 0) {
+		int err = unlinked ? free_held(l, held, it->dev, it->ino) : 0;
+		if (err)
+			report_path_error(&l->w, it->d, it->name, "cannot truncate", err);
+		release_held(held);
 	}
-	unlink_item(l, it);
 	item_release(l, it, false);
 }
 
@@ -394,7 +431,7 @@ bool lane_take(struct worker *w, struct dnode *d, int fd, const char *name)
 	return halted;
 }
 
-int engine_shrink_file(struct engine *e, int dirfd, const char *name)
+int engine_hold_file(struct engine *e, int dirfd, const char *name)
 {
 	struct lane *l = e->lane;
 	struct stat dst;
@@ -403,14 +440,26 @@ int engine_shrink_file(struct engine *e, int dirfd, const char *name)
 	if (!l->rate || fstatat(dirfd, cwd ? "." : "", &dst, cwd ? 0 : AT_EMPTY_PATH) != 0 ||
 	    statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC,
 		  STATX_TYPE | STATX_INO | STATX_NLINK | STATX_BLOCKS, &sx) != 0)
-		return 0;
+		return -1;
 	dev_t dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
 	uint64_t lane_bytes = atomic_load_explicit(&e->knobs.lane_bytes, memory_order_relaxed);
 	if (!S_ISREG(sx.stx_mode) || sx.stx_nlink != 1 || allocated(&sx) < lane_bytes ||
 	    dev != dst.st_dev || (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
-		return 0;
-	atomic_fetch_add(&l->files, 1);
-	return shrink_first(l, dirfd, name, dev, sx.stx_ino);
+		return -1;
+	return hold_file(l, dirfd, name, dev, sx.stx_ino);
+}
+
+int engine_free_held(struct engine *e, int held)
+{
+	struct lane *l = e->lane;
+	struct statx sx;
+	int err = 0;
+	if (statx(held, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_INO, &sx) == 0) {
+		atomic_fetch_add(&l->files, 1);
+		err = free_held(l, held, makedev(sx.stx_dev_major, sx.stx_dev_minor), sx.stx_ino);
+	}
+	release_held(held);
+	return err;
 }
 
 struct lane *lane_new(struct engine *e, struct worker_stats *st, uint64_t rate)
@@ -421,6 +470,8 @@ struct lane *lane_new(struct engine *e, struct worker_stats *st, uint64_t rate)
 	l->w.e = e;
 	l->w.id = e->cfg.max_threads;
 	l->w.st = st;
+	if (rate)
+		signal(SIGIO, SIG_IGN); /* a lease's break is polled (hold_file) */
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
