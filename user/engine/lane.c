@@ -176,7 +176,7 @@ static bool same_file(int fd, dev_t dev, ino_t ino, struct statx *sx)
 }
 
 /* --free-rate shrinks a file only where nobody else can see it shrink
- * (docs/design.md#what-free-rate-may-truncate). Before the unlink the file
+ * (docs/design.md#what---free-rate-may-truncate). Before the unlink the file
  * is opened and a write lease taken on it: the kernel grants one only while
  * no other open file description of the inode exists (another process's
  * fd, a mapping, a loop device, an executable being run), and breaks it
