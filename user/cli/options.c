@@ -152,8 +152,9 @@ adaptrm options:\n\
       --getdents-size=BYTES  directory read buffer size (default 64 KiB)\n\
       --free-rate=RATE  free at most RATE bytes per second (K, M, G, T:\n\
                           powers of 1024; e.g. 256M): files over 64 MiB are\n\
-                          truncated from the end in 64 MiB steps, paced, then\n\
-                          unlinked; the rest of the tree goes at full speed\n\
+                          unlinked, then freed from the end in 64 MiB steps,\n\
+                          paced, unless someone else still has them open;\n\
+                          the rest of the tree goes at full speed\n\
       --max-ops=N       at most N unlinks and rmdirs per second in all (with\n\
                           adaptrm-mpi: over all ranks), to keep a purge\n\
                           polite on a shared server\n\
