@@ -99,6 +99,7 @@ MNT=$WORK/mnt IMG=$WORK/fs.img
 mkdir -p "$MNT" "$OUT/gentle-samples"
 cp "$ADAPTRM" "$WORK/adaptrm" && ADAPTRM=$WORK/adaptrm || exit 1
 export XDG_CACHE_HOME=$WORK/cache
+mkdir -p "$XDG_CACHE_HOME"
 LOOP='' PROBE_PID=''
 teardown_fs() {
 	if [ -n "$PROBE_PID" ]; then kill "$PROBE_PID" 2>/dev/null; wait "$PROBE_PID" 2>/dev/null; PROBE_PID=; fi

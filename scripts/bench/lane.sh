@@ -88,6 +88,7 @@ IMG=$IMGDIR/fs.img
 mkdir -p "$MNT" "$IMGDIR" "$OUT"
 cp "$ADAPTRM" "$WORK/adaptrm" && ADAPTRM=$WORK/adaptrm || exit 1
 export XDG_CACHE_HOME=$WORK/cache
+mkdir -p "$XDG_CACHE_HOME"
 stop_slowfs() {
 	[ -n "$SLOW_PID" ] || return 0
 	fs_umount_fuse "$SLOWDIR" 2>/dev/null

@@ -110,7 +110,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 export MPIB_DIR=$WORK/r
 # A fresh one per run (fresh_cache): no run learns from an earlier one.
 export XDG_CACHE_HOME=$WORK/cache
-fresh_cache() { rm -rf "$XDG_CACHE_HOME"; }
+fresh_cache() { rm -rf "$XDG_CACHE_HOME" && mkdir -p "$XDG_CACHE_HOME"; }
 
 stop_server() {
 	[ -n "$SLOW_PID" ] || return 0

@@ -44,7 +44,9 @@ for f in "$suite"/test_*.sh; do
 		out=$( (
 			export SCRATCH=$scratch
 			# profiles stay in the test's scratch, not in the user's cache
+			# (which must exist: adaptrm never creates a cache home)
 			export XDG_CACHE_HOME=$scratch/.cache
+			mkdir -p "$XDG_CACHE_HOME"
 			cd "$scratch" || exit 1
 			for l in "${libs[@]}"; do
 				# shellcheck source=/dev/null # each library is checked on its own

@@ -171,3 +171,41 @@ PY
 	"$ADAPTRM" --profiles >"$SCRATCH/list" || fail "--profiles failed"
 	grep -Eq '^tmpfs +\(by type\) ' "$SCRATCH/list" || fail "--profiles: $(head -5 "$SCRATCH/list")"
 }
+
+# prof_nowhere JSON: the run wrote --json JSON, learned a count (else the
+# delete was too short to store one: skip) and did not store it.
+prof_nowhere() {
+	[ "$(prof_json "$1" 'd["trees"][0]["learned_threads"]')" != None ] ||
+		skip "delete too short to learn from: nothing to check"
+	expect_eq "$(prof_json "$1" 'd["trees"][0]["profile_saved"]')" False "profile saved"
+}
+
+# The cache home ($XDG_CACHE_HOME, else $HOME/.cache) is never created, not
+# even where its parent exists: a missing one was most likely just deleted.
+# Only adaptrm/ inside an existing one is.
+test_profiles_never_create_the_cache_home() {
+	need_root
+	mount_slowfs mnt 1000
+	local run=0
+	del() { # deletes a fresh tree with the environment given, --json r$run.json
+		run=$((run + 1))
+		make_tree "$SLOWFS_BACKING/t" 40 100
+		env "$@" ADAPTRM_CTL_START=1 "$ADAPTRM" -rf --json "$SCRATCH/r$run.json" mnt/t ||
+			fail "adaptrm failed"
+		expect_gone "$SLOWFS_BACKING/t"
+	}
+	mkdir home
+	del XDG_CACHE_HOME="$SCRATCH/xdg"
+	prof_nowhere "$SCRATCH/r$run.json"
+	expect_gone xdg
+	del -u XDG_CACHE_HOME HOME="$SCRATCH/home"
+	prof_nowhere "$SCRATCH/r$run.json"
+	expect_gone home/.cache
+	mkdir xdg home/.cache
+	del XDG_CACHE_HOME="$SCRATCH/xdg"
+	expect_eq "$(prof_json "$SCRATCH/r$run.json" 'd["trees"][0]["profile_saved"]')" True "profile saved"
+	expect_exists xdg/adaptrm/fuse.json
+	del -u XDG_CACHE_HOME HOME="$SCRATCH/home"
+	expect_eq "$(prof_json "$SCRATCH/r$run.json" 'd["trees"][0]["profile_saved"]')" True "profile saved"
+	expect_exists home/.cache/adaptrm/fuse.json
+}

@@ -225,28 +225,43 @@ Test(profile, key_for_a_real_directory, .init = setup, .fini = teardown)
 	cr_expect_not(profile_key_for(AT_FDCWD, sub, &k, NULL), "followed a symlink");
 }
 
-Test(profile, creates_the_cache_but_not_its_base, .init = setup, .fini = teardown)
+Test(profile, creates_its_directory_but_never_the_cache_home, .init = setup, .fini = teardown)
 {
 	struct profile_key k = key("flat");
 	struct profile_entry e = { .threads = 2, .rate = 1, .runs = 1, .updated = 1 };
-	char x[160];
-	/* $XDG_CACHE_HOME itself may be created when its parent exists */
+	char x[160], p[200];
+	/* a missing $XDG_CACHE_HOME is not created, even where its parent exists */
 	snprintf(x, sizeof x, "%s/new", home);
 	setenv("XDG_CACHE_HOME", x, 1);
-	cr_expect(profile_store(&k, &e));
-	/* ...but not a missing parent (it may just have been deleted) */
+	cr_expect_not(profile_store(&k, &e));
+	cr_expect_neq(access(x, F_OK), 0, "created $XDG_CACHE_HOME");
+	/* ...nor a missing parent (it may just have been deleted) */
 	snprintf(x, sizeof x, "%s/gone/cache", home);
 	setenv("XDG_CACHE_HOME", x, 1);
 	cr_expect_not(profile_store(&k, &e));
 	cr_expect_neq(access(x, F_OK), 0);
-	/* $HOME must exist; .cache below it may be created */
+	/* adaptrm/ inside an existing one is */
+	snprintf(x, sizeof x, "%s/new", home);
+	setenv("XDG_CACHE_HOME", x, 1);
+	cr_assert_eq(mkdir(x, 0700), 0);
+	cr_expect(profile_store(&k, &e));
+	snprintf(p, sizeof p, "%s/adaptrm", x);
+	cr_expect_eq(access(p, F_OK), 0);
+	/* without it the cache home is $HOME/.cache: neither $HOME nor .cache
+	 * is created, adaptrm/ inside it is */
 	unsetenv("XDG_CACHE_HOME");
 	snprintf(x, sizeof x, "%s/home", home);
 	setenv("HOME", x, 1);
 	cr_expect_not(profile_store(&k, &e));
-	cr_expect_neq(access(x, F_OK), 0, "recreated $HOME");
+	cr_expect_neq(access(x, F_OK), 0, "created $HOME");
 	cr_assert_eq(mkdir(x, 0700), 0);
+	cr_expect_not(profile_store(&k, &e));
+	snprintf(p, sizeof p, "%s/.cache", x);
+	cr_expect_neq(access(p, F_OK), 0, "created $HOME/.cache");
+	cr_assert_eq(mkdir(p, 0700), 0);
 	cr_expect(profile_store(&k, &e));
+	snprintf(p, sizeof p, "%s/.cache/adaptrm", x);
+	cr_expect_eq(access(p, F_OK), 0);
 }
 
 /* ---- Bounded store (issue 18): per-type keys, expiry, the file cap. ---- */

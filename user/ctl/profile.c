@@ -351,14 +351,12 @@ out:
 	return ok;
 }
 
-/* Create the profile directory, but never $HOME nor the parent of
- * $XDG_CACHE_HOME: if that is gone (the user just deleted it), so is the
- * wish to keep a cache there. Creates at most "$HOME/.cache/adaptrm", or
- * "$XDG_CACHE_HOME/adaptrm" and $XDG_CACHE_HOME itself. */
+/* Create the profile directory, but never the cache home it lives in
+ * ($XDG_CACHE_HOME, or $HOME/.cache without it) nor anything above: if that
+ * is gone (the user just deleted it), so is the wish to keep a cache there.
+ * Creates at most the final "adaptrm". */
 static int make_profile_dir(const char *dir)
 {
-	const char *x = env_str(ENV_XDG_CACHE_HOME);
-	bool xdg = x && x[0] == '/';
 	char *d = xstrdup(dir);
 	char *cut = strrchr(d, '/'); /* .../adaptrm */
 	int r = -1;
@@ -366,29 +364,8 @@ static int make_profile_dir(const char *dir)
 	if (!cut)
 		goto out;
 	*cut = '\0';
-	if (!xdg) {
-		char *cache = strrchr(d, '/'); /* $HOME/.cache */
-		if (!cache)
-			goto out;
-		*cache = '\0';
-		if (stat(d, &st) < 0 || !S_ISDIR(st.st_mode))
-			goto out;
-		*cache = '/';
-		if (mkdir(d, 0700) < 0 && errno != EEXIST)
-			goto out;
-	} else if (stat(d, &st) < 0) {
-		/* $XDG_CACHE_HOME itself may be created, if its parent exists */
-		char *up = strrchr(d, '/');
-		if (!up || up == d)
-			goto out;
-		*up = '\0';
-		bool parent = stat(d, &st) == 0 && S_ISDIR(st.st_mode);
-		*up = '/';
-		if (!parent || (mkdir(d, 0700) < 0 && errno != EEXIST))
-			goto out;
-	} else if (!S_ISDIR(st.st_mode)) {
+	if (stat(d, &st) < 0 || !S_ISDIR(st.st_mode))
 		goto out;
-	}
 	*cut = '/';
 	r = mkdir(d, 0700) < 0 && errno != EEXIST ? -1 : 0;
 out:
