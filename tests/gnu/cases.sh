@@ -128,6 +128,13 @@ c ofs           "$M" '-r --one-file-system a'
 c ofs-v         "$M" '-rv --one-file-system a' ada=--threads=1
 c pr-all        "$M" '-r --preserve-root=all a/b a/x'
 c pr-all-ok     "$M" '-r --preserve-root=all a/x'
+# bind mounts: a removed directory bound inside (EBUSY); a bind cycle where
+# GNU's cycle check sees it at once (the ancestor is the last directory it
+# remembered), alone in its parent (GNU rm then skips the parent's postorder
+# visit; a sibling after it in readdir order it would skip instead, and leave)
+c bind-gone     "mkdir -p t/x/mnt s/sub; : >s/f; mount --bind s t/x/mnt" '-r s t'
+c bind-cycle    "mkdir -p t/a/b/c; : >t/f; mount --bind t/a t/a/b" '-rf t'
+c bind-cycle-op "mkdir -p t/b/c; mount --bind t t/b" '-r t'
 
 # Every option --help lists is accepted (each alone, with a harmless value
 # where it takes one); adaptrm-only, so GNU rm is not run for these.

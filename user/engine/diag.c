@@ -124,6 +124,20 @@ void report_cannot_remove(struct worker *w, struct dnode *dir, const char *leaf,
 	report_path_error(w, dir, leaf, "cannot remove", err);
 }
 
+void report_cycle(struct worker *w, struct dnode *d)
+{
+	build_path(w, &w->path, d, NULL);
+	sb_reset(&w->msg);
+	quote_maybe_append(&w->msg, w->path.buf, w->path.len);
+	warn_errno(0,
+		   "WARNING: Circular directory structure.\n"
+		   "This almost certainly means that you have a corrupted file system.\n"
+		   "NOTIFY YOUR SYSTEM MANAGER.\n"
+		   "The following directory is part of the cycle:\n  %s\n",
+		   sb_str(&w->msg));
+	stat_add(&w->st->errors, 1);
+}
+
 void verbose_removed(struct worker *w, struct dnode *dir, const char *leaf, bool is_dir)
 {
 	char emergency[EMERGENCY];

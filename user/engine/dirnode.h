@@ -47,6 +47,11 @@ enum {
 	/* A filesystem policy bit (bits 8-15 hold the dirent size below). */
 	DN_COLD_ASK = 1u << 19, /* last-first here only while its reads do not go
 				 * to a disk (engine.c, cold_check) */
+	/* A directory cycle below (engine.c, cycle_found): GNU rm neither
+	 * removes this directory nor reports it, and its parent still tries
+	 * its rmdir (fts_skip_tree passes over the postorder visit). */
+	DN_KEPT = 1u << 20,
+	DN_NO_RESCAN = 1u << 21, /* its rmdir's ENOTEMPTY is a child kept: no second pass */
 };
 /* Bits 8-15 of flags: the fewest bytes of st_size one entry takes on its
  * filesystem (fsinfo_type_min_dirent), 0 where st_size bounds nothing. */

@@ -266,6 +266,17 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 			d = p;
 			continue;
 		}
+		if (flags & DN_KEPT) {
+			/* a cycle below: D stays without a message and P's rmdir
+			 * says why P stays, as GNU's does; the operand fails */
+			fdc_drop(&e->fdc, d);
+			atomic_fetch_or(&p->flags, (atomic_load(&p->flags) & DN_ANCHOR) ?
+							   (unsigned)DN_FAILED :
+							   (unsigned)DN_NO_RESCAN);
+			dnode_free(d);
+			d = p;
+			continue;
+		}
 		int err = 0;
 		int pfd = fdc_get_parent(&e->fdc, d, &err);
 		fdc_drop(&e->fdc, d);
@@ -290,7 +301,8 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 		} else {
 			err = -r;
 			if ((err == ENOTEMPTY || err == EEXIST) && atomic_load(&d->progress) > 0 &&
-			    d->retries < e->cfg.max_retries && d->budget > 0) {
+			    d->retries < e->cfg.max_retries && d->budget > 0 &&
+			    !(atomic_load(&d->flags) & DN_NO_RESCAN)) {
 				/* Refilled while we deleted it. Scan again, but only
 				 * while each pass makes progress and within the
 				 * entries the directory could hold when first
@@ -969,6 +981,38 @@ static __attribute__((noinline)) void skip_other_device(struct worker *w, struct
 	node_release(w, d);
 }
 
+/* D (a subdirectory, open as FD) is one of its own ancestors: the mount on
+ * it is a bind of a directory above it. Only a mount closes such a loop, so
+ * the ancestors are compared only where D's inode is not the one its parent
+ * (PFD) listed and the mount changes there. */
+static bool in_cycle(struct worker *w, struct dnode *d, int fd, int pfd, const struct stat *st)
+{
+	struct dnode *p = d->parent;
+	if (st->st_ino == d->ino && st->st_dev == p->dev)
+		return false;
+	struct statx a, b;
+	stat_add(&w->st->syscalls, 2);
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &a) == 0 &&
+	    statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &b) == 0 &&
+	    (a.stx_mask & b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id == b.stx_mnt_id)
+		return false;
+	for (; !(atomic_load(&p->flags) & DN_ANCHOR); p = p->parent)
+		if (p->dev == st->st_dev && p->ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/* D is part of a directory cycle: GNU rm's warning; neither entered nor
+ * removed, and its parent is kept (DN_KEPT). */
+static __attribute__((noinline)) void cycle_found(struct worker *w, struct dnode *d)
+{
+	struct dnode *p = d->parent;
+	report_cycle(w, d);
+	atomic_fetch_or(&p->flags, DN_KEPT);
+	dnode_free(d);
+	node_release(w, p);
+}
+
 /* Open task D in its parent, check that it is the directory that was queued
  * and cache its fd: the fd, or -1 if D is finished already (removed another
  * way, or failed and released). */
@@ -987,22 +1031,28 @@ static int open_task_dir(struct worker *w, struct dnode *d, struct stat *st)
 		open_failed(w, d, pfd, errno);
 		return -1;
 	}
-	fdc_put(&e->fdc, d->parent);
-
 	stat_add(&w->st->syscalls, 1);
 	int r = sys_fstat(fd, st);
+	bool is_root = atomic_load(&d->parent->flags) & DN_ANCHOR;
+	bool stolen = atomic_load(&d->flags) & DN_STOLEN;
+	bool cycle = r == 0 && !is_root && !stolen && in_cycle(w, d, fd, pfd, st);
+	fdc_put(&e->fdc, d->parent);
+
 	if (r < 0) {
 		sys_close(fd);
 		dir_failed(w, d, -r);
 		return -1;
 	}
-	bool is_root = atomic_load(&d->parent->flags) & DN_ANCHOR;
-	bool stolen = atomic_load(&d->flags) & DN_STOLEN;
 	if ((is_root || stolen) && (st->st_dev != d->dev || st->st_ino != d->ino)) {
 		/* the operand was swapped between lstat and open, or what a
 		 * donor saw is not what this engine finds on its way down */
 		close(fd);
 		dir_failed(w, d, ESTALE);
+		return -1;
+	}
+	if (cycle) {
+		close(fd);
+		cycle_found(w, d);
 		return -1;
 	}
 	/* The parent is on the root's device, or it was skipped: by induction
@@ -1159,9 +1209,12 @@ static inline __attribute__((always_inline)) long read_batch(struct worker *w, s
 			scan_order(w, s);
 	}
 	s->opened = 0;
-	/* A directory removed while it is open reads ENOENT. POSIX makes that
-	 * the end of the directory (glibc's readdir does): its entries are
-	 * gone, since only an empty directory can be removed. */
+	/* A directory removed while it is open reads ENOENT: by another
+	 * delete, or through another path to it (a bind mount of it elsewhere
+	 * in the tree, another operand). POSIX makes that the end of the
+	 * directory, as glibc's readdir does: its entries are gone, since only
+	 * an empty directory can be removed, and its rmdir tells why it stays
+	 * if it does (a mount point: EBUSY). */
 	if (n == -ENOENT)
 		n = 0;
 	if (n < 0) {

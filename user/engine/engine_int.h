@@ -250,6 +250,8 @@ void report_cannot_remove(struct worker *w, struct dnode *dir, const char *leaf,
 /* The same with another verb: "WHAT 'path': strerror(ERR)". */
 void report_path_error(struct worker *w, struct dnode *dir, const char *leaf, const char *what,
 		       int err);
+/* GNU rm's warning that directory D is part of a cycle (fts' FTS_DC). */
+void report_cycle(struct worker *w, struct dnode *d);
 /* -v: "removed 'path'" (or "removed directory 'path'") on stdout. */
 void verbose_removed(struct worker *w, struct dnode *dir, const char *leaf, bool is_dir);
 
