@@ -157,3 +157,56 @@ test_hostile_verbose_closed_pipe() { pipe_case default; }
 test_hostile_verbose_closed_pipe_stats_threads_4() { pipe_case default --stats --threads=4; }
 test_hostile_verbose_closed_pipe_sigpipe_ignored() { pipe_case ignored; }
 test_hostile_verbose_closed_pipe_sigpipe_ignored_stats_threads_4() { pipe_case ignored --stats --threads=4; }
+
+# --json=FILE that cannot be written: the delete goes on, the message is
+# given once and the exit status is 1, as for --trace --json. (The previous
+# binary said so and exited 0.)
+test_hostile_json_not_written() {
+	[ -c /dev/full ] || skip "no /dev/full"
+	make_sentinel keep; local before; before=$(sentinel_sum keep)
+	local prog rc
+	prog=$(basename "$ADAPTRM")
+	make_tree t 3 10
+	rc=0; "$ADAPTRM" -rf --json=/dev/full t 2>err || rc=$?
+	expect_eq "$rc" 1 "exit status, --json=/dev/full"
+	expect_eq "$(cat err)" "$prog: write error on /dev/full: No space left on device"
+	expect_gone t
+	make_tree t 3 10
+	rc=0; "$ADAPTRM" -rf --json=nodir/j.json t 2>err || rc=$?
+	expect_eq "$rc" 1 "exit status, --json into a missing directory"
+	expect_eq "$(cat err)" "$prog: cannot write nodir/j.json: No such file or directory"
+	expect_gone t
+	make_tree t 3 10
+	"$ADAPTRM" -rf --json=j.json t || fail "a written --json failed"
+	expect_gone t
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' j.json || fail "j.json is not JSON"
+	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
+}
+
+# --stats and --explain write stderr: where that write fails (a full disk, a
+# closed fd) the exit status is 1, without a message (stderr is where it
+# would go), as gnulib's close_stdout makes it for GNU rm (rm -i answering a
+# prompt written into /dev/full exits 1). A closed stderr never written, or
+# a full stdout nothing went to, is no failure. (The previous binary exited 0.)
+test_hostile_stats_into_a_failing_stderr() {
+	[ -c /dev/full ] || skip "no /dev/full"
+	make_sentinel keep; local before; before=$(sentinel_sum keep)
+	local rc how
+	for how in '--stats 2>/dev/full' '--explain 2>/dev/full' '--stats 2>&-'; do
+		make_tree t 3 10
+		rc=0; eval "\"\$ADAPTRM\" -rf $how t" || rc=$?
+		expect_eq "$rc" 1 "exit status, $how"
+		expect_gone t
+	done
+	for how in '2>&-' '--stats >/dev/full' '-v >/dev/null 2>/dev/full'; do
+		make_tree t 3 10
+		rc=0; eval "\"\$ADAPTRM\" -rf $how t" || rc=$?
+		expect_eq "$rc" 0 "exit status, $how"
+		expect_gone t
+	done
+	: >f
+	rc=0; echo y | "$ADAPTRM" -i f 2>/dev/full || rc=$?
+	expect_eq "$rc" 1 "exit status, a prompt into /dev/full"
+	expect_gone f
+	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
+}

@@ -555,8 +555,8 @@ static int finish_run(struct rm_run *rr, bool ok, struct rm_report *rep)
 		ok = false;
 	if (r.progress)
 		progress_finish(r.progress, r.engine);
-	if (r.ctl)
-		controller_finish(r.ctl);
+	if (r.ctl && !controller_finish(r.ctl))
+		ok = false; /* the --json file asked for is missing or cut short */
 	if (o->stats && !g_hooks.quiet)
 		progress_print_stats(r.engine, r.ctl, r.freed, o->free_rate);
 	if (rep)

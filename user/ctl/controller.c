@@ -659,11 +659,14 @@ static void write_cold(struct controller *c)
 	jw_end(&c->jw);
 }
 
-void controller_finish(struct controller *c)
+bool controller_finish(struct controller *c)
 {
 	if (!c)
-		return;
+		return true;
 	controller_end_tree(c);
+	/* --json asked for a file: not having written it is a failure
+	 * (reported when it could not be created) */
+	bool ok = !c->cfg.json_path || c->json;
 	if (c->json) {
 		jw_end(&c->jw); /* trees */
 		jw_int(&c->jw, "final_threads", c->final_threads);
@@ -682,10 +685,19 @@ void controller_finish(struct controller *c)
 		jw_end(&c->jw);
 		jw_end(&c->jw);
 		jw_finish(&c->jw);
-		if (fclose(c->json) != 0)
-			warn_errno(errno, "error writing %s", c->cfg.json_path);
+		/* a buffer that failed earlier is dropped: ferror, not fclose,
+		 * tells of it */
+		errno = 0;
+		int err = fflush(c->json) != 0 || ferror(c->json) ? (errno ? errno : EIO) : 0;
+		if (fclose(c->json) != 0 && !err)
+			err = errno;
+		if (err) {
+			warn_errno(err, "write error on %s", c->cfg.json_path);
+			ok = false;
+		}
 		c->json = NULL;
 	}
+	return ok;
 }
 
 void controller_describe(const struct controller *c, char *buf, size_t len)

@@ -31,7 +31,8 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name);
 /* Called every engine tick (~100 ms) while the tree is being removed. */
 void controller_tick(struct controller *c);
 void controller_end_tree(struct controller *c);
-void controller_finish(struct controller *c);
+/* Ends the run: false if --json's file could not be written (told). */
+bool controller_finish(struct controller *c);
 /* One line for --stats ("threads: ..."); NULL-safe. */
 void controller_describe(const struct controller *c, char *buf, size_t len);
 void controller_free(struct controller *c);

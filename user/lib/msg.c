@@ -72,7 +72,16 @@ int msg_close_stdout(int status)
 		 * SIGPIPE is ignored or blocked (else it killed us first) */
 		int err = close_fail ? errno : stdout_errno;
 		warn_errno(err, "write error");
-		return 1;
+		status = 1;
 	}
+	/* As gnulib's close_stdout: a failed write of stderr (--stats,
+	 * --explain, a message into a full disk) fails the run, silently,
+	 * since stderr is where it would be told. A stderr closed from the
+	 * start that was never written is no failure. */
+	pending = __fpending(stderr) != 0;
+	prev_fail = ferror(stderr) != 0;
+	close_fail = fclose(stderr) != 0;
+	if (prev_fail || (close_fail && (pending || errno != EBADF)))
+		status = 1;
 	return status;
 }

@@ -14,7 +14,8 @@ void die(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3), 
 
 /* GNU close_stdout: flush and close stdout; on a write error (closed fd,
  * full disk, a closed pipe with SIGPIPE ignored) print "PROG: write error:
- * ..." and return 1, else STATUS. */
+ * ..." and return 1, else STATUS. Then stderr: a write of it that failed
+ * returns 1 too, without a message. */
 int msg_close_stdout(int status);
 /* A write of stdout failed with ERR (from any thread): msg_close_stdout
  * names it if stdio no longer does. */
