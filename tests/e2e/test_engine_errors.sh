@@ -66,7 +66,8 @@ bind_side() {
 	local rm=$1 setup=$2 rc=0
 	shift 2
 	bind_unmount
-	rm -rf "$SCRATCH/b" && mkdir "$SCRATCH/b" || fail "cannot make $SCRATCH/b"
+	rm -rf "$SCRATCH/b"
+	mkdir "$SCRATCH/b" || fail "cannot make $SCRATCH/b"
 	(cd "$SCRATCH/b" && eval "$setup") || fail "setup failed: $setup"
 	(cd "$SCRATCH/b" && "$rm" "$@") >/dev/null 2>"$SCRATCH/bind.err" || rc=$?
 	bind_unmount
