@@ -194,6 +194,59 @@ test_trace_attach_pid() {
 	expect_eq "$(jq -r .mode t.json)" pid
 }
 
+# -p of a parent (a shell, make, a CI runner) whose deleting child already
+# runs when the tracer attaches: the child is followed, and its unlinks are
+# the trace's.
+test_trace_attach_pid_follows_existing_children() {
+	need_bpf
+	make_flat d 500
+	mkfifo fifo
+	sh -c '(read x <fifo; rm -rf d) & wait' &
+	pid=$!
+	on_exit kill $pid
+	# the child subshell exists before the tracer attaches
+	for _ in $(seq 100); do pgrep -P $pid >/dev/null && break; sleep 0.05; done
+	pgrep -P $pid >/dev/null || fail "the child did not start"
+	"$ADAPTRM" --trace --json t.json -p $pid >report.txt 2>err.txt &
+	tracer=$!
+	for _ in $(seq 100); do grep -q "tracing pid" err.txt && break; sleep 0.1; done
+	timeout 30 sh -c 'echo go >fifo' || fail "the deleter did not start"
+	timeout 60 tail --pid=$tracer -f /dev/null || fail "the tracer did not stop"
+	wait $tracer
+	expect_gone d
+	expect_eq "$(calls t.json unlinkat)" 501 "the existing child's unlinkat calls"
+	expect_eq "$(jq -r .deletions_seen t.json)" 501
+}
+
+# -p PID is not a path: the tracer's working directory (here an ext4
+# mounted with discard, its own device) is not the delete's filesystem.
+# A process that deletes nothing is said to have deleted nothing.
+test_trace_attach_pid_no_operand_no_deletion() {
+	need_bpf
+	command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4"
+	mount_fs ext4 m 64M || skip "cannot mount ext4"
+	mount -o remount,discard m 2>/dev/null || skip "cannot remount with discard"
+	make_tree m/junk 4 500
+	dd if=/dev/urandom of=m/junk/data bs=1M count=8 status=none
+	sync
+	sleep 2 &
+	local pid=$!
+	on_exit kill $pid
+	(cd m && exec "$ADAPTRM" --trace --json ../t.json -p $pid) >report.txt 2>err.txt &
+	local tracer=$!
+	for _ in $(seq 100); do grep -q "tracing pid" err.txt && break; sleep 0.1; done
+	# events on the tracer's filesystem by a process it does not trace:
+	# journal commits and discards
+	rm -rf m/junk
+	sync
+	wait $tracer || fail "the tracer failed: $(cat err.txt)"
+	grep -q "^No deletion seen: the traced processes made no unlink, unlinkat or rmdir call" \
+		report.txt || fail "no 'No deletion seen' line: $(head -20 report.txt)"
+	expect_eq "$(jq -r .deletions_seen t.json)" 0
+	expect_eq "$(jq -r '[.fs.devices[] | select(.traced)] | length' t.json)" 0 \
+		"devices taken for the delete's"
+}
+
 test_trace_compare() {
 	need_bpf
 	make_flat a 200

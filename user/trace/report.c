@@ -764,11 +764,23 @@ static void json_intervals(struct json_writer *w, const struct trace_result *r)
  * has always shown the decisions first, the JSON the findings. */
 /* The verdict, first: the busy syscall time partitioned into findings
  * whose shares sum to 100%, each followed by what explains it. */
+/* unlink, unlinkat and rmdir calls: a trace without one saw no deletion. */
+static uint64_t deletions_seen(const struct probe_snapshot *s)
+{
+	return s->sc[PROBE_NR_UNLINKAT].lat.count + s->sc[87].lat.count + s->sc[84].lat.count;
+}
+
 static void text_verdict(FILE *f, const struct trace_result *r)
 {
 	struct trace_finding fs[TRACE_MAX_FINDINGS];
 	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS), top = 0;
 	char b1[32];
+
+	if (!deletions_seen(r->total))
+		fprintf(f,
+			"\nNo deletion seen: the traced processes made no unlink, unlinkat or rmdir "
+			"call (%s traced); what follows is of what they did instead.\n",
+			trace_fmt_ns((double)r->wall_ns, b1, sizeof b1));
 
 	fprintf(f,
 		"\nVerdict: where the busy syscall time went (%s, the traced threads' time in "
@@ -801,6 +813,7 @@ static void json_verdict(struct json_writer *w, const struct trace_result *r)
 	}
 	jw_end(w);
 	jw_double(w, "verdict_total_share", trace_findings_total(fs, nf));
+	jw_uint(w, "deletions_seen", deletions_seen(r->total));
 }
 
 /* The wait sites: where the traced threads blocked (D) or slept inside a

@@ -11,6 +11,7 @@
 #include "probes/probes.h"
 #include "trace/report.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -87,7 +88,8 @@ static void usage(int status)
 		"  --no-callers      do not record kernel stacks of contended locks\n"
 		"  --all             show the histogram of every syscall (default: the deletion\n"
 		"                    syscalls with at least 100 calls; the JSON has them all)\n"
-		"  -p PID            attach to a running process until it exits or Ctrl-C\n"
+		"  -p PID            attach to a running process and its descendants until\n"
+		"                    they exit or Ctrl-C\n"
 		"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n",
 		program_invoked, program_invoked, program_invoked, program_invoked);
 	exit(0);
@@ -494,7 +496,75 @@ static bool is_zombie(pid_t pid)
 	return proc_state(pid, &threads) == 'Z' && threads <= 1;
 }
 
-/* Attach to PID until it exits, becomes a zombie, or a signal. */
+/* The parent of process PID from /proc/PID/stat, or -1. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[32], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
+	char *close_paren = strrchr(buf, ')');
+	int ppid;
+	if (!close_paren || sscanf(close_paren + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+/* Trace the processes that descend from PID now: the probes follow the
+ * forks from here on, so the scan comes after they are attached and a
+ * child forked meanwhile is there either way. A deleting child that already
+ * runs (a shell, make or a CI runner given to -p) is what is asked about. */
+static void add_descendants(struct probes *p, pid_t pid)
+{
+	pid_t *tree = malloc(PROBE_MAX_TGIDS * sizeof *tree);
+	DIR *proc = opendir("/proc");
+	if (!tree || !proc) {
+		free(tree);
+		if (proc)
+			closedir(proc);
+		return;
+	}
+	int n = 1;
+	tree[0] = pid;
+	/* parents may come after their children in /proc's order: rescan
+	 * until a pass adds nobody */
+	for (bool added = true; added && n < PROBE_MAX_TGIDS;) {
+		added = false;
+		rewinddir(proc);
+		struct dirent *de;
+		while ((de = readdir(proc)) && n < PROBE_MAX_TGIDS) {
+			char *end;
+			long q = strtol(de->d_name, &end, 10);
+			if (*end || q <= 0)
+				continue;
+			bool known = false;
+			for (int i = 0; i < n && !known; i++)
+				known = tree[i] == (pid_t)q;
+			if (known)
+				continue;
+			pid_t pp = parent_of((pid_t)q);
+			for (int i = 0; i < n; i++)
+				if (pp == tree[i]) {
+					tree[n++] = (pid_t)q;
+					probes_add_pid(p, (pid_t)q);
+					added = true;
+					break;
+				}
+		}
+	}
+	closedir(proc);
+	free(tree);
+}
+
+/* Attach to PID and its descendants until they have all exited, or a
+ * signal. */
 static int trace_pid(pid_t pid, double interval, unsigned flags)
 {
 	char pidstr[16];
@@ -519,17 +589,19 @@ static int trace_pid(pid_t pid, double interval, unsigned flags)
 	if (!p) {
 		return 1;
 	}
+	add_descendants(p, pid);
 	if (!start_sampler(&s, &r, interval, p, true))
 		die(ENOMEM, "--trace");
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "%s: tracing pid %d; Ctrl-C to stop\n", program_name, (int)pid);
 	while (!stop_signal) {
-		if ((kill(pid, 0) && errno == ESRCH) || is_zombie(pid))
-			break;
 		sample(&s, true);
+		bool gone = (kill(pid, 0) && errno == ESRCH) || is_zombie(pid);
+		if (gone && s.last->ntgids == 0)
+			break; /* the process and what it started have exited */
 		if (s.last->ntgids == 0 && s.last->misc.tgids_delta < 0)
-			break; /* the process (and its children) exited */
+			break;
 		sleep_until_due(&s, s.interval_ns ? 10 : 100);
 	}
 	int js = finish(&s);

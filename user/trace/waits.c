@@ -130,6 +130,10 @@ static void operand_devs(const struct trace_result *r, const struct mount_ent *m
 {
 	bool command = r->mode && !strcmp(r->mode, "command");
 
+	/* -p PID names a process, not a path: its devices are those it unlinks
+	 * on (collect_scope), never the tracer's working directory */
+	if (r->mode && !strcmp(r->mode, "pid"))
+		return;
 	for (char **a = r->argv; a && *a; a++) {
 		if ((command && a == r->argv) || (*a)[0] == '-' || !(*a)[0])
 			continue;
