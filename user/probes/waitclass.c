@@ -8,7 +8,7 @@
 static const char *const cause_ids[WAIT_COUNT] = {
 	"directory_lock", "lock",     "metadata_read", "journal",   "xfs_inodegc",
 	"xfs_log",	  "btrfs",    "discard",       "writeback", "reclaim",
-	"page_fault",	  "block_io", "peer",	       "other",
+	"page_fault",	  "block_io", "peer",	       "fuse",	    "other",
 };
 static const char *const cause_names[WAIT_COUNT] = {
 	"directory lock",
@@ -24,6 +24,7 @@ static const char *const cause_names[WAIT_COUNT] = {
 	"page fault",
 	"block I/O",
 	"pipe or socket peer",
+	"FUSE daemon",
 	"other",
 };
 
@@ -214,12 +215,28 @@ static const struct cause_rule {
 					       "ext4_issue_discard", "ext4_try_to_trim_range",
 					       "ext4_trim_*", "xfs_discard*", "btrfs_discard*",
 					       "btrfs_issue_discard", "__submit_discard_cmd", NULL } },
-	{ WAIT_BTRFS,
-	  (const char *const[]){ "btrfs_tree_lock*", "btrfs_tree_read_lock*", "__btrfs_tree_lock*",
-				 "__btrfs_tree_read_lock*", "btrfs_lock_root_node",
-				 "btrfs_read_lock_root_node", "handle_reserve_ticket",
-				 "btrfs_reserve_metadata_bytes", "__reserve_bytes",
-				 "btrfs_reserve_data_bytes", "wait_reserve_ticket", NULL } },
+	{ WAIT_BTRFS, (const char *const[]){ "btrfs_tree_lock*",
+					     "btrfs_tree_read_lock*",
+					     "__btrfs_tree_lock*",
+					     "__btrfs_tree_read_lock*",
+					     "btrfs_lock_root_node",
+					     "btrfs_read_lock_root_node",
+					     "handle_reserve_ticket",
+					     "btrfs_reserve_metadata_bytes",
+					     "__reserve_bytes",
+					     "btrfs_reserve_data_bytes",
+					     "wait_reserve_ticket",
+					     "btrfs_commit_transaction",
+					     "wait_current_trans",
+					     "btrfs_wait_for_commit",
+					     "wait_for_commit",
+					     "start_transaction",
+					     "btrfs_balance_delayed_items",
+					     "btrfs_run_delayed_*",
+					     "__btrfs_run_delayed_*",
+					     "btrfs_async_run_delayed_root",
+					     "btrfs_commit_inode_delayed_*",
+					     NULL } },
 	{ WAIT_META_READ, (const char *const[]){ "__ext4_get_inode_loc",
 						 "ext4_get_inode_loc",
 						 "__ext4_iget",
@@ -279,6 +296,9 @@ static const struct cause_rule {
 	  (const char *const[]){ "submit_bio_wait", "blk_mq_get_tag", "rq_qos_wait", "wbt_wait",
 				 "blk_throtl*", "__blkdev_direct_IO*", "blkdev_issue_flush",
 				 "bio_wait*", "__submit_bio_wait", NULL } },
+	{ WAIT_FUSE, (const char *const[]){ "request_wait_answer", "fuse_simple_request",
+					    "__fuse_request_send", "fuse_request_send*",
+					    "fuse_wait_on_page_writeback", NULL } },
 	{ WAIT_PEER,
 	  (const char *const[]){ "pipe_read", "anon_pipe_read", "pipe_write", "anon_pipe_write",
 				 "pipe_wait*", "unix_stream_read_generic", "unix_stream_data_wait",
@@ -358,6 +378,60 @@ int wait_caller_cause(const char *n, unsigned flags)
 	if (match_any(n, len, btrfs_lock_fns))
 		return WAIT_BTRFS;
 	return WAIT_LOCK;
+}
+
+/* The kinds: the first frame from the top that a kind's table names. */
+static const struct detail_rule {
+	int cause;
+	const char *kind;
+	const char *const *fns;
+} detail_rules[] = {
+	{ WAIT_META_READ, "extent_tree",
+	  (const char *const[]){ "__read_extent_tree_block", "ext4_find_extent", "ext4_ext_find_extent",
+				 "ext4_ext_remove_space", "ext4_get_branch", "ext4_ind_*", NULL } },
+	{ WAIT_META_READ, "bitmap",
+	  (const char *const[]){ "ext4_read_block_bitmap*", "ext4_read_inode_bitmap",
+				 "ext4_wait_block_bitmap", "ext4_mb_init_cache",
+				 "ext4_mb_load_buddy*", "xfs_read_agf", "xfs_alloc_read_agf",
+				 "xfs_read_agi", "xfs_ialloc_read_agi", NULL } },
+	{ WAIT_META_READ, "directory_block",
+	  (const char *const[]){ "__ext4_read_dirblock", "ext4_readdir", "__ext4_find_entry",
+				 "ext4_lookup", "ext4_bread_batch", "xfs_da_read_buf",
+				 "xfs_dir3_*_read", "xfs_readdir", NULL } },
+	{ WAIT_META_READ, "inode_table",
+	  (const char *const[]){ "__ext4_get_inode_loc", "ext4_get_inode_loc", "__ext4_iget",
+				 "xfs_imap*", "xfs_iread", "xfs_iget*", NULL } },
+	{ WAIT_META_READ, "btree",
+	  (const char *const[]){ "xfs_btree_read_buf_block", "btrfs_read_node*", "read_tree_block",
+				 "read_block_for_search", "btrfs_search_slot", NULL } },
+	{ WAIT_BTRFS, "tree_lock", btrfs_lock_fns },
+	{ WAIT_BTRFS, "transaction",
+	  (const char *const[]){ "btrfs_commit_transaction", "wait_current_trans",
+				 "btrfs_wait_for_commit", "wait_for_commit", "start_transaction",
+				 NULL } },
+	{ WAIT_BTRFS, "delayed_items",
+	  (const char *const[]){ "btrfs_balance_delayed_items", "btrfs_run_delayed_*",
+				 "__btrfs_run_delayed_*", "btrfs_async_run_delayed_root",
+				 "btrfs_commit_inode_delayed_*", NULL } },
+	{ WAIT_BTRFS, "space",
+	  (const char *const[]){ "handle_reserve_ticket", "btrfs_reserve_metadata_bytes",
+				 "__reserve_bytes", "btrfs_reserve_data_bytes",
+				 "wait_reserve_ticket", NULL } },
+	{ WAIT_WRITEBACK, "throttle",
+	  (const char *const[]){ "balance_dirty_pages*", "wbt_wait", "rq_qos_wait",
+				 "__rq_qos_throttle", NULL } },
+};
+
+const char *wait_detail(const char *const *frames, int n, int cause)
+{
+	for (int i = 0; i < n; i++) {
+		size_t l = fn_len(frames[i]);
+		for (size_t r = 0; r < sizeof detail_rules / sizeof *detail_rules; r++)
+			if (detail_rules[r].cause == cause &&
+			    match_any(frames[i], l, detail_rules[r].fns))
+				return detail_rules[r].kind;
+	}
+	return NULL;
 }
 
 bool wait_stack_throttled(const char *const *frames, int n)

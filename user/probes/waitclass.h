@@ -21,6 +21,7 @@ enum wait_cause {
 	WAIT_PAGE_FAULT,  /* page faults */
 	WAIT_BLOCK_IO,	  /* other block I/O waits (submit_bio_wait, tags, throttling) */
 	WAIT_PEER,	  /* pipes and sockets: waiting for another process */
+	WAIT_FUSE,	  /* a FUSE request waiting for its daemon's answer */
 	WAIT_OTHER,	  /* named by its first non-generic frame */
 	WAIT_COUNT
 };
@@ -36,6 +37,13 @@ const char *wait_cause_name(int cause); /* "inode-table/directory reads", ... */
  * "semaphore", ... or NULL). *SPACE: a journal wait for space (checkpoint)
  * rather than for a commit. */
 int wait_classify(const char *const *frames, int n, int *site, const char **lock, bool *space);
+
+/* What kind of wait of CAUSE the stack shows, where the cause has kinds a
+ * kernel engineer names apart (NULL otherwise): for metadata reads
+ * "inode_table", "directory_block", "bitmap", "extent_tree" or "btree"; for
+ * btrfs "transaction", "delayed_items", "tree_lock" or "space"; for
+ * writeback "throttle" (balance_dirty_pages, writeback throttling). */
+const char *wait_detail(const char *const *frames, int n, int cause);
 
 /* A contended lock's caller (first frame outside lock code, "fn+0xoff")
  * of lock type FLAGS: WAIT_DIR_LOCK, WAIT_BTRFS or WAIT_LOCK. */

@@ -1,10 +1,14 @@
-/* The --trace verdict (findings.h): ctx_init() partitions the busy syscall
- * time into parts (running, each lock type, each wait cause, run queue,
- * preempted) that sum to it; each rule of finding_rules[] claims parts and
- * words a finding with its evidence and, where something can be done, what;
- * the explaining rules (inode order, getdents batches, allocator) add
- * findings that explain a part another rule claimed. trace_findings() runs
- * the table, merges the parts under 1% into one, and ranks. */
+/* The --trace verdict (findings.h). ctx_init() partitions the traced
+ * threads' whole time (thread seconds while each lives) into parts: on CPU
+ * in user space, in the kernel inside and outside system calls (split by
+ * what the sampled kernel stacks were doing), runnable (throttled by a CPU
+ * quota, behind traced threads, behind other tasks), blocked and sleeping
+ * by class of wait site, and idle (waiting for children, events or timers).
+ * The cause catalogue, causes[], is the one table from those parts and the
+ * counters to a cause, its evidence and its remedy: each entry claims its
+ * parts, so every part belongs to one finding and the shares sum to 1. The
+ * explaining rules (inode order, getdents batches, allocator) say why part
+ * of a finding's time was spent, and never claim more than it. */
 #include "trace/findings.h"
 #include "probes/hist.h"
 #include "trace/report.h"
@@ -16,16 +20,35 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* Lock types as the wait stacks name them (waitclass.c's lock_of). */
+static const char *const lock_names[] = { "rwsem:W",  "rwsem:R",  "mutex", "semaphore",
+					  "pcpu-sem", "rt-mutex", "other" };
+#define NLOCKS (int)(sizeof lock_names / sizeof *lock_names)
+
+/* Kinds of metadata read (wait_detail), plus the unnamed ones. */
+static const char *const read_kinds[] = { "inode_table", "directory_block", "bitmap",
+					  "extent_tree", "btree",	    NULL };
+#define NREADS 6
+static const char *const btrfs_kinds[] = { "tree_lock", "transaction", "delayed_items", "space",
+					   NULL };
+#define NBTRFS 5
+
 struct finding_ctx {
 	const struct trace_result *r;
 	const struct probe_snapshot *s;
 	const struct probe_misc *m;
-	double base;	  /* busy syscall time (ns, at least 1): every share's base */
+	double base;	  /* the traced threads' whole time (ns, at least 1) */
 	uint64_t entries; /* files and directories removed */
-	/* the partition of base (ns; scaled down together if the measured
-	 * waits exceed the busy time) */
-	double dir_lock, lock[PROBE_LOCK_TYPES], btrfs_lock, cause[TC_COUNT], runq, preempt, running;
-	double journal_space; /* the part of cause[TC_JOURNAL] waiting for journal space */
+	/* the partition of base, ns */
+	double user, kcpu[TCPU_COUNT]; /* on CPU: user; kernel by category */
+	double quota, runq_traced, runq_other;
+	double dir_lock, lock[NLOCKS], reads[NREADS], btrfs[NBTRFS], cause[TC_COUNT];
+	double journal_space, wb_throttle;
+	double idle, lost;
+	/* evidence */
+	uint64_t read_waits; /* waits of the metadata-read and block-I/O parts */
+	double read_wait_ns;
+	bool cpu_measured;
 	/* events of the traced devices */
 	struct probe_dev_stat dev;
 	bool discard_mount;	 /* a traced filesystem is mounted with discard */
@@ -51,6 +74,7 @@ static void add(struct finding_sink *k, double share, const char *fmt, ...)
 	k->out[k->n].id = k->id;
 	k->out[k->n].explains = k->explains;
 	k->out[k->n].share = share;
+	k->out[k->n].cause = true;
 	va_start(ap, fmt);
 	vsnprintf(k->out[k->n].text, sizeof k->out[k->n].text, fmt, ap);
 	va_end(ap);
@@ -76,35 +100,137 @@ static void add_dev(struct probe_dev_stat *d, const struct probe_dev_stat *x)
 		a[w] += b[w];
 }
 
-/* Lock waits: by type, less the parts whose callers are directory
- * operations or btrfs tree locks (in each type, the callers' proportion;
- * without callers, every rwsem write wait is taken as the directory's). */
-static void split_locks(struct finding_ctx *c)
+static int index_of(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n && names[i]; i++)
+		if (name && !strcmp(names[i], name))
+			return i;
+	return n - 1;
+}
+
+/* On CPU: user, and the kernel's time inside and outside system calls,
+ * each split by the categories of its samples (all of it "unlink" when
+ * nothing was sampled). Without on-CPU accounting, the kernel's time in busy
+ * system calls is what their latency leaves after the waits inside them. */
+static void cpu_parts(struct finding_ctx *c, double blocked_in_busy)
+{
+	const struct trace_cpu *cpu = &c->r->cpu;
+	double sys, other;
+
+	c->cpu_measured = cpu->have;
+	if (cpu->have) {
+		c->user = (double)cpu->user_ns;
+		sys = (double)cpu->syscall_ns;
+		other = (double)cpu->kernel_other_ns;
+	} else {
+		sys = (double)trace_busy_ns(c->s) - blocked_in_busy - (double)c->m->busy_runq_ns -
+		      (double)c->m->busy_preempt_ns;
+		if (sys < 0)
+			sys = 0;
+		other = 0;
+	}
+	uint64_t ns = 0, no = 0;
+	for (int k = 0; k < TCPU_COUNT; k++) {
+		ns += cpu->samples_sys[k];
+		no += cpu->samples_other[k];
+	}
+	for (int k = 0; k < TCPU_COUNT; k++) {
+		c->kcpu[k] += ns	       ? sys * (double)cpu->samples_sys[k] / (double)ns :
+			      k == TCPU_UNLINK ? sys :
+						 0;
+		c->kcpu[k] += no	      ? other * (double)cpu->samples_other[k] / (double)no :
+			      k == TCPU_OTHER ? other :
+						0;
+	}
+}
+
+/* Runnable: wakeup to running, and preempted. A CPU quota's throttling is
+ * the cgroup's throttled time (never more than the runnable time); of the
+ * rest, what ended when another traced thread left the CPU was behind the
+ * traced threads themselves. */
+static void runnable_parts(struct finding_ctx *c)
+{
+	const struct probe_misc *m = c->m;
+	double all = (double)(m->runq.total + m->offcpu[PROBE_OFFCPU_PREEMPTED].total);
+	double q = c->r->limits.cpu_quota > 0 ? (double)c->r->limits.throttled_ns : 0;
+
+	c->quota = q < all ? q : all;
+	double rest = all - c->quota;
+	double own = all > 0 ? (double)m->runq_traced_ns / all : 0;
+	if (own > 1)
+		own = 1;
+	c->runq_traced = rest * own;
+	c->runq_other = rest - c->runq_traced;
+}
+
+/* Blocked and sleeping, by the class of each wait site (every D wait, and
+ * S waits inside busy system calls); the rest of the off-CPU time outside
+ * the run queue is idle: poll, futex, wait4, sleeps. Returns the blocked
+ * time inside busy system calls. */
+static double wait_parts(struct finding_ctx *c)
 {
 	const struct trace_result *r = c->r;
-	double seen[PROBE_LOCK_TYPES] = { 0 }, dir[PROBE_LOCK_TYPES] = { 0 },
-	       bt[PROBE_LOCK_TYPES] = { 0 };
+	const struct probe_misc *m = c->m;
+	double sites = 0, in_busy = 0;
 
-	for (int i = 0; i < r->ncallers; i++) {
-		unsigned t = r->callers[i].flags & (PROBE_LOCK_TYPES - 1);
-		double ns = (double)r->callers[i].total_ns;
-		int cause = trace_caller_cause(r->caller_names[i], t);
-		seen[t] += ns;
-		if (cause == TC_DIR_LOCK)
-			dir[t] += ns;
-		else if (cause == TC_BTRFS)
-			bt[t] += ns;
+	for (int i = 0; i < r->nsites; i++) {
+		const struct trace_wait_site *w = &r->sites[i];
+		double ns = (double)w->blocked_ns;
+		sites += ns;
+		in_busy += (double)w->in_syscall_ns;
+		switch (w->cause) {
+		case TC_DIR_LOCK: c->dir_lock += ns; break;
+		case TC_LOCK: c->lock[index_of(lock_names, NLOCKS, w->lock)] += ns; break;
+		case TC_META_READ:
+			c->reads[index_of(read_kinds, NREADS, w->detail)] += ns;
+			c->read_waits += w->count;
+			c->read_wait_ns += ns;
+			break;
+		case TC_BTRFS: c->btrfs[index_of(btrfs_kinds, NBTRFS, w->detail)] += ns; break;
+		case TC_WRITEBACK:
+			if (w->detail && !strcmp(w->detail, "throttle"))
+				c->wb_throttle += ns;
+			else
+				c->cause[TC_WRITEBACK] += ns;
+			break;
+		case TC_JOURNAL:
+			c->cause[TC_JOURNAL] += ns;
+			if (strstr(w->site, "(space)"))
+				c->journal_space += ns;
+			break;
+		case TC_BLOCK_IO:
+			c->read_waits += w->count;
+			c->read_wait_ns += ns;
+			c->cause[TC_BLOCK_IO] += ns;
+			break;
+		default: c->cause[w->cause] += ns; break;
+		}
 	}
-	for (int t = 0; t < PROBE_LOCK_TYPES; t++) {
-		double w = (double)c->s->lock[t].wait.total;
-		double fd = seen[t] > 0 ? dir[t] / seen[t] : t == PROBE_LCB_F_WRITE && !r->ncallers;
-		double fb = seen[t] > 0 ? bt[t] / seen[t] : 0;
-		c->dir_lock += w * fd;
-		c->btrfs_lock += w * fb;
-		c->lock[t] = w * (1 - fd - fb);
-		if (c->lock[t] < 0)
-			c->lock[t] = 0;
-	}
+	c->lost = (double)m->wait_sites_lost_ns;
+	double off = (double)(m->offcpu[PROBE_OFFCPU_BLOCKED].total +
+			      m->offcpu[PROBE_OFFCPU_SLEEPING].total) -
+		     (double)m->runq.total;
+	c->idle = off - sites - c->lost;
+	if (c->idle < 0)
+		c->idle = 0;
+	return in_busy;
+}
+
+static double partition_sum(const struct finding_ctx *c)
+{
+	double sum = c->user + c->quota + c->runq_traced + c->runq_other + c->dir_lock +
+		     c->wb_throttle + c->idle + c->lost;
+	for (int k = 0; k < TCPU_COUNT; k++)
+		sum += c->kcpu[k];
+	for (int i = 0; i < NLOCKS; i++)
+		sum += c->lock[i];
+	for (int i = 0; i < NREADS; i++)
+		sum += c->reads[i];
+	for (int i = 0; i < NBTRFS; i++)
+		sum += c->btrfs[i];
+	for (int k = 0; k < TC_COUNT; k++)
+		sum += c->cause[k];
+	return sum;
 }
 
 static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
@@ -117,49 +243,18 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 	c->s = s;
 	c->m = m;
 	c->cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	c->base = (double)trace_busy_ns(s);
-	if (c->base <= 0)
-		c->base = 1;
 	uint64_t files = s->sc[PROBE_NR_UNLINKAT].lat.count - m->unlinkat_dir.count +
 			 s->sc[SYS_unlink].lat.count;
 	uint64_t dirs = m->unlinkat_dir.count + s->sc[SYS_rmdir].lat.count;
 	c->entries = files + dirs;
 
-	split_locks(c);
-	for (int k = 0; k < TC_COUNT; k++)
-		c->cause[k] = (double)r->wait_ns[k];
-	/* lock waits seen only as wait sites (no contention events) */
-	c->dir_lock += c->cause[TC_DIR_LOCK];
-	c->cause[TC_DIR_LOCK] = 0;
-	double jsum = 0, jspace = 0;
-	for (int i = 0; i < r->nsites; i++)
-		if (r->sites[i].cause == TC_JOURNAL) {
-			jsum += (double)r->sites[i].blocked_ns;
-			if (strstr(r->sites[i].site, "(space)"))
-				jspace += (double)r->sites[i].blocked_ns;
-		}
-	c->runq = (double)m->busy_runq_ns;
-	c->preempt = (double)m->busy_preempt_ns;
-
-	double sum = c->dir_lock + c->btrfs_lock + c->runq + c->preempt;
-	for (int t = 0; t < PROBE_LOCK_TYPES; t++)
-		sum += c->lock[t];
-	for (int k = 0; k < TC_COUNT; k++)
-		sum += c->cause[k];
-	if (sum > c->base) { /* overlapping measurements: scale the waits down */
-		double f = c->base / sum;
-		c->dir_lock *= f;
-		c->btrfs_lock *= f;
-		c->runq *= f;
-		c->preempt *= f;
-		for (int t = 0; t < PROBE_LOCK_TYPES; t++)
-			c->lock[t] *= f;
-		for (int k = 0; k < TC_COUNT; k++)
-			c->cause[k] *= f;
-		sum = c->base;
-	}
-	c->running = c->base - sum;
-	c->journal_space = jsum > 0 ? c->cause[TC_JOURNAL] * jspace / jsum : 0;
+	double in_busy = wait_parts(c);
+	cpu_parts(c, in_busy);
+	runnable_parts(c);
+	/* the whole time is the sum of its parts: each measured on its own */
+	c->base = partition_sum(c);
+	if (c->base <= 0)
+		c->base = 1;
 
 	for (int i = 0; i < r->ndevs; i++) {
 		const struct probe_dev_stat *d = probe_dev_find(s, r->devs[i].dev);
@@ -179,13 +274,17 @@ static double sh(const struct finding_ctx *c, double ns)
 	return ns / c->base;
 }
 
-/* the top wait site of CAUSE, or "" */
-static const char *top_site(const struct finding_ctx *c, int cause)
+/* the heaviest wait site of CAUSE (and KIND, if given), or "" */
+static const char *top_site(const struct finding_ctx *c, int cause, const char *kind)
 {
-	for (int i = 0; i < c->r->nsites; i++)
-		if (c->r->sites[i].cause == cause)
-			return c->r->sites[i].site;
-	return "";
+	const struct trace_wait_site *best = NULL;
+	for (int i = 0; i < c->r->nsites; i++) {
+		const struct trace_wait_site *w = &c->r->sites[i];
+		if (w->cause == cause && (!kind || (w->detail && !strcmp(w->detail, kind))) &&
+		    (!best || w->blocked_ns > best->blocked_ns))
+			best = w;
+	}
+	return best ? best->site : "";
 }
 
 static uint64_t cause_waits(const struct finding_ctx *c, int cause)
@@ -197,37 +296,139 @@ static uint64_t cause_waits(const struct finding_ctx *c, int cause)
 	return n;
 }
 
-/* ---- the partition's rules ---- */
-
-static void kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
+static double reads_sum(const struct finding_ctx *c)
 {
-	const struct probe_snapshot *s = c->s;
-	char b1[32], b2[32], b3[32], b4[32];
-	int top = -1;
-
-	if (c->running <= 0)
-		return;
-	for (int nr = 0; nr < PROBE_NR_SYSCALLS; nr++)
-		if (!trace_is_wait_syscall(nr) && s->sc[nr].lat.count &&
-		    (top < 0 || s->sc[nr].lat.total > s->sc[top].lat.total))
-			top = nr;
-	if (top < 0) {
-		add(k, sh(c, c->running),
-		    "Running in the kernel: %s of the syscall time is "
-		    "CPU work in the kernel, the filesystem's own cost.",
-		    trace_fmt_ns(c->running, b1, sizeof b1));
-		return;
-	}
-	const struct probe_hist *lat = &s->sc[top].lat;
-	add(k, sh(c, c->running),
-	    "Running in the kernel: %s of the syscall time is CPU work in the kernel, "
-	    "the filesystem's own cost (%s: %llu calls, mean %s, p99 %s).",
-	    trace_fmt_ns(c->running, b1, sizeof b1), trace_syscall_name(top, b4, sizeof b4),
-	    (unsigned long long)lat->count, trace_fmt_ns(hist_mean(lat), b2, sizeof b2),
-	    trace_fmt_ns(trace_quantile(lat, 0.99), b3, sizeof b3));
+	double t = 0;
+	for (int i = 0; i < NREADS; i++)
+		t += c->reads[i];
+	return t;
 }
 
-/* the parent directory's i_rwsem, taken for write by every unlink */
+/* ---- the device behind the reads ---- */
+
+/* The reads waited far longer than the device serves a request: something
+ * above the device holds them (a cgroup's I/O throttle, a queue). */
+#define THROTTLE_RATIO 20.0
+/* A device that serves a request this slowly is itself the cause. */
+#define SLOW_DEVICE_NS 2e6
+
+enum read_verdict { READS_KINDS, READS_THROTTLED, READS_SLOW_DEVICE };
+
+static enum read_verdict reads_verdict(const struct finding_ctx *c, double *service, double *per_wait)
+{
+	const struct probe_hist *bl = &c->dev.bio_lat;
+	*service = bl->count ? trace_quantile(bl, 0.5) : 0;
+	*per_wait = c->read_waits ? c->read_wait_ns / (double)c->read_waits : 0;
+	if (c->r->limits.io_limit[0] && c->read_wait_ns > 0)
+		return READS_THROTTLED;
+	if (*service > 0 && *per_wait > THROTTLE_RATIO * *service && bl->count >= 3)
+		return READS_THROTTLED;
+	if (*service >= SLOW_DEVICE_NS)
+		return READS_SLOW_DEVICE;
+	return READS_KINDS;
+}
+
+/* "inode-table reads" for the largest kind of read */
+static const char *main_read_kind(const struct finding_ctx *c)
+{
+	static const char *const names[NREADS] = { "inode-table",      "directory-block", "bitmap",
+						   "extent-tree leaf", "b-tree node",	  "metadata" };
+	int best = NREADS - 1;
+	for (int i = 0; i < NREADS; i++)
+		if (c->reads[i] > c->reads[best])
+			best = i;
+	return names[best];
+}
+
+/* ---- the catalogue: one entry per cause ---- */
+
+static void cpu_quota(const struct finding_ctx *c, struct finding_sink *k)
+{
+	const struct trace_limits *l = &c->r->limits;
+	char b1[32], b2[32];
+
+	if (c->quota <= 0)
+		return;
+	add(k, sh(c, c->quota),
+	    "CPU quota: the cgroup %s may use %.2f CPUs (CFS bandwidth) and throttled the "
+	    "traced threads %llu times for %s; they were runnable but not allowed to run for "
+	    "%s. Raise or lift the quota (cpu.cfs_quota_us, cpu.max) or delete outside this "
+	    "cgroup: more threads cannot help, the quota caps them together.",
+	    l->cpu_cgroup, l->cpu_quota, (unsigned long long)l->nr_throttled,
+	    trace_fmt_ns((double)l->throttled_ns, b1, sizeof b1),
+	    trace_fmt_ns(c->quota, b2, sizeof b2));
+}
+
+static void cpu_oversubscription(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	if (c->runq_traced <= 0)
+		return;
+	if (c->r->max_threads <= (uint32_t)c->cpus) {
+		/* behind a sibling on a CPU they share: a thread pool's turns */
+		k->id = "cpu_contention";
+		add(k, sh(c, c->runq_traced),
+		    "Waiting behind each other: the traced threads waited %s for a CPU another "
+		    "traced thread held (%u threads on %ld CPUs).",
+		    trace_fmt_ns(c->runq_traced, b1, sizeof b1), c->r->max_threads, c->cpus);
+		return;
+	}
+	add(k, sh(c, c->runq_traced),
+	    "CPU oversubscription: the threads waited %s for a CPU held by other traced "
+	    "threads: %u threads on %ld CPUs. Fewer workers (one per CPU) would not wait.",
+	    trace_fmt_ns(c->runq_traced, b1, sizeof b1), c->r->max_threads, c->cpus);
+}
+
+static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	if (c->runq_other <= 0)
+		return;
+	add(k, sh(c, c->runq_other),
+	    "CPU contention: the threads were runnable for %s while tasks that are not traced "
+	    "(other processes, kernel workers) held the CPUs. Nothing in the deleter changes "
+	    "this: run it when the CPUs are free, or give it a larger CPU weight (nice, "
+	    "cpu.shares).",
+	    trace_fmt_ns(c->runq_other, b1, sizeof b1));
+}
+
+static double reclaim_ns(const struct finding_ctx *c)
+{
+	return c->kcpu[TCPU_RECLAIM] + c->cause[TC_RECLAIM];
+}
+
+static void memcg_reclaim(const struct finding_ctx *c, struct finding_sink *k)
+{
+	const struct trace_limits *l = &c->r->limits;
+	char b1[32];
+
+	if (reclaim_ns(c) <= 0 || !l->mem_limit)
+		return;
+	add(k, sh(c, reclaim_ns(c)),
+	    "Memory-cgroup reclaim: the cgroup %s is limited to %.1f MiB and the threads "
+	    "reclaimed its pages in their own context for %s (limit hit %llu times, %llu pages "
+	    "scanned). Raise the limit (memory.limit_in_bytes, memory.max): the dentries, "
+	    "inodes and page cache a delete touches are charged to it.",
+	    l->mem_cgroup, (double)l->mem_limit / 1048576.0,
+	    trace_fmt_ns(reclaim_ns(c), b1, sizeof b1), (unsigned long long)l->mem_failcnt,
+	    (unsigned long long)l->mem_reclaim_pages);
+}
+
+static void memory_reclaim(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	if (reclaim_ns(c) <= 0 || c->r->limits.mem_limit)
+		return;
+	add(k, sh(c, reclaim_ns(c)),
+	    "Direct reclaim: the threads freed memory in their own context for %s (top site "
+	    "%s): the machine ran short of free memory. Nothing in the deleter changes this; "
+	    "free memory elsewhere.",
+	    trace_fmt_ns(reclaim_ns(c), b1, sizeof b1), top_site(c, TC_RECLAIM, NULL));
+}
+
 static void directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_hist *w = &c->s->lock[PROBE_LCB_F_WRITE].wait;
@@ -238,55 +439,142 @@ static void directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 	add(k, sh(c, c->dir_lock),
 	    "Directory-lock contention: the threads waited %s for the parent directory's "
 	    "i_rwsem, which every unlink takes for write (%llu rwsem write waits, p99 %s), "
-	    "with up to %u threads; fewer workers unlinking in one directory (one "
-	    "directory per worker) removes this wait.",
+	    "with up to %u threads. Fewer workers unlinking in one directory (one directory "
+	    "per worker) removes this wait.",
 	    trace_fmt_ns(c->dir_lock, b1, sizeof b1), (unsigned long long)w->count,
 	    trace_fmt_ns(trace_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads);
 }
 
-/* every other lock type: one finding each, named by its top caller */
+/* every other lock type, one finding each, named by its heaviest site; the
+ * spinning on locks is on-CPU time of its own */
 static void other_locks(const struct finding_ctx *c, struct finding_sink *k)
 {
-	char b1[32], b2[32];
+	char b1[32];
 
-	for (int t = 0; t < PROBE_LOCK_TYPES; t++) {
-		const struct probe_hist *h = &c->s->lock[t].wait;
-		const char *caller = NULL;
-		if (c->lock[t] <= 0)
+	for (int i = 0; i < NLOCKS; i++) {
+		const char *site = "";
+		uint64_t n = 0, best = 0;
+		if (c->lock[i] <= 0)
 			continue;
-		for (int i = 0; i < c->r->ncallers && !caller; i++)
-			if ((int)c->r->callers[i].flags == t &&
-			    trace_caller_cause(c->r->caller_names[i], t) == TC_LOCK)
-				caller = c->r->caller_names[i];
-		add(k, sh(c, c->lock[t]),
-		    "Lock contention on %s: %llu waits, %s in total (p99 %s)%s%s.",
-		    probe_lock_type_name(t), (unsigned long long)h->count,
-		    trace_fmt_ns(c->lock[t], b1, sizeof b1),
-		    trace_fmt_ns(trace_quantile(h, 0.99), b2, sizeof b2),
-		    caller ? ", mostly from " : "", caller ? caller : "");
+		for (int j = 0; j < c->r->nsites; j++) {
+			const struct trace_wait_site *w = &c->r->sites[j];
+			if (w->cause != TC_LOCK || index_of(lock_names, NLOCKS, w->lock) != i)
+				continue;
+			n += w->count;
+			if (w->blocked_ns > best) {
+				best = w->blocked_ns;
+				site = w->site;
+			}
+		}
+		add(k, sh(c, c->lock[i]),
+		    "Lock contention on a %s: the threads slept %s waiting for it (%llu waits, "
+		    "mostly in %s).",
+		    lock_names[i], trace_fmt_ns(c->lock[i], b1, sizeof b1), (unsigned long long)n,
+		    site);
 	}
-	if (c->cause[TC_LOCK] > 0)
-		add(k, sh(c, c->cause[TC_LOCK]),
-		    "Lock waits seen at wait sites: %s blocked in sleeping locks (top site %s).",
-		    trace_fmt_ns(c->cause[TC_LOCK], b1, sizeof b1), top_site(c, TC_LOCK));
+	if (c->kcpu[TCPU_SPIN] > 0) {
+		k->id = "lock_spinning";
+		add(k, sh(c, c->kcpu[TCPU_SPIN]),
+		    "Spinning on locks: %s on CPU in spin loops (queued spinlocks, optimistic "
+		    "rwsem and mutex spinning): threads contending for the same kernel object.",
+		    trace_fmt_ns(c->kcpu[TCPU_SPIN], b1, sizeof b1));
+	}
 }
 
 static void metadata_reads(const struct finding_ctx *c, struct finding_sink *k)
 {
+	static const struct {
+		const char *id, *what, *remedy;
+	} kinds[NREADS] = {
+		{ "inode_table_reads", "inode-table blocks",
+		  "Unlinking in inode order reads each inode-table block once (GNU rm sorts big "
+		  "directories); past that only a warm cache or a faster device helps." },
+		{ "directory_block_reads", "directory blocks",
+		  "Each directory is read once however it is deleted; a warm cache or a faster "
+		  "device helps, more workers keep more reads in flight." },
+		{ "bitmap_reads", "block and inode bitmaps",
+		  "Freeing blocks and inodes reads their groups' bitmaps; nothing in the deleter "
+		  "changes which groups the files are in." },
+		{ "extent_tree_reads", "extent-tree leaves",
+		  "A file's extent tree is read to free its extents: the more fragmented the file, "
+		  "the more leaves. Nothing in the deleter changes this; fewer extents "
+		  "(preallocation, defragmenting) do." },
+		{ "btree_reads", "b-tree nodes",
+		  "The filesystem reads its metadata b-trees to find what to free; a warm cache or "
+		  "a faster device helps." },
+		{ "metadata_reads", "metadata blocks", "A warm cache or a faster device helps." },
+	};
 	const struct probe_hist *bl = &c->dev.bio_lat;
-	char b1[32], b2[32];
+	double service, per_wait;
+	char b1[32], b2[32], b3[32];
 
-	if (c->cause[TC_META_READ] <= 0)
+	if (reads_sum(c) + c->cause[TC_BLOCK_IO] <= 0 ||
+	    reads_verdict(c, &service, &per_wait) != READS_KINDS)
 		return;
-	add(k, sh(c, c->cause[TC_META_READ]),
-	    "Metadata reads: the threads waited %s for inode-table and directory blocks "
-	    "read from the device (%llu waits, top site %s; %llu block requests on the "
-	    "delete's devices, p50 %s): a cold cache. Unlinking in inode order reads each "
-	    "inode-table block once (GNU rm sorts big directories); past that only a "
-	    "faster device or a warm cache helps.",
-	    trace_fmt_ns(c->cause[TC_META_READ], b1, sizeof b1),
-	    (unsigned long long)cause_waits(c, TC_META_READ), top_site(c, TC_META_READ),
-	    (unsigned long long)bl->count, trace_fmt_ns(trace_quantile(bl, 0.5), b2, sizeof b2));
+	for (int i = 0; i < NREADS; i++) {
+		if (c->reads[i] <= 0)
+			continue;
+		k->id = kinds[i].id;
+		add(k, sh(c, c->reads[i]),
+		    "Metadata reads: the threads waited %s for %s read from the device (top site "
+		    "%s; the delete's devices served %llu requests, p50 %s, a wait took %s on "
+		    "average): a cold cache. %s",
+		    trace_fmt_ns(c->reads[i], b1, sizeof b1), kinds[i].what,
+		    top_site(c, TC_META_READ, i < NREADS - 1 ? read_kinds[i] : NULL),
+		    (unsigned long long)bl->count, trace_fmt_ns(service, b2, sizeof b2),
+		    trace_fmt_ns(per_wait, b3, sizeof b3), kinds[i].remedy);
+	}
+	if (c->cause[TC_BLOCK_IO] > 0) {
+		k->id = "blocked_on_io";
+		add(k, sh(c, c->cause[TC_BLOCK_IO]),
+		    "Blocked on block I/O: the threads waited %s for block requests (%llu waits, "
+		    "top site %s; device p50 %s).",
+		    trace_fmt_ns(c->cause[TC_BLOCK_IO], b1, sizeof b1),
+		    (unsigned long long)cause_waits(c, TC_BLOCK_IO), top_site(c, TC_BLOCK_IO, NULL),
+		    trace_fmt_ns(service, b2, sizeof b2));
+	}
+}
+
+/* the reads held above the device, or by a slow device: one finding */
+static void device_reads(const struct finding_ctx *c, struct finding_sink *k)
+{
+	const struct trace_limits *l = &c->r->limits;
+	double service, per_wait, ns = reads_sum(c) + c->cause[TC_BLOCK_IO];
+	char b1[32], b2[32], b3[32];
+
+	if (ns <= 0)
+		return;
+	enum read_verdict v = reads_verdict(c, &service, &per_wait);
+	if (v == READS_THROTTLED) {
+		k->id = "device_throttled";
+		if (l->io_limit[0])
+			add(k, sh(c, ns),
+			    "I/O throttle: the threads waited %s for %s reads (%llu waits, %s each on "
+			    "average) that the device serves in %s (p50): the cgroup %s limits them "
+			    "(%s). Raise the limit (blkio.throttle.*, io.max) or delete outside the "
+			    "cgroup; a faster device would not help.",
+			    trace_fmt_ns(ns, b1, sizeof b1), main_read_kind(c),
+			    (unsigned long long)c->read_waits, trace_fmt_ns(per_wait, b2, sizeof b2),
+			    trace_fmt_ns(service, b3, sizeof b3), l->io_cgroup, l->io_limit);
+		else
+			add(k, sh(c, ns),
+			    "Reads held above the device: the threads waited %s for %s reads (%llu "
+			    "waits, %s each on average) that the device serves in %s (p50): a "
+			    "throttle or a queue above it (an I/O cgroup limit, a hypervisor's "
+			    "rate cap) holds them. Raise that limit; a faster device would not help.",
+			    trace_fmt_ns(ns, b1, sizeof b1), main_read_kind(c),
+			    (unsigned long long)c->read_waits, trace_fmt_ns(per_wait, b2, sizeof b2),
+			    trace_fmt_ns(service, b3, sizeof b3));
+	} else if (v == READS_SLOW_DEVICE) {
+		k->id = "slow_device";
+		add(k, sh(c, ns),
+		    "A slow device: the threads waited %s for %s reads (%llu waits), and the device "
+		    "itself takes %s per request (p50). A faster device, or a warm cache, helps; "
+		    "more workers keep more reads in flight where the device serves them in "
+		    "parallel.",
+		    trace_fmt_ns(ns, b1, sizeof b1), main_read_kind(c),
+		    (unsigned long long)c->read_waits, trace_fmt_ns(service, b2, sizeof b2));
+	}
 }
 
 /* with online discard, ext4 issues the discards in the commit: the commit
@@ -296,41 +584,77 @@ static bool discard_in_commit(const struct finding_ctx *c)
 	return c->discard_mount && (c->dev.bio_discards || c->dev.ext4_discards);
 }
 
+/* commits the traced threads did not ask for: no fsync of theirs, and more
+ * commits than the journal's own timer and full transactions make */
+static bool commits_forced(const struct finding_ctx *c)
+{
+	const struct probe_sc_stat *sc = c->s->sc;
+	uint64_t syncs = sc[SYS_fsync].lat.count + sc[SYS_fdatasync].lat.count +
+			 sc[SYS_sync].lat.count + sc[SYS_syncfs].lat.count +
+			 sc[SYS_sync_file_range].lat.count;
+	double secs = (double)c->r->wall_ns / 1e9;
+	/* ext4 commits every 5 s by default; a delete fills a transaction with
+	 * thousands of handles */
+	double own = secs / 5 + (double)c->dev.jbd2_handles / 20000.0 + 2;
+	return syncs == 0 && (double)c->dev.jbd2_commits > 2 * own;
+}
+
 static void journal(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_dev_stat *d = &c->dev;
 	double space = c->journal_space, commit = c->cause[TC_JOURNAL] - space;
-	char b1[32], b2[32], what[160], stats[256] = "";
+	char b1[32], stats[256] = "";
 
 	if (discard_in_commit(c))
 		commit = 0;
-	if (space + commit <= 0)
-		return;
-	if (space > 0 && commit > 0)
-		snprintf(what, sizeof what, "%s for journal space (checkpoints) and %s for commits",
-			 trace_fmt_ns(space, b1, sizeof b1), trace_fmt_ns(commit, b2, sizeof b2));
-	else if (space > 0)
-		snprintf(what, sizeof what, "%s for journal space (checkpoints)",
-			 trace_fmt_ns(space, b1, sizeof b1));
-	else
-		snprintf(what, sizeof what, "%s for journal commits",
-			 trace_fmt_ns(commit, b2, sizeof b2));
 	if (d->jbd2_commits)
 		snprintf(stats, sizeof stats,
-			 "; the delete's journal committed %llu transactions "
-			 "(average %.1f ms locked, %.1f ms flushing, %.1f ms logging, %llu handles, "
-			 "%llu blocks)",
+			 "; the delete's journal committed %llu transactions (average %.1f ms "
+			 "locked, %.1f ms flushing, %.1f ms logging, %llu handles)",
 			 d->jbd2_commits, trace_jiffies_ms(d->jbd2_locked, d->jbd2_commits),
 			 trace_jiffies_ms(d->jbd2_flushing, d->jbd2_commits),
-			 trace_jiffies_ms(d->jbd2_logging, d->jbd2_commits), d->jbd2_handles,
-			 d->jbd2_blocks);
-	add(k, sh(c, space + commit), "Journal waits: the threads waited %s (%llu waits)%s.%s",
-	    what, (unsigned long long)cause_waits(c, TC_JOURNAL), stats,
-	    space >= commit ?
-		    " A bigger journal (tune2fs -J size=, or mkfs.ext4 -J size=) "
-		    "makes checkpoints rarer; unlinking in inode order dirties fewer blocks per "
-		    "transaction." :
-		    "");
+			 trace_jiffies_ms(d->jbd2_logging, d->jbd2_commits), d->jbd2_handles);
+	if (space > 0) {
+		k->id = "journal_space";
+		add(k, sh(c, space),
+		    "Journal space: the threads waited %s for the journal to checkpoint and free "
+		    "space%s. A bigger journal (tune2fs -J size=, mkfs.ext4 -J size=) makes "
+		    "checkpoints rarer; unlinking in inode order dirties fewer blocks per "
+		    "transaction.",
+		    trace_fmt_ns(space, b1, sizeof b1), stats);
+	}
+	if (commit <= 0)
+		return;
+	if (commits_forced(c)) {
+		k->id = "journal_forced_by_other";
+		add(k, sh(c, commit),
+		    "Journal commits forced by another process: the threads waited %s for commits "
+		    "they did not ask for (they made no fsync; %llu commits in %.1f s%s): another "
+		    "process's fsync or sync commits the shared journal, and every handle waits for "
+		    "it. Find the process that syncs; nothing in the deleter changes this.",
+		    trace_fmt_ns(commit, b1, sizeof b1), d->jbd2_commits,
+		    (double)c->r->wall_ns / 1e9, stats);
+		return;
+	}
+	k->id = "journal_commit_waits";
+	add(k, sh(c, commit),
+	    "Journal commits: the threads waited %s for journal commits (%llu waits)%s. Fewer "
+	    "dirtied blocks per unlink (inode order) makes commits shorter.",
+	    trace_fmt_ns(commit, b1, sizeof b1), (unsigned long long)cause_waits(c, TC_JOURNAL),
+	    stats);
+}
+
+static void writeback_throttle(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	if (c->wb_throttle <= 0)
+		return;
+	add(k, sh(c, c->wb_throttle),
+	    "Writeback throttling: the threads were held %s by dirty-page or writeback "
+	    "throttling (top site %s): the device cannot write back as fast as pages are "
+	    "dirtied. Nothing in the deleter changes this; less dirty data beside it does.",
+	    trace_fmt_ns(c->wb_throttle, b1, sizeof b1), top_site(c, TC_WRITEBACK, "throttle"));
 }
 
 static void discard(const struct finding_ctx *c, struct finding_sink *k)
@@ -363,8 +687,9 @@ static void xfs_inodegc(const struct finding_ctx *c, struct finding_sink *k)
 		return;
 	add(k, sh(c, c->cause[TC_XFS_INODEGC]),
 	    "XFS inode GC: the threads waited %s in destroy_inode for background inode "
-	    "inactivation to catch up (%llu waits, %llu inode-GC throttles): xfs throttles "
-	    "unlinkers to the speed of its inodegc workers.",
+	    "inactivation to catch up (%llu waits, %llu inode-GC throttles): xfs frees the "
+	    "data of unlinked files in its inodegc workers and throttles unlinkers to their "
+	    "speed. Nothing in the deleter changes this.",
 	    trace_fmt_ns(c->cause[TC_XFS_INODEGC], b1, sizeof b1),
 	    (unsigned long long)cause_waits(c, TC_XFS_INODEGC), c->m->xfs_inodegc_throttles);
 }
@@ -378,35 +703,170 @@ static void xfs_log(const struct finding_ctx *c, struct finding_sink *k)
 		return;
 	add(k, sh(c, c->cause[TC_XFS_LOG]),
 	    "XFS log space: the threads waited %s for log space or log forces (top site %s; "
-	    "%llu log-grant waits, %s); a bigger log (mkfs.xfs -l size=) gives the unlinks "
+	    "%llu log-grant waits, %s). A bigger log (mkfs.xfs -l size=) gives the unlinks "
 	    "more room.",
-	    trace_fmt_ns(c->cause[TC_XFS_LOG], b1, sizeof b1), top_site(c, TC_XFS_LOG),
+	    trace_fmt_ns(c->cause[TC_XFS_LOG], b1, sizeof b1), top_site(c, TC_XFS_LOG, NULL),
 	    (unsigned long long)m->xfs_log_grant.count,
 	    trace_fmt_ns((double)m->xfs_log_grant.total, b2, sizeof b2));
 }
 
 static void btrfs(const struct finding_ctx *c, struct finding_sink *k)
 {
-	const struct probe_misc *m = c->m;
-	double ns = c->btrfs_lock + c->cause[TC_BTRFS];
+	static const struct {
+		const char *id, *what;
+	} kinds[NBTRFS] = {
+		{ "btrfs_tree_locks", "on contended b-tree locks" },
+		{ "btrfs_transaction_commit",
+		  "for the running transaction to commit: btrfs makes operations wait while it "
+		  "commits. Nothing in the deleter changes this" },
+		{ "btrfs_delayed_work",
+		  "flushing delayed inode and directory items: unlinks queue delayed items and are "
+		  "throttled to the speed of their flushing. Nothing in the deleter changes this" },
+		{ "btrfs_space",
+		  "on metadata space reservation while btrfs flushes to find room. Nothing in the "
+		  "deleter changes this" },
+		{ "btrfs_waits", "elsewhere in btrfs" },
+	};
+	char b1[32];
+
+	for (int i = 0; i < NBTRFS; i++) {
+		if (c->btrfs[i] <= 0)
+			continue;
+		k->id = kinds[i].id;
+		if (i == 0) {
+			add(k, sh(c, c->btrfs[i]),
+			    "Btrfs tree locks: the threads waited %s on contended b-tree locks (%llu "
+			    "waits over 10 us)%s.",
+			    trace_fmt_ns(c->btrfs[i], b1, sizeof b1),
+			    (unsigned long long)c->m->btrfs_tree_lock.count,
+			    c->r->max_threads > 1 ?
+				    "; workers in one directory serialize on the same leaves: fewer "
+				    "workers per directory" :
+				    "; with one deleting thread the holders are btrfs's own workers: "
+				    "nothing in the deleter changes this");
+			continue;
+		}
+		add(k, sh(c, c->btrfs[i]), "Btrfs: the threads waited %s %s (top site %s).",
+		    trace_fmt_ns(c->btrfs[i], b1, sizeof b1), kinds[i].what,
+		    top_site(c, TC_BTRFS, i < NBTRFS - 1 ? btrfs_kinds[i] : NULL));
+	}
+}
+
+static void fuse_daemon(const struct finding_ctx *c, struct finding_sink *k)
+{
+	uint64_t n = cause_waits(c, TC_FUSE);
+	double ns = c->cause[TC_FUSE];
 	char b1[32], b2[32];
 
 	if (ns <= 0)
 		return;
 	add(k, sh(c, ns),
-	    "Btrfs waits: %s on contended tree locks (%llu waits over 10 us) and on "
-	    "space reservation (%llu tickets, %s)%s",
-	    trace_fmt_ns(ns, b1, sizeof b1), (unsigned long long)m->btrfs_tree_lock.count,
-	    (unsigned long long)m->btrfs_reserve.count,
-	    trace_fmt_ns((double)m->btrfs_reserve.total, b2, sizeof b2),
-	    c->r->max_threads > 1 ?
-		    "; workers in one directory serialize on the same "
-		    "b-tree leaves: fewer workers per directory." :
-		    "; with one deleting thread the holders are btrfs's own workers "
-		    "(transaction commit, delayed items): nothing to change in the deleter.");
+	    "FUSE daemon latency: the threads waited %s for the FUSE daemon to answer %llu "
+	    "requests (%s each on average, top site %s), with up to %u threads. The daemon's "
+	    "answer time is the cause: more requests in flight help (more deleting threads), "
+	    "or more daemon threads.",
+	    trace_fmt_ns(ns, b1, sizeof b1), (unsigned long long)n,
+	    trace_fmt_ns(n ? ns / (double)n : 0, b2, sizeof b2), top_site(c, TC_FUSE, NULL),
+	    c->r->max_threads);
 }
 
-/* the remaining wait causes: nothing to do in the deleter about any */
+static void overlayfs(const struct finding_ctx *c, struct finding_sink *k)
+{
+	const struct probe_hist *u = &c->s->sc[PROBE_NR_UNLINKAT].lat;
+	char b1[32], b2[32];
+
+	if (c->kcpu[TCPU_OVERLAY] <= 0)
+		return;
+	add(k, sh(c, c->kcpu[TCPU_OVERLAY]),
+	    "Overlayfs copy-up and whiteouts: %s on CPU in overlayfs, which turns each unlink "
+	    "of a lower-layer file into operations on the upper filesystem (a whiteout for "
+	    "every name; unlinkat mean %s). Nothing in the deleter changes this; removing the "
+	    "lower layer itself, where it is yours, does.",
+	    trace_fmt_ns(c->kcpu[TCPU_OVERLAY], b1, sizeof b1),
+	    trace_fmt_ns(hist_mean(u), b2, sizeof b2));
+}
+
+static void extent_freeing(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	if (c->kcpu[TCPU_FREEING] <= 0)
+		return;
+	add(k, sh(c, c->kcpu[TCPU_FREEING]),
+	    "Freeing data: %s on CPU evicting inodes and freeing their extents, blocks and "
+	    "page cache (%llu ext4 block frees). A fragmented file has many extents to free; "
+	    "--free-rate paces the freeing of huge files, nothing makes it cheaper.",
+	    trace_fmt_ns(c->kcpu[TCPU_FREEING], b1, sizeof b1),
+	    (unsigned long long)c->m->ext4_free_calls);
+}
+
+static void page_faults(const struct finding_ctx *c, struct finding_sink *k)
+{
+	double ns = c->kcpu[TCPU_FAULT] + c->cause[TC_PAGE_FAULT];
+	char b1[32];
+
+	if (ns <= 0)
+		return;
+	add(k, sh(c, ns),
+	    "Page faults: %s in page faults (on CPU and waiting for pages, top site %s): the "
+	    "deleter touches memory it has not mapped yet, or mapped pages were evicted.",
+	    trace_fmt_ns(ns, b1, sizeof b1), top_site(c, TC_PAGE_FAULT, NULL));
+}
+
+static void journal_cpu(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	if (c->kcpu[TCPU_JOURNAL] <= 0)
+		return;
+	add(k, sh(c, c->kcpu[TCPU_JOURNAL]),
+	    "Journaling on CPU: %s starting handles and logging metadata in the deleter's "
+	    "context, a cost of every metadata change.",
+	    trace_fmt_ns(c->kcpu[TCPU_JOURNAL], b1, sizeof b1));
+}
+
+static void kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
+{
+	const struct probe_snapshot *s = c->s;
+	double ns = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER];
+	char b1[32], b2[32], b3[32], b4[32];
+	int top = -1;
+
+	if (ns <= 0)
+		return;
+	for (int nr = 0; nr < PROBE_NR_SYSCALLS; nr++)
+		if (!trace_is_wait_syscall(nr) && s->sc[nr].lat.count &&
+		    (top < 0 || s->sc[nr].lat.total > s->sc[top].lat.total))
+			top = nr;
+	if (top < 0) {
+		add(k, sh(c, ns),
+		    "Running in the kernel: %s of CPU work in the kernel, the filesystem's own "
+		    "cost.",
+		    trace_fmt_ns(ns, b1, sizeof b1));
+		return;
+	}
+	const struct probe_hist *lat = &s->sc[top].lat;
+	add(k, sh(c, ns),
+	    "Running in the kernel: %s of CPU work in the kernel, the filesystem's own cost "
+	    "of the unlinks, lookups and directory reads (%s: %llu calls, mean %s, p99 %s).",
+	    trace_fmt_ns(ns, b1, sizeof b1), trace_syscall_name(top, b4, sizeof b4),
+	    (unsigned long long)lat->count, trace_fmt_ns(hist_mean(lat), b2, sizeof b2),
+	    trace_fmt_ns(trace_quantile(lat, 0.99), b3, sizeof b3));
+}
+
+static void user_cpu(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	if (c->user <= 0)
+		return;
+	add(k, sh(c, c->user),
+	    "User-space CPU: the deleter ran its own code for %s%s. A compiled deleter that "
+	    "does no per-entry work (rm, adaptrm) needs a fraction of this.",
+	    trace_fmt_ns(c->user, b1, sizeof b1), c->entries ? " between its system calls" : "");
+}
+
+/* the remaining wait causes: nothing in the deleter changes any of them */
 static void plain_causes(const struct finding_ctx *c, struct finding_sink *k)
 {
 	static const struct {
@@ -414,24 +874,15 @@ static void plain_causes(const struct finding_ctx *c, struct finding_sink *k)
 		const char *id, *what;
 	} t[] = {
 		{ TC_WRITEBACK, "writeback_waits",
-		  "Writeback: the threads waited %s for pages or "
-		  "inodes under writeback (%llu waits, top site %s)." },
-		{ TC_RECLAIM, "page_reclaim",
-		  "Memory reclaim: the threads spent %s blocked in "
-		  "direct reclaim or compaction (%llu waits, top site %s): free memory ran short." },
-		{ TC_PAGE_FAULT, "page_faults",
-		  "Page faults: the threads waited %s in page "
-		  "faults (%llu waits, top site %s)." },
-		{ TC_BLOCK_IO, "blocked_on_io",
-		  "Blocked on block I/O: the threads waited %s for "
-		  "block requests (%llu waits, top site %s)." },
+		  "Writeback: the threads waited %s for pages or inodes under writeback (%llu "
+		  "waits, top site %s)." },
 		{ TC_PEER, "peer_waits",
-		  "Waiting for another process: the threads waited %s "
-		  "reading or writing pipes and sockets (%llu waits, top site %s): the other "
-		  "end of a pipeline, not the filesystem." },
+		  "Waiting for another process: the threads waited %s reading or writing pipes "
+		  "and sockets (%llu waits, top site %s): the other end of a pipeline, not the "
+		  "filesystem." },
 		{ TC_OTHER, "other_waits",
-		  "Other waits: the threads waited %s at sites the "
-		  "table does not know (%llu waits, top site %s)." },
+		  "Other waits: the threads waited %s at sites the table does not know (%llu "
+		  "waits, top site %s)." },
 	};
 	char b1[32];
 
@@ -439,7 +890,7 @@ static void plain_causes(const struct finding_ctx *c, struct finding_sink *k)
 		if (c->cause[t[i].cause] <= 0)
 			continue;
 		k->id = t[i].id;
-		if (t[i].cause == TC_OTHER && !strcmp(top_site(c, TC_OTHER), "(no stack)")) {
+		if (t[i].cause == TC_OTHER && !strcmp(top_site(c, TC_OTHER, NULL), "(no stack)")) {
 			add(k, sh(c, c->cause[TC_OTHER]),
 			    "Blocked where no stack was recorded: the threads waited %s (%llu waits); "
 			    "without --no-callers the report names the wait sites and their causes.",
@@ -451,58 +902,61 @@ static void plain_causes(const struct finding_ctx *c, struct finding_sink *k)
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 		add(k, sh(c, c->cause[t[i].cause]), t[i].what,
 		    trace_fmt_ns(c->cause[t[i].cause], b1, sizeof b1),
-		    (unsigned long long)cause_waits(c, t[i].cause), top_site(c, t[i].cause));
+		    (unsigned long long)cause_waits(c, t[i].cause), top_site(c, t[i].cause, NULL));
 #pragma GCC diagnostic pop
+	}
+	if (c->lost > 0) {
+		k->id = "unattributed_waits";
+		add(k, sh(c, c->lost),
+		    "Unattributed waits: %s of waits whose site the probes could not keep (the "
+		    "wait-site table was full).",
+		    trace_fmt_ns(c->lost, b1, sizeof b1));
 	}
 }
 
-/* waiting for a CPU: oversubscription when other traced threads held it */
-static void run_queue(const struct finding_ctx *c, struct finding_sink *k)
+/* not a cause: the time the threads chose to wait (a parent for its
+ * child, idle workers, timers); ranked last */
+static void idle_waits(const struct finding_ctx *c, struct finding_sink *k)
 {
-	const struct probe_misc *m = c->m;
-	double ns = c->runq + c->preempt;
-	double all = (double)(m->runq.total + m->offcpu[PROBE_OFFCPU_PREEMPTED].total);
-	double own = all > 0 ? (double)m->runq_traced_ns / all : 0;
-	char b1[32], b2[32], b3[32];
+	char b1[32];
 
-	if (ns <= 0)
+	if (c->idle <= 0)
 		return;
-	if (own >= 0.5 && c->r->max_threads > (uint32_t)c->cpus) {
-		k->id = "cpu_oversubscription";
-		add(k, sh(c, ns),
-		    "CPU oversubscription: the threads waited %s for a CPU (%s after wakeups, %s "
-		    "preempted), %.0f%% of it behind other traced threads: %u threads on %ld CPUs; "
-		    "fewer workers (one per CPU) would not wait.",
-		    trace_fmt_ns(ns, b1, sizeof b1), trace_fmt_ns(c->runq, b2, sizeof b2),
-		    trace_fmt_ns(c->preempt, b3, sizeof b3), 100 * own, c->r->max_threads, c->cpus);
-		return;
-	}
-	k->id = "run_queue_delay";
-	add(k, sh(c, ns),
-	    "Waiting to run: the threads waited %s for a CPU (%s after wakeups, %s preempted), "
-	    "%.0f%% of it behind tasks that are not traced (kernel workers, other processes).",
-	    trace_fmt_ns(ns, b1, sizeof b1), trace_fmt_ns(c->runq, b2, sizeof b2),
-	    trace_fmt_ns(c->preempt, b3, sizeof b3), 100 * (1 - own));
+	add(k, sh(c, c->idle),
+	    "Idle, not a cause: %s waiting for children, other threads, events or timers "
+	    "(wait4, futex, poll, sleeps): a parent waiting for its deleting child, idle "
+	    "workers.",
+	    trace_fmt_ns(c->idle, b1, sizeof b1));
+	k->out[k->n - 1].cause = false;
 }
 
 /* ---- the explaining rules ---- */
 
 /* ext4 unlink order: far jumps between consecutive inodes dirty a new
- * inode-table block and bitmap per unlink; they explain the journal waits */
+ * inode-table block and bitmap per unlink; they explain the journal waits,
+ * or the inode-table reads of a cold delete */
 static void scattered_inodes(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_hist *jh = &c->m->ext4_ino_jump;
 	double near = trace_ino_near_share(jh);
+	double journal = c->cause[TC_JOURNAL] - c->journal_space;
 
 	if (jh->count < 1000 || near >= 0.5)
 		return;
-	k->explains = c->cause[TC_JOURNAL] > 0 ? "journal_commit_waits" : "kernel_cpu";
-	add(k, sh(c, c->cause[TC_JOURNAL] > 0 ? c->cause[TC_JOURNAL] : 0),
-	    "Unlinks in scattered inode order: only %.0f%% of %llu consecutive ext4 "
-	    "unlinks stay within %d inodes of the previous one (p50 jump %.0f inodes), "
-	    "so nearly every unlink dirties another inode-table block and bitmap for "
-	    "the journal to write; unlinking a big directory in inode order (GNU rm "
-	    "sorts past 10,000 entries) touches each block once.",
+	if (c->reads[0] > journal) {
+		k->explains = "inode_table_reads";
+		journal = c->reads[0];
+	} else {
+		k->explains = commits_forced(c) ? "journal_forced_by_other" : "journal_commit_waits";
+	}
+	if (journal <= 0)
+		return;
+	add(k, sh(c, journal),
+	    "Unlinks in scattered inode order: only %.0f%% of %llu consecutive ext4 unlinks stay "
+	    "within %d inodes of the previous one (p50 jump %.0f inodes), so nearly every "
+	    "unlink reads or dirties another inode-table block and bitmap; unlinking a big "
+	    "directory in inode order (GNU rm sorts past 10,000 entries) touches each block "
+	    "once.",
 	    100.0 * near, (unsigned long long)jh->count, TRACE_INO_NEAR, trace_quantile(jh, 0.5));
 }
 
@@ -514,15 +968,16 @@ static void small_getdents(const struct finding_ctx *c, struct finding_sink *k)
 	uint64_t eofs = gb->b[0], full = gb->count - gb->b[0];
 	double per_call = full ? (double)gb->total / (double)full : 0;
 	double ns = (double)c->s->sc[PROBE_NR_GETDENTS64].lat.total;
+	double parent = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER];
 	char b1[32];
 
 	if (full < 50 || eofs == 0 || (double)full / (double)eofs <= 2 || per_call >= 16384)
 		return;
 	k->explains = "kernel_cpu";
-	add(k, sh(c, ns < c->running ? ns : c->running),
-	    "Small getdents64 batches: %llu reads returned %.1f KiB each on average "
-	    "(%.1f reads per directory, %s in getdents64); a 64 KiB or larger "
-	    "buffer needs several times fewer calls.",
+	add(k, sh(c, ns < parent ? ns : parent),
+	    "Small getdents64 batches: %llu reads returned %.1f KiB each on average (%.1f reads "
+	    "per directory, %s in getdents64); a 64 KiB or larger buffer needs several times "
+	    "fewer calls.",
 	    (unsigned long long)full, per_call / 1024, (double)full / (double)eofs,
 	    trace_fmt_ns(ns, b1, sizeof b1));
 }
@@ -533,45 +988,70 @@ static void allocator_churn(const struct finding_ctx *c, struct finding_sink *k)
 	uint64_t alloc = sc[SYS_brk].lat.count + sc[SYS_mmap].lat.count + sc[SYS_munmap].lat.count;
 	double ns =
 		(double)(sc[SYS_brk].lat.total + sc[SYS_mmap].lat.total + sc[SYS_munmap].lat.total);
+	double parent = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER];
 	char b1[32];
 
 	if (c->entries < 100 || alloc < 100 || (double)alloc / (double)c->entries < 0.05)
 		return;
 	k->explains = "kernel_cpu";
-	add(k, sh(c, ns < c->running ? ns : c->running),
-	    "Allocator churn: %.3f brk/mmap/munmap calls per entry removed "
-	    "(%llu calls, %s): the deleter allocates and frees memory per entry; "
-	    "reusing buffers removes these calls.",
+	add(k, sh(c, ns < parent ? ns : parent),
+	    "Allocator churn: %.3f brk/mmap/munmap calls per entry removed (%llu calls, %s): the "
+	    "deleter allocates and frees memory per entry; reusing buffers removes these calls.",
 	    (double)alloc / (double)c->entries, (unsigned long long)alloc,
 	    trace_fmt_ns(ns, b1, sizeof b1));
 }
 
-/* In this order: equal shares keep it in the ranking. */
+/* The catalogue. In this order: equal shares keep it in the ranking. */
 static const struct finding_rule {
 	const char *id;
 	void (*fn)(const struct finding_ctx *, struct finding_sink *);
 	bool explains; /* an explaining rule (after the partition's) */
 } finding_rules[] = {
+	{ "cpu_quota", cpu_quota, false },
+	{ "cpu_oversubscription", cpu_oversubscription, false },
+	{ "cpu_contention", cpu_contention, false },
+	{ "memcg_reclaim", memcg_reclaim, false },
+	{ "memory_reclaim", memory_reclaim, false },
 	{ "directory_lock_contention", directory_lock, false },
 	{ "lock_contention", other_locks, false },
-	{ "inode_table_reads", metadata_reads, false },
+	{ "device_throttled", device_reads, false },
+	{ "metadata_reads", metadata_reads, false },
 	{ "journal_commit_waits", journal, false },
+	{ "writeback_throttle", writeback_throttle, false },
 	{ "discard_io", discard, false },
 	{ "xfs_inodegc", xfs_inodegc, false },
 	{ "xfs_log_waits", xfs_log, false },
 	{ "btrfs_waits", btrfs, false },
-	{ "other_waits", plain_causes, false },
-	{ "run_queue_delay", run_queue, false },
+	{ "fuse_daemon", fuse_daemon, false },
+	{ "overlayfs_copy_up", overlayfs, false },
+	{ "extent_freeing", extent_freeing, false },
+	{ "page_faults", page_faults, false },
+	{ "journal_cpu", journal_cpu, false },
 	{ "kernel_cpu", kernel_cpu, false },
+	{ "user_cpu", user_cpu, false },
+	{ "other_waits", plain_causes, false },
+	{ "idle_waits", idle_waits, false },
 	{ "scattered_inode_order", scattered_inodes, true },
 	{ "small_getdents_batches", small_getdents, true },
 	{ "allocator_churn", allocator_churn, true },
 };
 
+/* causes by share, largest first; what is not a cause last */
 static int cmp_share(const void *a, const void *b)
 {
 	const struct trace_finding *x = a, *y = b;
+	if (x->cause != y->cause)
+		return x->cause ? -1 : 1;
 	return x->share < y->share ? 1 : x->share > y->share ? -1 : 0;
+}
+
+double trace_whole_ns(const struct trace_result *r)
+{
+	struct finding_ctx c;
+	if (!r->total)
+		return 0;
+	ctx_init(&c, r);
+	return c.base > 1 ? c.base : 0;
 }
 
 double trace_findings_total(const struct trace_finding *f, int n)
@@ -583,7 +1063,7 @@ double trace_findings_total(const struct trace_finding *f, int n)
 	return t;
 }
 
-/* Parts under this share are merged into one "other_waits" finding. */
+/* Parts under this share are merged into one "minor_parts" finding. */
 #define MINOR_SHARE 0.01
 #define MINOR_LOCK_SHARE 0.05
 
@@ -594,9 +1074,11 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 	struct finding_sink ks = { .out = sub, .max = (int)(sizeof sub / sizeof *sub) };
 	struct finding_ctx c;
 
-	if (!r->total || trace_busy_ns(r->total) == 0 || max <= 0)
+	if (!r->total || max <= 0)
 		return 0;
 	ctx_init(&c, r);
+	if (c.base <= 1)
+		return 0;
 	for (size_t i = 0; i < sizeof finding_rules / sizeof *finding_rules; i++) {
 		struct finding_sink *k = finding_rules[i].explains ? &ks : &kt;
 		k->id = finding_rules[i].id;
@@ -609,14 +1091,14 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 	double mshare = 0;
 	char names[400] = "";
 	for (int i = 0; i < kt.n; i++) {
-		/* other lock types and btrfs tree locks under 5%: contention
-		 * with kernel workers that any delete meets (btrfs delayed
-		 * nodes and tree locks), not a cause */
+		/* lock types and btrfs tree locks under 5%: contention with kernel
+		 * workers that any delete meets (btrfs delayed nodes and tree
+		 * locks), not a cause */
 		double floor = !strcmp(top[i].id, "lock_contention") ||
-					       !strcmp(top[i].id, "btrfs_waits") ?
+					       !strcmp(top[i].id, "btrfs_tree_locks") ?
 				       MINOR_LOCK_SHARE :
 				       MINOR_SHARE;
-		if (top[i].share >= floor || kt.n == 1) {
+		if (top[i].share >= floor || kt.n == 1 || !top[i].cause) {
 			top[n++] = top[i];
 			continue;
 		}
@@ -630,22 +1112,33 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 		minor++;
 	}
 	if (minor) {
-		struct trace_finding *f = &top[n++];
+		/* before what is not a cause */
+		int at = n;
+		while (at > 0 && !top[at - 1].cause)
+			at--;
+		memmove(&top[at + 1], &top[at], (size_t)(n - at) * sizeof *top);
+		struct trace_finding *f = &top[at];
+		n++;
 		f->id = "minor_parts";
 		f->explains = NULL;
 		f->share = mshare;
+		f->cause = true;
 		snprintf(f->text, sizeof f->text,
-			 "Smaller parts: %d under 1%% each, lock types "
-			 "under 5%% (%s%s).",
-			 minor, names, minor > 4 ? ", ..." : "");
+			 "Smaller parts: %d under 1%% each, lock types under 5%% (%s%s).", minor,
+			 names, minor > 4 ? ", ..." : "");
 	}
-	/* each top-level finding, then what explains it; cut at MAX */
+	/* each top-level finding, then what explains it (never more than it);
+	 * cut at MAX */
 	int m = 0;
 	for (int i = 0; i < n && m < max; i++) {
 		out[m++] = top[i];
 		for (int j = 0; j < ks.n && m < max; j++)
-			if (!strcmp(sub[j].explains, top[i].id))
-				out[m++] = sub[j];
+			if (!strcmp(sub[j].explains, top[i].id)) {
+				out[m] = sub[j];
+				if (out[m].share > top[i].share)
+					out[m].share = top[i].share;
+				m++;
+			}
 	}
 	return m;
 }

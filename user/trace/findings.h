@@ -1,22 +1,25 @@
-/* The --trace verdict: a table of rules (findings.c), each a condition on
- * the traced totals, a share of the busy syscall time, a sentence with its
- * evidence. The ids are the JSON interface (docs/json.md). */
+/* The --trace verdict: the cause catalogue (findings.c), each entry a
+ * condition on the traced totals, a share of the traced threads' whole time,
+ * a sentence with its evidence and its remedy. The ids are the JSON
+ * interface (docs/json.md). */
 #ifndef ADAPTRM_TRACE_FINDINGS_H
 #define ADAPTRM_TRACE_FINDINGS_H
+#include <stdbool.h>
 #include "probes/probes_shared.h"
 
 struct trace_result;
 
-/* The verdict partitions the traced threads' busy syscall time: running in
- * the kernel, waiting on each lock type, blocked at each class of wait site,
- * waiting to run, preempted. Each top-level finding owns a part; their
- * shares sum to 1. A finding with EXPLAINS set says why part of another
+/* The verdict partitions the traced threads' whole time: on CPU in user
+ * space and in the kernel (by what the kernel did), runnable (throttled,
+ * behind traced threads, behind others), blocked and sleeping by class of
+ * wait site, idle. Each top-level finding owns a part; their shares sum to 1. A finding with EXPLAINS set says why part of another
  * finding's time was spent (scattered inode order explains journal waits):
  * its share is of that part, and it is not counted again. */
 struct trace_finding {
 	const char *id;	      /* stable identifier (JSON) */
 	const char *explains; /* NULL, or the id of the finding it explains */
-	double share;	      /* of the busy syscall time */
+	double share;	      /* of the traced threads' whole time */
+	bool cause;	      /* false for what is not a cause (idle waits): ranked last */
 	char text[640];
 };
 
@@ -25,6 +28,9 @@ struct trace_finding {
  * findings that explain it. Returns how many; none when nothing was busy.
  * With fewer than all slots (MAX), the smallest are cut. */
 int trace_findings(const struct trace_result *r, struct trace_finding *out, int max);
+/* The traced threads' whole time the shares are of: thread nanoseconds,
+ * the sum of the verdict's parts. */
+double trace_whole_ns(const struct trace_result *r);
 /* The sum of the top-level shares: 1 (0 with no findings). */
 double trace_findings_total(const struct trace_finding *f, int n);
 

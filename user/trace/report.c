@@ -774,7 +774,7 @@ static void text_verdict(FILE *f, const struct trace_result *r)
 {
 	struct trace_finding fs[TRACE_MAX_FINDINGS];
 	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS), top = 0;
-	char b1[32];
+	char b1[32], b2[32];
 
 	if (!deletions_seen(r->total))
 		fprintf(f,
@@ -783,9 +783,10 @@ static void text_verdict(FILE *f, const struct trace_result *r)
 			trace_fmt_ns((double)r->wall_ns, b1, sizeof b1));
 
 	fprintf(f,
-		"\nVerdict: where the busy syscall time went (%s, the traced threads' time in "
-		"syscalls that do not wait for children, events or time)\n",
-		trace_fmt_ns((double)trace_busy_ns(r->total), b1, sizeof b1));
+		"\nVerdict: where the traced threads' time went (%s of thread time in %s of wall "
+		"time: on CPU, runnable, blocked, idle)\n",
+		trace_fmt_ns(trace_whole_ns(r), b1, sizeof b1),
+		trace_fmt_ns((double)r->wall_ns, b2, sizeof b2));
 	for (int i = 0; i < nf; i++) {
 		if (fs[i].explains)
 			fprintf(f, "        why: %s\n", fs[i].text);
@@ -806,6 +807,7 @@ static void json_verdict(struct json_writer *w, const struct trace_result *r)
 		jw_object(w, NULL);
 		jw_string(w, "id", fs[i].id);
 		jw_double(w, "share", fs[i].share);
+		jw_bool(w, "cause", fs[i].cause);
 		if (fs[i].explains)
 			jw_string(w, "explains", fs[i].explains);
 		jw_string(w, "text", fs[i].text);
@@ -813,6 +815,7 @@ static void json_verdict(struct json_writer *w, const struct trace_result *r)
 	}
 	jw_end(w);
 	jw_double(w, "verdict_total_share", trace_findings_total(fs, nf));
+	jw_double(w, "whole_ns", trace_whole_ns(r));
 	jw_uint(w, "deletions_seen", deletions_seen(r->total));
 }
 

@@ -21,6 +21,44 @@ struct trace_interval {
 	uint64_t lock_wait_ns, rwsem_write_wait_ns, blocked_ns, sleeping_ns;
 };
 
+/* On-CPU time of the traced threads, from the probes' accounting and the
+ * sampled kernel stacks: what the verdict's CPU parts are made of. */
+enum trace_cpu_cat {
+	TCPU_UNLINK,  /* the unlink, rmdir, lookup and readdir proper */
+	TCPU_FREEING, /* inode eviction, extent and block freeing, page-cache truncation */
+	TCPU_RECLAIM, /* direct and memory-cgroup reclaim, compaction */
+	TCPU_OVERLAY, /* overlayfs copy-up and whiteouts */
+	TCPU_FAULT,   /* page faults */
+	TCPU_SPIN,    /* spinning on locks */
+	TCPU_JOURNAL, /* journal and log work */
+	TCPU_OTHER,   /* allocation, entry and exit, anything else */
+	TCPU_COUNT
+};
+struct trace_cpu {
+	bool have;		  /* on-CPU time was measured */
+	uint64_t user_ns;	  /* on CPU in user mode */
+	uint64_t syscall_ns;	  /* on CPU in the kernel inside system calls */
+	uint64_t kernel_other_ns; /* on CPU in the kernel outside them (faults, return to user) */
+	/* kernel samples by category, inside and outside system calls: the
+	 * weights that split syscall_ns and kernel_other_ns */
+	uint64_t samples_sys[TCPU_COUNT], samples_other[TCPU_COUNT];
+};
+
+/* The limits the traced tasks' cgroups set, and what they did while
+ * tracing (deltas): the context a finding names. Empty strings: no limit. */
+struct trace_limits {
+	char cpu_cgroup[160];	    /* with a CFS quota */
+	double cpu_quota;	    /* quota / period, in CPUs (0: none) */
+	uint64_t nr_throttled;	    /* periods throttled */
+	uint64_t throttled_ns;	    /* time throttled */
+	char mem_cgroup[160];	    /* with a memory limit */
+	uint64_t mem_limit;	    /* bytes (0: none) */
+	uint64_t mem_failcnt;	    /* times the limit was hit */
+	uint64_t mem_reclaim_pages; /* pages scanned for reclaim in the cgroup */
+	char io_cgroup[160];	    /* with an I/O throttle */
+	char io_limit[160];	    /* "7:0 read 400 IOPS", ... */
+};
+
 struct trace_result {
 	const char *mode; /* "command", "pid", "self" */
 	char **argv;	  /* command or rm operands, NULL-terminated */
@@ -51,6 +89,8 @@ struct trace_result {
 	size_t ndecisions;
 	uint64_t interval_ns; /* --interval as asked (0: none) */
 	bool all;	      /* --all: every syscall's histogram in the text */
+	struct trace_cpu cpu;
+	struct trace_limits limits;
 };
 
 /* Syscall time excluding waits for children, poll, futex and sleeps: the

@@ -244,8 +244,10 @@ void trace_collect_waits(struct probes *p, struct trace_result *r)
 			frames[nf] = names[nf];
 		}
 		int cause = trace_classify(frames, nf, &site, &lock, &space);
-		if ((raw[i].ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK)) ==
-		    PROBE_WAIT_IN_SYSCALL)
+		const char *detail = wait_detail(frames, nf, cause);
+		bool in_syscall = (raw[i].ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK)) ==
+				  PROBE_WAIT_IN_SYSCALL;
+		if (in_syscall)
 			r->wait_ns[cause] += raw[i].blocked_ns;
 		char sname[96];
 		if (nf)
@@ -256,21 +258,31 @@ void trace_collect_waits(struct probes *p, struct trace_result *r)
 			strncat(sname, " (space)", sizeof sname - strlen(sname) - 1);
 		int j;
 		for (j = 0; j < r->nsites; j++)
-			if (!strcmp(r->sites[j].site, sname) && r->sites[j].state == raw[i].state)
+			if (!strcmp(r->sites[j].site, sname) && r->sites[j].state == raw[i].state &&
+			    r->sites[j].cause == cause && r->sites[j].detail == detail)
 				break;
 		struct trace_wait_site *w = &r->sites[j];
 		if (j == r->nsites) {
 			r->nsites++;
 			snprintf(w->site, sizeof w->site, "%s", sname);
 			w->cause = cause;
-			w->lock = lock;
+			w->detail = detail;
 			w->state = raw[i].state;
+		}
+		if (raw[i].total_ns >= w->heaviest_ns) {
+			/* the frames shown are the heaviest stack's */
+			w->heaviest_ns = raw[i].total_ns;
+			w->lock = lock;
+			w->ctx = raw[i].ctx;
+			w->nstack = 0;
 			for (int f = site + 1; f < nf && w->nstack < 6; f++)
 				snprintf(w->stack[w->nstack++], sizeof w->stack[0], "%s", frames[f]);
 		}
 		w->count += raw[i].count;
 		w->total_ns += raw[i].total_ns;
 		w->blocked_ns += raw[i].blocked_ns;
+		if (in_syscall)
+			w->in_syscall_ns += raw[i].blocked_ns;
 	}
 	if (r->nsites)
 		qsort(r->sites, r->nsites, sizeof *r->sites, cmp_site);

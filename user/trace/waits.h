@@ -29,6 +29,7 @@ enum trace_cause {
 	TC_PAGE_FAULT = WAIT_PAGE_FAULT,
 	TC_BLOCK_IO = WAIT_BLOCK_IO,
 	TC_PEER = WAIT_PEER,
+	TC_FUSE = WAIT_FUSE,
 	TC_OTHER = WAIT_OTHER,
 	TC_COUNT = WAIT_COUNT
 };
@@ -38,16 +39,21 @@ const char *trace_cause_name(int cause); /* wait_cause_name */
 int trace_classify(const char *const *frames, int n, int *site, const char **lock, bool *space);
 int trace_caller_cause(const char *caller, unsigned flags);
 
-/* One wait site of the report: the sites with the same name, cause and
- * state added together. */
+/* One wait site of the report: the stacks with the same site name, cause,
+ * kind and state added together, each stack classified on its own; the
+ * frames shown are the heaviest stack's. */
 struct trace_wait_site {
 	char site[96];	   /* "__ext4_get_inode_loc+0x1b2" */
 	char stack[6][64]; /* the non-generic frames below it, innermost first */
 	int nstack;
-	const char *lock; /* lock type for lock causes, else NULL */
-	int cause;	  /* enum trace_cause */
-	unsigned state;	  /* PROBE_OFFCPU_BLOCKED or _SLEEPING */
+	const char *lock;   /* lock type for lock causes, else NULL */
+	const char *detail; /* wait_detail's kind, or NULL */
+	int cause;	    /* enum trace_cause */
+	unsigned state;	    /* PROBE_OFFCPU_BLOCKED or _SLEEPING */
+	unsigned ctx;	    /* PROBE_WAIT_IN_* of the heaviest stack */
 	uint64_t count, total_ns, blocked_ns;
+	uint64_t in_syscall_ns; /* blocked inside busy syscalls outside lock waits */
+	uint64_t heaviest_ns;	/* total_ns of the stack shown */
 };
 
 /* A device with filesystem or block events while tracing. */
