@@ -152,7 +152,51 @@ static void print_hist_block(FILE *f, const char *title, const struct probe_hist
 	hist_print_quantize(f, h->b, PROBE_HIST_BUCKETS);
 }
 
-static void print_syscall_table(FILE *f, const struct probe_snapshot *s)
+/* 2^K ns in the unit it is closest to a power of two of: "512ns", "2us",
+ * "64ms" (1us here is 1024 ns: the buckets are powers of two). */
+static const char *pow2_ns(int k, char *buf, size_t len)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	int u = k / 10 < 3 ? k / 10 : 3;
+	snprintf(buf, len, "%llu%s", 1ull << (k - 10 * u), units[u]);
+	return buf;
+}
+
+/* A latency histogram in time ranges, "[2us, 4us)", from the first bucket
+ * with a count to the last: the default report's form. */
+static void print_hist_time(FILE *f, const char *title, const struct probe_hist *h)
+{
+	int first = -1, last = -1;
+	uint64_t most = 0;
+	char lo[32], hi[32], range[72];
+
+	fprintf(f, "\n  %s\n", title);
+	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
+		if (h->b[i]) {
+			if (first < 0)
+				first = i;
+			last = i;
+			if (h->b[i] > most)
+				most = h->b[i];
+		}
+	for (int i = first; i >= 0 && i <= last; i++) {
+		if (i == 0)
+			snprintf(range, sizeof range, "0");
+		else if (i == PROBE_HIST_BUCKETS - 1)
+			snprintf(range, sizeof range, "[%s, ...)", pow2_ns(i - 1, lo, sizeof lo));
+		else
+			snprintf(range, sizeof range, "[%s, %s)", pow2_ns(i - 1, lo, sizeof lo),
+				 pow2_ns(i, hi, sizeof hi));
+		int bar = most ? (int)((h->b[i] * 40 + most - 1) / most) : 0;
+		fprintf(f, "    %-16s %9llu |%.*s\n", range, h->b[i], bar,
+			"@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@");
+	}
+}
+
+/* Rows of the syscall table by default (--all: every syscall). */
+#define TRACE_TABLE_ROWS 12
+
+static void print_syscall_table(FILE *f, const struct probe_snapshot *s, bool all)
 {
 	int order[PROBE_NR_SYSCALLS], n = 0;
 	uint64_t total = 0, calls = 0, errors = 0;
@@ -172,6 +216,11 @@ static void print_syscall_table(FILE *f, const struct probe_snapshot *s)
 		"------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
 	for (int i = 0; i < n; i++) {
 		const struct probe_sc_stat *st = &s->sc[order[i]];
+		if (!all && i == TRACE_TABLE_ROWS) {
+			fprintf(f, "%6s %11s %11s %9s   ... %d more syscalls (--all)\n", "", "", "",
+				"", n - i);
+			break;
+		}
 		fprintf(f, "%6.2f %11.6f %11.0f %9llu ", total ? 100.0 * st->lat.total / total : 0,
 			st->lat.total / 1e9, hist_mean(&st->lat) / 1e3,
 			(unsigned long long)st->lat.count);
@@ -328,7 +377,10 @@ static bool is_deletion_syscall(int nr)
 
 static bool shows_hist(const struct trace_result *r, int nr, const struct probe_hist *h)
 {
-	return h->count && (r->all || (is_deletion_syscall(nr) && h->count >= TRACE_HIST_MIN_CALLS));
+	bool removes = nr == SYS_unlinkat || nr == SYS_unlink || nr == SYS_rmdir ||
+		       nr == SYS_getdents64;
+	return h->count &&
+	       (r->all || (removes && is_deletion_syscall(nr) && h->count >= TRACE_HIST_MIN_CALLS));
 }
 
 /* the strace -c table, then the deletion syscalls' histograms */
@@ -341,7 +393,7 @@ static void text_syscalls(FILE *f, const struct trace_result *r)
 	bool listed[PROBE_NR_SYSCALLS] = { false };
 
 	fprintf(f, "\n");
-	print_syscall_table(f, s);
+	print_syscall_table(f, s, r->all);
 	/* the detail syscalls in their order, then (--all) the rest by time */
 	for (int i = 0; i < trace_detail_count; i++) {
 		order[n++] = trace_detail_nrs[i];
@@ -352,7 +404,7 @@ static void text_syscalls(FILE *f, const struct trace_result *r)
 		if (!listed[k] && s->sc[k].lat.count)
 			order[n++] = k;
 	qsort_r(order + rest, n - rest, sizeof *order, cmp_total, (void *)s);
-	fprintf(f, "\nLatency of the %s syscalls (ns)\n", r->all ? "traced" : "deletion");
+	fprintf(f, "\nLatency of the %s syscalls\n", r->all ? "traced" : "deletion");
 	for (int i = 0; i < n; i++) {
 		int nr = order[i];
 		const struct probe_sc_stat *st = &s->sc[nr];
@@ -366,15 +418,15 @@ static void text_syscalls(FILE *f, const struct trace_result *r)
 			 trace_syscall_name(nr, nb, sizeof nb), (unsigned long long)st->lat.count,
 			 (unsigned long long)st->errors,
 			 trace_fmt_ns(hist_mean(&st->lat), b1, sizeof b1));
-		print_hist_block(f, title, &st->lat);
+		print_hist_time(f, title, &st->lat);
 		if (nr == PROBE_NR_UNLINKAT && m->unlinkat_dir.count) {
 			snprintf(title, sizeof title, "unlinkat(AT_REMOVEDIR): %llu calls, mean %s",
 				 (unsigned long long)m->unlinkat_dir.count,
 				 trace_fmt_ns(hist_mean(&m->unlinkat_dir), b1, sizeof b1));
-			print_hist_block(f, title, &m->unlinkat_dir);
+			print_hist_time(f, title, &m->unlinkat_dir);
 		}
 	}
-	if (m->getdents_bytes.count && (r->all || m->getdents_bytes.count >= TRACE_HIST_MIN_CALLS)) {
+	if (m->getdents_bytes.count && r->all) {
 		snprintf(title, sizeof title, "getdents64 bytes returned per call: mean %.0f",
 			 hist_mean(&m->getdents_bytes));
 		print_hist_block(f, title, &m->getdents_bytes);
@@ -417,7 +469,7 @@ static void text_locks(FILE *f, const struct trace_result *r)
 	char b1[32], b2[32], title[128];
 	bool any = false;
 
-	fprintf(f, "\nLock contention (wait ns by lock type)\n");
+	fprintf(f, "\nLock contention by lock type%s\n", r->all ? "" : " (callers: --all)");
 	if (!r->attached[PROBE_G_LOCKS])
 		fprintf(f, "  not traced\n");
 	for (int k = 0; k < PROBE_LOCK_TYPES; k++) {
@@ -429,11 +481,14 @@ static void text_locks(FILE *f, const struct trace_result *r)
 			 probe_lock_type_name(k), k, (unsigned long long)h->count,
 			 trace_fmt_ns((double)h->total, b1, sizeof b1),
 			 trace_fmt_ns(trace_quantile(h, 0.99), b2, sizeof b2));
-		print_hist_block(f, title, h);
+		if (r->all)
+			print_hist_time(f, title, h);
+		else
+			fprintf(f, "  %s\n", title);
 	}
 	if (r->attached[PROBE_G_LOCKS] && !any)
 		fprintf(f, "  no contended locks\n");
-	if (!r->ncallers)
+	if (!r->ncallers || !r->all)
 		return;
 	fprintf(f, "\n  %10s %12s %12s %12s   %s\n", "contended", "total wait", "avg wait", "type",
 		"caller");
@@ -473,25 +528,59 @@ static void json_locks(struct json_writer *w, const struct trace_result *r)
 	jw_end(w);
 }
 
+/* The traced threads' time by state: on CPU, runnable, blocked and
+ * sleeping with the run-queue delay after their wakeup apart, idle. */
 static void text_offcpu(FILE *f, const struct trace_result *r)
 {
-	static const char *const kinds[] = { "blocked (D)", "sleeping (S)", "preempted (runnable)" };
 	const struct probe_misc *m = &r->total->misc;
+	double blocked = 0, blocked_rq = 0, slept = 0, slept_rq = 0;
 	char b1[32], b2[32], b3[32];
 
-	fprintf(f, "\nOff-CPU time of the traced threads\n");
-	if (!r->attached[PROBE_G_OFFCPU])
-		fprintf(f, "  not traced\n");
-	for (int k = 0; r->attached[PROBE_G_OFFCPU] && k < PROBE_OFFCPU_KINDS; k++) {
-		const struct probe_hist *h = &m->offcpu[k];
-		fprintf(f, "  %-21s %9llu times, %12s total, p50 %s, p99 %s\n", kinds[k],
-			(unsigned long long)h->count, trace_fmt_ns((double)h->total, b1, sizeof b1),
-			trace_fmt_ns(trace_quantile(h, 0.5), b3, sizeof b3),
-			trace_fmt_ns(trace_quantile(h, 0.99), b2, sizeof b2));
+	fprintf(f, "\nThread time by state\n");
+	if (r->cpu.have)
+		fprintf(f,
+			"  on CPU                %12s user, %s kernel in syscalls, %s kernel outside\n",
+			trace_fmt_ns((double)r->cpu.user_ns, b1, sizeof b1),
+			trace_fmt_ns((double)r->cpu.syscall_ns, b2, sizeof b2),
+			trace_fmt_ns((double)r->cpu.kernel_other_ns, b3, sizeof b3));
+	if (!r->attached[PROBE_G_OFFCPU]) {
+		fprintf(f, "  off CPU: not traced\n");
+		return;
 	}
-	if (m->offcpu[PROBE_OFFCPU_BLOCKED].count)
-		print_hist_block(f, "blocked (D) time per switch (ns)",
-				 &m->offcpu[PROBE_OFFCPU_BLOCKED]);
+	for (int i = 0; i < r->nsites; i++) {
+		const struct trace_wait_site *w = &r->sites[i];
+		double rq = (double)(w->total_ns - w->blocked_ns);
+		if (w->state == PROBE_OFFCPU_BLOCKED) {
+			blocked += (double)w->blocked_ns;
+			blocked_rq += rq;
+		} else {
+			slept += (double)w->blocked_ns;
+			slept_rq += rq;
+		}
+	}
+	const struct probe_hist *d = &m->offcpu[PROBE_OFFCPU_BLOCKED];
+	const struct probe_hist *sl = &m->offcpu[PROBE_OFFCPU_SLEEPING];
+	const struct probe_hist *pr = &m->offcpu[PROBE_OFFCPU_PREEMPTED];
+	if (r->nsites) {
+		fprintf(f, "  blocked (D)           %12s, then %s waiting to run (%llu times)\n",
+			trace_fmt_ns(blocked, b1, sizeof b1),
+			trace_fmt_ns(blocked_rq, b2, sizeof b2), (unsigned long long)d->count);
+		fprintf(f, "  sleeping in syscalls  %12s, then %s waiting to run\n",
+			trace_fmt_ns(slept, b1, sizeof b1), trace_fmt_ns(slept_rq, b2, sizeof b2));
+	} else {
+		fprintf(f, "  blocked (D)           %12s with the run-queue delay (%llu times)\n",
+			trace_fmt_ns((double)d->total, b1, sizeof b1), (unsigned long long)d->count);
+	}
+	fprintf(f, "  sleeping (S), all     %12s with the run-queue delay (%llu times)\n",
+		trace_fmt_ns((double)sl->total, b1, sizeof b1), (unsigned long long)sl->count);
+	fprintf(f, "  preempted (runnable)  %12s (%llu times, p99 %s)\n",
+		trace_fmt_ns((double)pr->total, b1, sizeof b1), (unsigned long long)pr->count,
+		trace_fmt_ns(trace_quantile(pr, 0.99), b2, sizeof b2));
+	fprintf(f, "  wakeup to running     %12s (%llu times, p99 %s)\n",
+		trace_fmt_ns((double)m->runq.total, b1, sizeof b1), (unsigned long long)m->runq.count,
+		trace_fmt_ns(trace_quantile(&m->runq, 0.99), b2, sizeof b2));
+	if (r->all && d->count)
+		print_hist_time(f, "blocked (D) time per switch", d);
 }
 
 static void json_offcpu(struct json_writer *w, const struct trace_result *r)
@@ -531,7 +620,7 @@ static void text_devices(FILE *f, const struct trace_result *r)
 		return;
 	if (!r->ndevs)
 		fprintf(f, "  devices: no journal commits or block I/O\n");
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < (r->all ? 2 : 1); pass++)
 		for (int i = 0; i < r->ndevs; i++) {
 			const struct trace_dev *td = &r->devs[i];
 			const struct probe_dev_stat *d = probe_dev_find(r->total, td->dev);
@@ -569,8 +658,8 @@ static void text_devices(FILE *f, const struct trace_result *r)
 			if (d->ext4_discards)
 				fprintf(f, "%sext4: %llu discards (%llu blocks)\n", ind,
 					d->ext4_discards, d->ext4_discard_blocks);
-			if (pass == 0 && d->bio_lat.count)
-				print_hist_block(f, "block I/O latency (ns)", &d->bio_lat);
+			if (pass == 0 && d->bio_lat.count && r->all)
+				print_hist_time(f, "block I/O latency", &d->bio_lat);
 		}
 }
 
@@ -588,16 +677,17 @@ static void text_fs(FILE *f, const struct trace_result *r)
 				trace_fmt_ns(hist_mean(&m->ext4_unlink), b1, sizeof b1),
 				trace_fmt_ns(trace_quantile(&m->ext4_unlink, 0.99), b2, sizeof b2),
 				m->ext4_freed_blocks, m->ext4_free_calls);
-			if (m->ext4_unlink.count)
-				print_hist_block(f, "ext4_unlink latency (ns)", &m->ext4_unlink);
+			if (m->ext4_unlink.count && r->all)
+				print_hist_time(f, "ext4_unlink latency", &m->ext4_unlink);
 			if (m->ext4_ino_jump.count) {
 				fprintf(f,
 					"\n  unlink order: %.0f%% of a thread's consecutive unlinks stay within %d inodes (p50 jump %.0f inodes)\n",
 					100.0 * trace_ino_near_share(&m->ext4_ino_jump),
 					TRACE_INO_NEAR, trace_quantile(&m->ext4_ino_jump, 0.5));
-				print_hist_block(f,
-						 "distance to the previous unlinked inode (inodes)",
-						 &m->ext4_ino_jump);
+				if (r->all)
+					print_hist_block(
+						f, "distance to the previous unlinked inode (inodes)",
+						&m->ext4_ino_jump);
 			}
 		} else
 			fprintf(f, "  ext4: no activity\n");
@@ -609,8 +699,8 @@ static void text_fs(FILE *f, const struct trace_result *r)
 				(unsigned long long)m->xfs_log_grant.count,
 				trace_fmt_ns((double)m->xfs_log_grant.total, b1, sizeof b1),
 				m->xfs_inodegc_throttles);
-			if (m->xfs_log_grant.count)
-				print_hist_block(f, "xfs log-grant wait (ns)", &m->xfs_log_grant);
+			if (m->xfs_log_grant.count && r->all)
+				print_hist_time(f, "xfs log-grant wait", &m->xfs_log_grant);
 		} else
 			fprintf(f, "  xfs: no log-grant waits or inode-GC throttles\n");
 	}
@@ -622,8 +712,8 @@ static void text_fs(FILE *f, const struct trace_result *r)
 				trace_fmt_ns((double)m->btrfs_tree_lock.total, b1, sizeof b1),
 				(unsigned long long)m->btrfs_reserve.count,
 				trace_fmt_ns((double)m->btrfs_reserve.total, b2, sizeof b2));
-			if (m->btrfs_tree_lock.count)
-				print_hist_block(f, "btrfs tree-lock wait (ns)", &m->btrfs_tree_lock);
+			if (m->btrfs_tree_lock.count && r->all)
+				print_hist_time(f, "btrfs tree-lock wait", &m->btrfs_tree_lock);
 		} else
 			fprintf(f, "  btrfs: no tree-lock waits or reservation tickets\n");
 	}
@@ -842,11 +932,13 @@ static void text_wait_sites(FILE *f, const struct trace_result *r)
 	}
 	fprintf(f, "  %12s %9s %6s %2s  %-28s %s\n", "off-CPU", "waits", "share", "st", "cause",
 		"site <- callers");
-	for (int i = 0; i < r->nsites && i < TRACE_MAX_SITES; i++) {
+	int shown = r->all ? TRACE_MAX_SITES : 5;
+	for (int i = 0; i < r->nsites && i < shown; i++) {
 		const struct trace_wait_site *w = &r->sites[i];
 		char cause[48];
-		if (w->lock)
-			snprintf(cause, sizeof cause, "%s (%s)", trace_cause_name(w->cause), w->lock);
+		if (w->lock || w->detail)
+			snprintf(cause, sizeof cause, "%s (%s)", trace_cause_name(w->cause),
+				 w->lock ? w->lock : w->detail);
 		else
 			snprintf(cause, sizeof cause, "%s", trace_cause_name(w->cause));
 		fprintf(f, "  %12s %9llu %5.1f%% %2s  %-28s %s",
@@ -857,8 +949,8 @@ static void text_wait_sites(FILE *f, const struct trace_result *r)
 			fprintf(f, " <- %s", w->stack[j]);
 		fprintf(f, "\n");
 	}
-	if (r->nsites > TRACE_MAX_SITES)
-		fprintf(f, "  ... %d more sites in the JSON\n", r->nsites - TRACE_MAX_SITES);
+	if (r->nsites > shown)
+		fprintf(f, "  ... %d more sites (--all, the JSON)\n", r->nsites - shown);
 	if (r->total->misc.wait_sites_lost)
 		fprintf(f, "  note: %llu waits (%s) not recorded: the wait-site table was full\n",
 			r->total->misc.wait_sites_lost,
@@ -902,7 +994,7 @@ static void text_runq(FILE *f, const struct trace_result *r)
 	double all = (double)(h->total + m->offcpu[PROBE_OFFCPU_PREEMPTED].total);
 	char b1[32], b2[32], b3[32], b4[32];
 
-	if (!r->attached[PROBE_G_RUNQ])
+	if (!r->attached[PROBE_G_RUNQ] || !r->all)
 		return;
 	fprintf(f, "\nWaiting to run (run-queue delay of the traced threads)\n");
 	fprintf(f, "  after wakeups        %9llu times, %12s total, p50 %s, p99 %s\n",
