@@ -291,8 +291,17 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 	 * the tgid check): one lookup per syscall, not a hash and a lookup. */
 	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);
 	if (!s) {
-		if (!traced(id >> 32))
+		if (!traced(id >> 32)) {
+			/* another process's sync forces the journal commits the
+			 * deleter's handles then wait for: the only evidence of it */
+			if (nr == 74 || nr == 75 || nr == 162 || nr == 277 || nr == 306) {
+				struct probe_misc *m = misc_get();
+
+				if (m)
+					m->other_syncs++;
+			}
 			return 0;
+		}
 		s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL,
 					 BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!s) {

@@ -16,6 +16,6 @@ test_cpu_bound_workers_beside_hogs() {
 	expect_gone t/tree
 	show_verdict t.json
 	expect_shares_sum t.json
-	expect_top t.json "run_queue_delay cpu_oversubscription" ""
+	expect_top t.json "cpu_contention cpu_oversubscription" ""
 	verdict_ok
 }

@@ -18,7 +18,7 @@ test_cold_ext4_behind_read_iops_limit() {
 	expect_gone m/d
 	show_verdict t.json
 	expect_shares_sum t.json
-	expect_top t.json "inode_table_reads blocked_on_io" ""
+	expect_top t.json "device_throttled" ""
 	expect_absent t.json discard_io
 	verdict_ok
 }

@@ -19,7 +19,7 @@ test_small_journal_scattered_unlinks() {
 	expect_gone m/d/f1
 	show_verdict t.json
 	expect_shares_sum t.json
-	expect_top t.json "journal_commit_waits scattered_inode_order"
+	expect_top t.json "journal_space journal_commit_waits scattered_inode_order"
 	expect_present t.json scattered_inode_order
 	verdict_ok
 }

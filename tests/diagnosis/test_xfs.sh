@@ -42,6 +42,6 @@ test_xfs_one_worker_flat_directory() {
 	show_verdict t.json
 	expect_shares_sum t.json
 	expect_absent t.json cpu_oversubscription
-	expect_top t.json "xfs_inodegc xfs_log_waits" "$BASELINE_IDS run_queue_delay"
+	expect_top t.json "xfs_inodegc xfs_log_waits" "$BASELINE_IDS cpu_contention"
 	verdict_ok
 }

@@ -81,6 +81,8 @@ struct probe_misc {
 	unsigned long long runq_traced_ns;  /* run-queue and preempted time that ended when
 						 * another traced thread left the CPU */
 	unsigned long long wait_sites_lost, wait_sites_lost_ns; /* wait-site hash full */
+	/* fsync, fdatasync, sync, syncfs, sync_file_range by untraced processes */
+	unsigned long long other_syncs;
 	/* ext4 (traced threads) */
 	struct probe_hist ext4_unlink;	 /* ext4_unlink_enter -> exit, ns */
 	struct probe_hist ext4_ino_jump; /* |inode - the thread's previous unlinked inode| */

@@ -148,6 +148,64 @@ static void cpu_parts(struct finding_ctx *c, double blocked_in_busy)
  * the cgroup's throttled time (never more than the runnable time); of the
  * rest, what ended when another traced thread left the CPU was behind the
  * traced threads themselves. */
+/* Lock contention on CPU: a contended lock's wait (contention_begin to
+ * _end) is spinning until it sleeps, then the sleep and the run-queue delay
+ * after it, which the wait sites hold. What the sites do not hold was spent
+ * spinning, on CPU: it moves out of the kernel's CPU into the directory
+ * lock (the callers' proportion of directory operations in each type; every
+ * rwsem write wait without callers) or into spinning on other locks. */
+static void lock_spin_parts(struct finding_ctx *c)
+{
+	const struct trace_result *r = c->r;
+	double seen[PROBE_LOCK_TYPES] = { 0 }, dir[PROBE_LOCK_TYPES] = { 0 };
+	double slept_dir = 0, slept_other = 0, dir_spin = 0, other_spin = 0;
+
+	for (int i = 0; i < r->ncallers; i++) {
+		unsigned t = r->callers[i].flags & (PROBE_LOCK_TYPES - 1);
+		double ns = (double)r->callers[i].total_ns;
+		seen[t] += ns;
+		if (trace_caller_cause(r->caller_names[i], t) == TC_DIR_LOCK)
+			dir[t] += ns;
+	}
+	for (int i = 0; i < r->nsites; i++) {
+		const struct trace_wait_site *w = &r->sites[i];
+		if (w->cause == TC_DIR_LOCK)
+			slept_dir += (double)w->total_ns;
+		else if (w->cause == TC_LOCK || (w->ctx & PROBE_WAIT_IN_LOCK))
+			slept_other += (double)w->total_ns;
+	}
+	for (int t = 0; t < PROBE_LOCK_TYPES; t++) {
+		double w = (double)c->s->lock[t].wait.total;
+		double fd = seen[t] > 0 ? dir[t] / seen[t] : t == PROBE_LCB_F_WRITE && !r->ncallers;
+		dir_spin += w * fd;
+		other_spin += w * (1 - fd);
+	}
+	dir_spin -= slept_dir;
+	other_spin -= slept_other;
+	if (dir_spin < 0)
+		dir_spin = 0;
+	if (other_spin < 0)
+		other_spin = 0;
+	/* measured, it replaces the samples' guess; never more than the
+	 * kernel's CPU it comes out of */
+	double pool = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER] + c->kcpu[TCPU_SPIN];
+	double take = dir_spin + other_spin;
+	if (take <= 0)
+		return;
+	if (take > pool) {
+		dir_spin *= pool / take;
+		other_spin *= pool / take;
+		take = pool;
+	}
+	double rest = pool - take;
+	double base = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER];
+	double fu = base > 0 ? c->kcpu[TCPU_UNLINK] / base : 1;
+	c->kcpu[TCPU_UNLINK] = rest * fu;
+	c->kcpu[TCPU_OTHER] = rest * (1 - fu);
+	c->kcpu[TCPU_SPIN] = other_spin;
+	c->dir_lock += dir_spin;
+}
+
 static void runnable_parts(struct finding_ctx *c)
 {
 	const struct probe_misc *m = c->m;
@@ -250,6 +308,7 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 
 	double in_busy = wait_parts(c);
 	cpu_parts(c, in_busy);
+	lock_spin_parts(c);
 	runnable_parts(c);
 	/* the whole time is the sum of its parts: each measured on its own */
 	c->base = partition_sum(c);
@@ -437,8 +496,9 @@ static void directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 	if (c->dir_lock <= 0)
 		return;
 	add(k, sh(c, c->dir_lock),
-	    "Directory-lock contention: the threads waited %s for the parent directory's "
-	    "i_rwsem, which every unlink takes for write (%llu rwsem write waits, p99 %s), "
+	    "Directory-lock contention: the threads waited %s, spinning and asleep, for the "
+	    "parent directory's i_rwsem, which every unlink takes for write (%llu rwsem write "
+	    "waits, p99 %s), "
 	    "with up to %u threads. Fewer workers unlinking in one directory (one directory "
 	    "per worker) removes this wait.",
 	    trace_fmt_ns(c->dir_lock, b1, sizeof b1), (unsigned long long)w->count,
@@ -584,19 +644,18 @@ static bool discard_in_commit(const struct finding_ctx *c)
 	return c->discard_mount && (c->dev.bio_discards || c->dev.ext4_discards);
 }
 
-/* commits the traced threads did not ask for: no fsync of theirs, and more
- * commits than the journal's own timer and full transactions make */
+/* commits the traced threads did not ask for: they made no sync call, and
+ * other processes made as many as half the commits (each sync of a file
+ * with dirty metadata commits the running transaction, the deleter's
+ * handles with it) */
 static bool commits_forced(const struct finding_ctx *c)
 {
 	const struct probe_sc_stat *sc = c->s->sc;
 	uint64_t syncs = sc[SYS_fsync].lat.count + sc[SYS_fdatasync].lat.count +
 			 sc[SYS_sync].lat.count + sc[SYS_syncfs].lat.count +
 			 sc[SYS_sync_file_range].lat.count;
-	double secs = (double)c->r->wall_ns / 1e9;
-	/* ext4 commits every 5 s by default; a delete fills a transaction with
-	 * thousands of handles */
-	double own = secs / 5 + (double)c->dev.jbd2_handles / 20000.0 + 2;
-	return syncs == 0 && (double)c->dev.jbd2_commits > 2 * own;
+	return syncs == 0 && c->dev.jbd2_commits >= 3 &&
+	       2 * c->m->other_syncs >= c->dev.jbd2_commits;
 }
 
 static void journal(const struct finding_ctx *c, struct finding_sink *k)
@@ -629,10 +688,11 @@ static void journal(const struct finding_ctx *c, struct finding_sink *k)
 		k->id = "journal_forced_by_other";
 		add(k, sh(c, commit),
 		    "Journal commits forced by another process: the threads waited %s for commits "
-		    "they did not ask for (they made no fsync; %llu commits in %.1f s%s): another "
-		    "process's fsync or sync commits the shared journal, and every handle waits for "
-		    "it. Find the process that syncs; nothing in the deleter changes this.",
-		    trace_fmt_ns(commit, b1, sizeof b1), d->jbd2_commits,
+		    "they did not ask for (they made no sync call; other processes made %llu while "
+		    "the journal committed %llu times in %.1f s%s): another process's fsync "
+		    "commits the shared journal, and the deleter's handles wait for it. Find the "
+		    "process that syncs; nothing in the deleter changes this.",
+		    trace_fmt_ns(commit, b1, sizeof b1), c->m->other_syncs, d->jbd2_commits,
 		    (double)c->r->wall_ns / 1e9, stats);
 		return;
 	}
@@ -1065,7 +1125,8 @@ double trace_findings_total(const struct trace_finding *f, int n)
 	return t;
 }
 
-/* Parts under this share are merged into one "minor_parts" finding. */
+/* Parts under this share of the time that is not idle are merged into one
+ * "minor_parts" finding. */
 #define MINOR_SHARE 0.01
 #define MINOR_LOCK_SHARE 0.05
 
@@ -1088,7 +1149,9 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 		finding_rules[i].fn(&c, k);
 	}
 	qsort(top, kt.n, sizeof *top, cmp_share);
-	/* the parts under 1%: one finding, named by the largest ones */
+	/* the parts under 1% of the time that is not idle (a pool of idle
+	 * workers must not hide a cause): one finding, named by the largest */
+	double busy = 1 - sh(&c, c.idle);
 	int n = 0, minor = 0;
 	double mshare = 0;
 	char names[400] = "";
@@ -1100,7 +1163,7 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 					       !strcmp(top[i].id, "btrfs_tree_locks") ?
 				       MINOR_LOCK_SHARE :
 				       MINOR_SHARE;
-		if (top[i].share >= floor || kt.n == 1 || !top[i].cause) {
+		if (top[i].share >= floor * busy || kt.n == 1 || !top[i].cause) {
 			top[n++] = top[i];
 			continue;
 		}

@@ -338,6 +338,7 @@ static void json_header(struct json_writer *w, const struct trace_result *r)
 	jw_uint(w, "max_threads", r->max_threads);
 	jw_uint(w, "threads_seen", r->threads_seen);
 	jw_uint(w, "busy_ns", trace_busy_ns(r->total));
+	jw_uint(w, "other_syncs", r->total->misc.other_syncs);
 	jw_array_compact(w, "probes");
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		if (r->attached[g])
