@@ -333,13 +333,22 @@ static double sh(const struct finding_ctx *c, double ns)
 	return ns / c->base;
 }
 
+/* A site whose time a part of its own claims (journal space, writeback
+ * throttling): the evidence of its cause's other finding leaves it out. */
+static bool claimed_apart(const struct trace_wait_site *w)
+{
+	return (w->cause == TC_JOURNAL && strstr(w->site, "(space)")) ||
+	       (w->cause == TC_WRITEBACK && w->detail && !strcmp(w->detail, "throttle"));
+}
+
 /* the heaviest wait site of CAUSE (and KIND, if given), or "" */
 static const char *top_site(const struct finding_ctx *c, int cause, const char *kind)
 {
 	const struct trace_wait_site *best = NULL;
 	for (int i = 0; i < c->r->nsites; i++) {
 		const struct trace_wait_site *w = &c->r->sites[i];
-		if (w->cause == cause && (!kind || (w->detail && !strcmp(w->detail, kind))) &&
+		if (w->cause == cause &&
+		    (kind ? w->detail && !strcmp(w->detail, kind) : !claimed_apart(w)) &&
 		    (!best || w->blocked_ns > best->blocked_ns))
 			best = w;
 	}
@@ -350,7 +359,7 @@ static uint64_t cause_waits(const struct finding_ctx *c, int cause)
 {
 	uint64_t n = 0;
 	for (int i = 0; i < c->r->nsites; i++)
-		if (c->r->sites[i].cause == cause)
+		if (c->r->sites[i].cause == cause && !claimed_apart(&c->r->sites[i]))
 			n += c->r->sites[i].count;
 	return n;
 }
@@ -370,6 +379,10 @@ static double reads_sum(const struct finding_ctx *c)
 #define THROTTLE_RATIO 20.0
 /* A device that serves a request this slowly is itself the cause. */
 #define SLOW_DEVICE_NS 2e6
+/* Under a cgroup's I/O limit, waits this much longer than the device's
+ * service time are the limit's; waits as short as the service time were not
+ * held by it, and a faster device would help after all. */
+#define LIMITED_RATIO 2.0
 
 enum read_verdict { READS_KINDS, READS_THROTTLED, READS_SLOW_DEVICE };
 
@@ -378,7 +391,8 @@ static enum read_verdict reads_verdict(const struct finding_ctx *c, double *serv
 	const struct probe_hist *bl = &c->dev.bio_lat;
 	*service = bl->count ? trace_quantile(bl, 0.5) : 0;
 	*per_wait = c->read_waits ? c->read_wait_ns / (double)c->read_waits : 0;
-	if (c->r->limits.io_limit[0] && c->read_wait_ns > 0)
+	if (c->r->limits.io_limit[0] && c->read_wait_ns > 0 &&
+	    (bl->count < 3 || *per_wait > LIMITED_RATIO * *service))
 		return READS_THROTTLED;
 	if (*service > 0 && *per_wait > THROTTLE_RATIO * *service && bl->count >= 3)
 		return READS_THROTTLED;
@@ -458,12 +472,21 @@ static double reclaim_ns(const struct finding_ctx *c)
 	return c->kcpu[TCPU_RECLAIM] + c->cause[TC_RECLAIM];
 }
 
+/* A memory limit that was neither hit nor reclaimed from while tracing did
+ * not cause the reclaim: the machine's shortage did, and raising the limit
+ * would not help. */
+static bool memcg_limited(const struct finding_ctx *c)
+{
+	const struct trace_limits *l = &c->r->limits;
+	return l->mem_limit && (l->mem_failcnt || l->mem_reclaim_pages);
+}
+
 static void memcg_reclaim(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct trace_limits *l = &c->r->limits;
 	char b1[32];
 
-	if (reclaim_ns(c) <= 0 || !l->mem_limit)
+	if (reclaim_ns(c) <= 0 || !memcg_limited(c))
 		return;
 	add(k, sh(c, reclaim_ns(c)),
 	    "Memory-cgroup reclaim: the cgroup %s is limited to %.1f MiB and the threads "
@@ -479,7 +502,7 @@ static void memory_reclaim(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
 
-	if (reclaim_ns(c) <= 0 || c->r->limits.mem_limit)
+	if (reclaim_ns(c) <= 0 || memcg_limited(c))
 		return;
 	add(k, sh(c, reclaim_ns(c)),
 	    "Direct reclaim: the threads freed memory in their own context for %s (top site "
@@ -498,11 +521,16 @@ static void directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 	add(k, sh(c, c->dir_lock),
 	    "Directory-lock contention: the threads waited %s, spinning and asleep, for the "
 	    "parent directory's i_rwsem, which every unlink takes for write (%llu rwsem write "
-	    "waits, p99 %s), "
-	    "with up to %u threads. Fewer workers unlinking in one directory (one directory "
-	    "per worker) removes this wait.",
+	    "waits, p99 %s), with up to %u threads. %s",
 	    trace_fmt_ns(c->dir_lock, b1, sizeof b1), (unsigned long long)w->count,
-	    trace_fmt_ns(trace_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads);
+	    trace_fmt_ns(trace_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads,
+	    /* one deleting thread cannot wait for itself: the holder is another
+	     * process, and fewer workers would change nothing */
+	    c->r->max_threads > 1 ? "Fewer workers unlinking in one directory (one directory "
+				    "per worker) removes this wait." :
+				    "With one deleting thread the holder is another process "
+				    "working in the same directory: nothing in the deleter "
+				    "changes this.");
 }
 
 /* every other lock type, one finding each, named by its heaviest site; the
@@ -1177,9 +1205,10 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 		minor++;
 	}
 	if (minor) {
-		/* before what is not a cause */
+		/* ranked by its share among the causes, before what is not a
+		 * cause: the merged parts can outweigh a cause of their own */
 		int at = n;
-		while (at > 0 && !top[at - 1].cause)
+		while (at > 0 && (!top[at - 1].cause || top[at - 1].share < mshare))
 			at--;
 		memmove(&top[at + 1], &top[at], (size_t)(n - at) * sizeof *top);
 		struct trace_finding *f = &top[at];

@@ -281,7 +281,9 @@ void trace_collect_waits(struct probes *p, struct trace_result *r)
 		w->count += raw[i].count;
 		w->total_ns += raw[i].total_ns;
 		w->blocked_ns += raw[i].blocked_ns;
-		if (in_syscall)
+		/* the verdict takes every wait inside a busy syscall, lock
+		 * waits too, out of the syscall time it counts as on CPU */
+		if (raw[i].ctx & PROBE_WAIT_IN_SYSCALL)
 			w->in_syscall_ns += raw[i].blocked_ns;
 	}
 	if (r->nsites)

@@ -52,7 +52,7 @@ struct trace_wait_site {
 	unsigned state;	    /* PROBE_OFFCPU_BLOCKED or _SLEEPING */
 	unsigned ctx;	    /* PROBE_WAIT_IN_* of the heaviest stack */
 	uint64_t count, total_ns, blocked_ns;
-	uint64_t in_syscall_ns; /* blocked inside busy syscalls outside lock waits */
+	uint64_t in_syscall_ns; /* blocked inside busy syscalls, lock waits too */
 	uint64_t heaviest_ns;	/* total_ns of the stack shown */
 };
 
