@@ -1,9 +1,11 @@
 /* The --trace verdict (trace/findings.c) and the wait-site classification
- * (trace/waits.c): one synthetic snapshot per rule, built so that this rule
- * claims its part of the busy time (the rest is "running in the kernel"),
- * its id, share and wording; the explaining findings; the parts under 1%
- * merged; the shares summing to 1 on random snapshots; known kernel stacks
- * classified as offcputime and perf name them. */
+ * (trace/waits.c, probes/waitclass.c). The verdict partitions the traced
+ * threads' whole time into parts and each catalogue entry claims its parts:
+ * one synthetic trace per entry, built so that this entry claims a known
+ * part, checks its id, its exact share, its evidence and its remedy, that
+ * the shares sum to 1 and the ranking; then the explaining findings, the
+ * parts under 1% merged, idle time ranked last, the property on random
+ * traces, and known kernel stacks classified and named by kind. */
 #include <criterion/criterion.h>
 #include "probes/hist.h"
 #include "trace/findings.h"
@@ -11,12 +13,40 @@
 #include "trace/waits.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #define MS 1000000ull
+#define US 1000ull
+
+/* One synthetic trace and its verdict. */
+struct synth {
+	struct probe_snapshot *s;
+	struct trace_result r;
+	struct trace_wait_site sites[32];
+	struct trace_finding f[TRACE_MAX_FINDINGS];
+	int n;
+};
+
+static struct synth *synth_new(void)
+{
+	struct synth *x = calloc(1, sizeof *x);
+	x->s = calloc(1, sizeof *x->s);
+	x->r.mode = "command";
+	x->r.total = x->s;
+	x->r.max_threads = 1;
+	x->r.sites = x->sites;
+	return x;
+}
+
+static void synth_free(struct synth *x)
+{
+	free(x->s);
+	free(x);
+}
 
 static void add_n(struct probe_hist *h, int n, uint64_t value)
 {
@@ -24,655 +54,1262 @@ static void add_n(struct probe_hist *h, int n, uint64_t value)
 		hist_add_value(h, value);
 }
 
-/* Busy syscall time without calls: the shares get a base; what no rule
- * claims is running in the kernel. */
-static void set_busy(struct probe_snapshot *s, uint64_t ns)
+static long cpus(void)
 {
-	s->sc[SYS_write].lat.total += ns;
+	return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-static struct trace_wait_site *site(struct trace_result *r, const char *name, int cause,
-				    uint64_t count, uint64_t ns)
+/* Busy syscall time without calls: without on-CPU accounting, what the
+ * waits inside busy syscalls leave of it is the kernel's CPU time. */
+static void set_busy(struct synth *x, uint64_t ns)
 {
-	static struct trace_wait_site sites[16];
-	if (!r->sites) {
-		memset(sites, 0, sizeof sites);
-		r->sites = sites;
-	}
-	struct trace_wait_site *w = &r->sites[r->nsites++];
+	x->s->sc[SYS_write].lat.total += ns;
+}
+
+/* On-CPU time measured: kernel time inside syscalls and user time. */
+static void set_cpu(struct synth *x, uint64_t sys_ns, uint64_t user_ns)
+{
+	x->r.cpu.have = true;
+	x->r.cpu.syscall_ns = sys_ns;
+	x->r.cpu.user_ns = user_ns;
+}
+
+/* A D wait site inside busy syscalls (so out of the kernel's CPU time). */
+static struct trace_wait_site *site(struct synth *x, const char *name, int cause,
+				    const char *detail, uint64_t count, uint64_t ns)
+{
+	cr_assert_lt(x->r.nsites, (int)(sizeof x->sites / sizeof *x->sites));
+	struct trace_wait_site *w = &x->r.sites[x->r.nsites++];
 	snprintf(w->site, sizeof w->site, "%s", name);
 	w->cause = cause;
+	w->detail = detail;
 	w->state = PROBE_OFFCPU_BLOCKED;
+	w->ctx = PROBE_WAIT_IN_SYSCALL;
 	w->count = count;
-	w->total_ns = w->blocked_ns = ns;
-	r->wait_ns[cause] += ns;
-	r->have_sites = true;
+	w->total_ns = w->blocked_ns = w->in_syscall_ns = w->heaviest_ns = ns;
+	x->r.wait_ns[cause] += ns;
+	x->r.have_sites = true;
 	return w;
 }
 
-static void caller(struct trace_result *r, const char *name, unsigned flags, uint64_t n, uint64_t ns)
+static struct trace_wait_site *lock_site(struct synth *x, const char *name, int cause,
+					 const char *lock, uint64_t count, uint64_t ns)
 {
-	r->callers[r->ncallers] = (struct probe_caller){ .flags = flags, .count = n, .total_ns = ns };
-	snprintf(r->caller_names[r->ncallers], sizeof r->caller_names[0], "%s", name);
-	r->ncallers++;
+	struct trace_wait_site *w = site(x, name, cause, NULL, count, ns);
+	w->lock = lock;
+	w->ctx |= PROBE_WAIT_IN_LOCK;
+	return w;
 }
 
-/* the delete's device, DISCARD: mounted with discard */
-static struct probe_dev_stat *traced_dev(struct trace_result *r, struct probe_snapshot *s,
-					 uint32_t dev, bool traced, bool discard)
+/* A device of the trace; TRACED: the delete's, DISCARD: mounted with it. */
+static struct probe_dev_stat *dev(struct synth *x, uint32_t id, bool traced, bool discard)
 {
-	s->devs[s->ndevs].dev = dev;
-	r->devs[r->ndevs] = (struct trace_dev){ .dev = dev, .traced = traced, .discard = discard };
-	snprintf(r->devs[r->ndevs].name, sizeof r->devs[0].name, "loop%u", dev & 0xff);
-	r->ndevs++;
+	struct probe_snapshot *s = x->s;
+	s->devs[s->ndevs].dev = id;
+	x->r.devs[x->r.ndevs] = (struct trace_dev){ .dev = id, .traced = traced, .discard = discard };
+	snprintf(x->r.devs[x->r.ndevs].name, sizeof x->r.devs[0].name, "loop%u", id & 0xff);
+	x->r.ndevs++;
 	return &s->devs[s->ndevs++].st;
 }
 
-static void build_directory_lock(struct trace_result *r, struct probe_snapshot *s)
+static const struct trace_finding *parent_of(const struct synth *x, int i)
 {
-	set_busy(s, 1000 * MS);
-	add_n(&s->lock[PROBE_LCB_F_WRITE].wait, 20, 10 * MS);
-	r->max_threads = 4;
-}
-
-/* with callers: the rwsem write waits of do_unlinkat are the directory's */
-static void build_directory_lock_callers(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	add_n(&s->lock[PROBE_LCB_F_WRITE].wait, 20, 10 * MS);
-	caller(r, "do_unlinkat+0x160", PROBE_LCB_F_WRITE, 14, 140 * MS);
-	caller(r, "xfs_ilock+0x20", PROBE_LCB_F_WRITE, 6, 60 * MS);
-	r->max_threads = 8;
-}
-
-static void build_other_lock(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	add_n(&s->lock[0].wait, 10, 10 * MS);
-	caller(r, "xfs_buf_lock+0x2d", 0, 10, 100 * MS);
-}
-
-static void build_metadata_reads(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "__ext4_get_inode_loc+0x1b2", TC_META_READ, 900, 600 * MS);
-	struct probe_dev_stat *d = traced_dev(r, s, 7 << 20, true, false);
-	add_n(&d->bio_lat, 900, 2 * MS);
-	d->jbd2_commits = 5;
-	site(r, "jbd2_log_wait_commit+0xee", TC_JOURNAL, 5, 50 * MS);
-}
-
-static void build_journal_space(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "jbd2_log_wait_commit+0xee (space)", TC_JOURNAL, 30, 300 * MS);
-	struct probe_dev_stat *d = traced_dev(r, s, 7 << 20, true, false);
-	d->jbd2_commits = 29;
-	d->jbd2_handles = 4000;
-	/* another filesystem's commits and discards: not this delete's */
-	struct probe_dev_stat *o = traced_dev(r, s, 7 << 20 | 1, false, true);
-	o->jbd2_commits = 100;
-	o->bio_discards = 50;
-}
-
-static void build_discard(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "blkdev_issue_discard+0x50", TC_DISCARD, 10, 100 * MS);
-	struct probe_dev_stat *d = traced_dev(r, s, 7 << 20, true, true);
-	d->bio_discards = 4;
-	d->ext4_discards = 4; /* the same discards: counted once */
-	d->bio_discard_bytes = 4 << 20;
-}
-
-/* ext4 with -o discard issues the discards in the commit: the commit waits
- * are discard waits */
-static void build_discard_in_commit(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "jbd2_log_wait_commit+0xee", TC_JOURNAL, 10, 400 * MS);
-	struct probe_dev_stat *d = traced_dev(r, s, 7 << 20, true, true);
-	d->ext4_discards = 300;
-	d->jbd2_commits = 10;
-}
-
-static void build_xfs_inodegc(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "destroy_inode+0x3b", TC_XFS_INODEGC, 148, 300 * MS);
-	s->misc.xfs_inodegc_throttles = 148;
-}
-
-static void build_xfs_log(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "xlog_grant_head_wait+0xd9", TC_XFS_LOG, 5, 100 * MS);
-	add_n(&s->misc.xfs_log_grant, 5, 20 * MS);
-}
-
-static void build_btrfs(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	add_n(&s->lock[PROBE_LCB_F_READ].wait, 100, 2 * MS);
-	caller(r, "__btrfs_tree_read_lock+0x28", PROBE_LCB_F_READ, 100, 200 * MS);
-	add_n(&s->misc.btrfs_tree_lock, 100, 2 * MS);
-	r->max_threads = 4;
-}
-
-/* btrfs, one thread: millions of uncontended tree-lock takes are no finding */
-static void build_btrfs_uncontended(struct trace_result *r, struct probe_snapshot *s)
-{
-	add_n(&s->sc[SYS_unlinkat].lat, 1000, 30000);
-	s->misc.btrfs_tree_lock.count = 0; /* takes under 10 us are not counted */
-}
-
-static void build_writeback(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "folio_wait_writeback+0x2a", TC_WRITEBACK, 10, 100 * MS);
-}
-
-static void build_reclaim(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "shrink_folio_list+0x300", TC_RECLAIM, 10, 100 * MS);
-}
-
-static void build_page_faults(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "filemap_fault+0x783", TC_PAGE_FAULT, 10, 100 * MS);
-}
-
-static void build_block_io(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "submit_bio_wait+0x74", TC_BLOCK_IO, 30, 300 * MS);
-}
-
-static void build_peer_waits(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "anon_pipe_read+0x393", TC_PEER, 68, 60 * MS);
-}
-
-static void build_other_waits(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	site(r, "fuse_dev_do_read+0x3c1", TC_OTHER, 10, 100 * MS);
-}
-
-static void build_run_queue(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	s->misc.busy_runq_ns = 150 * MS;
-	s->misc.busy_preempt_ns = 50 * MS;
-	add_n(&s->misc.runq, 15, 10 * MS);
-	add_n(&s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 5, 10 * MS);
-	s->misc.runq_traced_ns = 0; /* kworkers held the CPU */
-	r->max_threads = 9;	    /* many threads, but not runnable at once */
-}
-
-static void build_oversubscription(struct trace_result *r, struct probe_snapshot *s)
-{
-	set_busy(s, 1000 * MS);
-	s->misc.busy_preempt_ns = 200 * MS;
-	add_n(&s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 20, 10 * MS);
-	s->misc.runq_traced_ns = 180 * MS;
-	r->max_threads = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN) + 2;
-}
-
-static void build_kernel_cpu(struct trace_result *r, struct probe_snapshot *s)
-{
-	add_n(&s->sc[SYS_unlinkat].lat, 1000, 20000);
-}
-
-static void build_nothing(struct trace_result *r, struct probe_snapshot *s)
-{
-}
-
-/* The synthetic cases: the finding expected first (NULL: none at all), its
- * share and a phrase of its text; how many findings in all. */
-static const struct synth_case {
-	const char *name;
-	void (*build)(struct trace_result *, struct probe_snapshot *);
-	const char *id;
-	double share;
-	const char *phrase;
-	int nfindings;
-} synth_cases[] = {
-	{ "directory_lock", build_directory_lock, "kernel_cpu", 0.8, "Running in the kernel", 2 },
-	{ "directory_lock_callers", build_directory_lock_callers, "kernel_cpu", 0.8,
-	  "Running in the kernel", 3 },
-	{ "other_lock", build_other_lock, "kernel_cpu", 0.9, "Running", 2 },
-	{ "metadata_reads", build_metadata_reads, "inode_table_reads", 0.6,
-	  "Metadata reads: the threads waited 600.00 ms for inode-table and directory blocks", 3 },
-	{ "journal_space", build_journal_space, "kernel_cpu", 0.7, "Running", 2 },
-	{ "discard", build_discard, "kernel_cpu", 0.9, "Running", 2 },
-	{ "discard_in_commit", build_discard_in_commit, "kernel_cpu", 0.6, "Running", 2 },
-	{ "xfs_inodegc", build_xfs_inodegc, "kernel_cpu", 0.7, "Running", 2 },
-	{ "xfs_log", build_xfs_log, "kernel_cpu", 0.9, "Running", 2 },
-	{ "btrfs", build_btrfs, "kernel_cpu", 0.8, "Running", 2 },
-	{ "btrfs_uncontended", build_btrfs_uncontended, "kernel_cpu", 1.0,
-	  "Running in the kernel: 30.00 ms of the syscall time is CPU work in the kernel, the "
-	  "filesystem's own cost (unlinkat: 1000 calls",
-	  1 },
-	{ "writeback", build_writeback, "kernel_cpu", 0.9, "Running", 2 },
-	{ "reclaim", build_reclaim, "kernel_cpu", 0.9, "Running", 2 },
-	{ "page_faults", build_page_faults, "kernel_cpu", 0.9, "Running", 2 },
-	{ "block_io", build_block_io, "kernel_cpu", 0.7, "Running", 2 },
-	{ "other_waits", build_other_waits, "kernel_cpu", 0.9, "Running", 2 },
-	{ "peer_waits", build_peer_waits, "kernel_cpu", 0.94, "Running", 2 },
-	{ "run_queue", build_run_queue, "kernel_cpu", 0.8, "Running", 2 },
-	{ "oversubscription", build_oversubscription, "kernel_cpu", 0.8, "Running", 2 },
-	{ "kernel_cpu", build_kernel_cpu, "kernel_cpu", 1.0, "(unlinkat: 1000 calls, mean 20.00 us",
-	  1 },
-	{ "nothing", build_nothing, NULL, 0, NULL, 0 },
-};
-#define NSYNTH ((int)(sizeof synth_cases / sizeof *synth_cases))
-
-static const struct synth_case *find_case(const char *name)
-{
-	for (int i = 0; i < NSYNTH; i++)
-		if (!strcmp(synth_cases[i].name, name))
-			return &synth_cases[i];
-	cr_assert_fail("no case %s", name);
+	for (int j = i - 1; j >= 0; j--)
+		if (!x->f[j].explains)
+			return &x->f[j];
 	return NULL;
 }
 
-static int run_case(const struct synth_case *c, struct trace_finding *f, int max)
+/* What every verdict owes: shares in [0, 1] summing to 1; the causes by
+ * share, largest first, then what is not a cause; each explaining finding
+ * right after its own, never larger. */
+static void check_verdict(const struct synth *x)
 {
-	struct probe_snapshot *s = calloc(1, sizeof *s);
-	struct trace_result r = { .mode = "command", .total = s, .max_threads = 1 };
+	const struct trace_finding *f = x->f;
+	const struct trace_finding *last = NULL;
 
-	c->build(&r, s);
-	int n = trace_findings(&r, f, max);
-	free(s);
-	return n;
-}
-
-/* The case's findings: the first as expected, the shares summing to 1. */
-static int check_case(const char *name, struct trace_finding *f)
-{
-	const struct synth_case *c = find_case(name);
-	int n = run_case(c, f, TRACE_MAX_FINDINGS);
-	cr_assert_eq(n, c->nfindings, "%s: %d findings, expected %d (first %s)", name, n,
-		     c->nfindings, n ? f[0].id : "-");
-	if (!c->id)
-		return n;
-	cr_assert_float_eq(trace_findings_total(f, n), 1.0, 1e-9, "%s: total %g", name,
-			   trace_findings_total(f, n));
-	cr_assert_str_eq(f[0].id, c->id);
-	cr_assert_float_eq(f[0].share, c->share, 1e-9, "%s: share %g", name, f[0].share);
-	cr_assert(strstr(f[0].text, c->phrase), "%s: '%s' not in '%s'", name, c->phrase, f[0].text);
-	return n;
-}
-
-/* The finding ID among F's: its share and a phrase of its text. */
-static const struct trace_finding *expect(const struct trace_finding *f, int n, const char *id,
-					  double share, const char *phrase)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(f[i].id, id)) {
-			cr_assert_float_eq(f[i].share, share, 1e-9, "%s: share %g", id, f[i].share);
-			cr_assert(!phrase || strstr(f[i].text, phrase), "%s: '%s' not in '%s'", id,
-				  phrase, f[i].text);
-			return &f[i];
+	if (x->n == 0)
+		return;
+	cr_assert_float_eq(trace_findings_total(f, x->n), 1.0, 1e-9, "total %.12g",
+			   trace_findings_total(f, x->n));
+	for (int i = 0; i < x->n; i++) {
+		cr_assert(f[i].share >= 0 && f[i].share <= 1 + 1e-12, "%s: share %g", f[i].id,
+			  f[i].share);
+		if (f[i].explains) {
+			const struct trace_finding *p = parent_of(x, i);
+			cr_assert(p && !strcmp(p->id, f[i].explains), "%s after %s, explains %s",
+				  f[i].id, p ? p->id : "-", f[i].explains);
+			cr_assert_leq(f[i].share, p->share + 1e-12, "%s %g above %s %g", f[i].id,
+				      f[i].share, p->id, p->share);
+			continue;
 		}
-	cr_assert_fail("no finding %s (first %s)", id, n ? f[0].id : "-");
-	return NULL;
+		if (last) {
+			cr_assert(last->cause || !f[i].cause, "cause %s after %s", f[i].id, last->id);
+			if (last->cause == f[i].cause)
+				cr_assert_geq(last->share + 1e-12, f[i].share, "%s %g before %s %g",
+					      last->id, last->share, f[i].id, f[i].share);
+		}
+		last = &f[i];
+	}
 }
 
-static bool has(const struct trace_finding *f, int n, const char *id)
+static int verdict(struct synth *x)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(f[i].id, id))
+	x->n = trace_findings(&x->r, x->f, TRACE_MAX_FINDINGS);
+	check_verdict(x);
+	return x->n;
+}
+
+static bool has_all(const char *text, va_list ap)
+{
+	for (const char *p = va_arg(ap, const char *); p; p = va_arg(ap, const char *))
+		if (!strstr(text, p))
+			return false;
+	return true;
+}
+
+/* The finding ID whose text has every phrase (NULL-terminated), with SHARE. */
+static const struct trace_finding *expect_(const struct synth *x, const char *id, double share, ...)
+{
+	for (int i = 0; i < x->n; i++) {
+		if (strcmp(x->f[i].id, id))
+			continue;
+		va_list ap;
+		va_start(ap, share);
+		bool ok = has_all(x->f[i].text, ap);
+		va_end(ap);
+		if (!ok)
+			continue;
+		cr_assert_float_eq(x->f[i].share, share, 1e-9, "%s: share %.12g, expected %.12g",
+				   id, x->f[i].share, share);
+		return &x->f[i];
+	}
+	for (int i = 0; i < x->n; i++)
+		cr_log_error("%s %.4f %s", x->f[i].id, x->f[i].share, x->f[i].text);
+	cr_assert_fail("no finding %s with the phrases (%d findings)", id, x->n);
+	return NULL;
+}
+#define expect(x, id, share, ...) expect_(x, id, share, __VA_ARGS__, (const char *)NULL)
+
+static bool has(const struct synth *x, const char *id)
+{
+	for (int i = 0; i < x->n; i++)
+		if (!strcmp(x->f[i].id, id))
 			return true;
 	return false;
 }
 
-Test(findings, directory_lock_contention)
+static int rank_of(const struct synth *x, const char *id)
 {
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("directory_lock", f);
-	expect(f, n, "directory_lock_contention", 0.2,
-	       "Directory-lock contention: the threads waited 200.00 ms for the parent directory's "
-	       "i_rwsem");
-	cr_assert(strstr(f[1].text, "fewer workers unlinking in one directory"));
+	for (int i = 0; i < x->n; i++)
+		if (!strcmp(x->f[i].id, id))
+			return i;
+	cr_assert_fail("no finding %s", id);
+	return -1;
 }
 
-/* Callers split rwsem write waits: do_unlinkat's are the directory's. */
-Test(findings, directory_lock_from_callers)
+/* ---- runnable: CPU quota, traced threads, other tasks ---- */
+
+/* 400 ms preempted in busy syscalls, 300 of them throttled by the quota. */
+static void quota_case(struct synth *x, double quota, uint64_t throttled)
 {
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("directory_lock_callers", f);
-	expect(f, n, "directory_lock_contention", 0.14, "140.00 ms");
-	expect(f, n, "lock_contention", 0.06, "on rwsem:W: 20 waits, 60.00 ms in total");
+	set_busy(x, 1000 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 20, 20 * MS);
+	x->s->misc.busy_preempt_ns = 400 * MS;
+	snprintf(x->r.limits.cpu_cgroup, sizeof x->r.limits.cpu_cgroup,
+		 "/sys/fs/cgroup/ci.slice/job.scope");
+	x->r.limits.cpu_quota = quota;
+	x->r.limits.nr_throttled = 40;
+	x->r.limits.throttled_ns = throttled;
 }
 
-/* Semaphore callers are named past down(): xfs_buf_lock, as perf does. */
-Test(findings, lock_contention)
+Test(findings, cpu_quota)
 {
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("other_lock", f);
-	expect(f, n, "lock_contention", 0.1,
-	       "Lock contention on semaphore: 10 waits, 100.00 ms "
-	       "in total (p99 ");
-	expect(f, n, "lock_contention", 0.1, "mostly from xfs_buf_lock+0x2d.");
+	struct synth *x = synth_new();
+	quota_case(x, 1.5, 300 * MS);
+	cr_assert_eq(verdict(x), 3);
+	cr_assert_str_eq(x->f[0].id, "kernel_cpu");
+	cr_assert_float_eq(x->f[0].share, 0.6, 1e-9);
+	cr_assert_str_eq(x->f[1].id, "cpu_quota");
+	expect(x, "cpu_quota", 0.3,
+	       "CPU quota: the cgroup /sys/fs/cgroup/ci.slice/job.scope may use 1.50 CPUs (CFS "
+	       "bandwidth) and throttled the traced threads 40 times for 300.00 ms",
+	       "runnable but not allowed to run for 300.00 ms",
+	       "Raise or lift the quota (cpu.cfs_quota_us, cpu.max)", "more threads cannot help");
+	/* the rest of the preempted time was behind other tasks */
+	expect(x, "cpu_contention", 0.1, "runnable for 100.00 ms");
+	synth_free(x);
 }
 
-Test(findings, inode_table_reads)
+/* The throttled time counts at most the time the threads were runnable. */
+Test(findings, cpu_quota_capped_at_runnable_time)
 {
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("metadata_reads", f);
-	cr_assert(strstr(f[0].text, "900 block requests on the delete's devices"), "%s", f[0].text);
-	expect(f, n, "journal_commit_waits", 0.05, "50.00 ms for journal commits");
-	expect(f, n, "kernel_cpu", 0.35, NULL);
+	struct synth *x = synth_new();
+	quota_case(x, 0.5, 900 * MS);
+	verdict(x);
+	expect(x, "cpu_quota", 0.4, "may use 0.50 CPUs",
+	       "for 900.00 ms; they were runnable but not allowed to run for 400.00 ms");
+	cr_assert(!has(x, "cpu_contention"));
+	synth_free(x);
 }
 
-/* Journal space, with another filesystem's commits and discards apart. */
-Test(findings, journal_commit_waits)
+/* Throttled time without a quota is not the quota's. */
+Test(findings, cpu_quota_needs_a_quota)
 {
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("journal_space", f);
-	expect(f, n, "journal_commit_waits", 0.3,
-	       "Journal waits: the threads waited 300.00 ms for journal space (checkpoints) (30 "
-	       "waits); the delete's journal committed 29 transactions");
-	const struct trace_finding *j = expect(f, n, "journal_commit_waits", 0.3, "A bigger journal");
-	(void)j;
-	cr_assert(!has(f, n, "discard_io"), "another device's discards blamed");
+	struct synth *x = synth_new();
+	quota_case(x, 0, 300 * MS);
+	verdict(x);
+	cr_assert(!has(x, "cpu_quota"));
+	expect(x, "cpu_contention", 0.4, "CPU contention");
+	synth_free(x);
 }
 
-Test(findings, discard_io)
+static void oversubscription_case(struct synth *x, uint32_t threads)
 {
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("discard", f);
-	expect(f, n, "discard_io", 0.1,
-	       "Online discard: the threads waited 100.00 ms on discards "
-	       "(4 discard requests, 4.0 MiB, on the delete's devices); mount without discard");
-}
-
-Test(findings, discard_io_in_journal_commits)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("discard_in_commit", f);
-	expect(f, n, "discard_io", 0.4,
-	       "issued by the journal commits they waited for (300 "
-	       "discard requests");
-	cr_assert(!has(f, n, "journal_commit_waits"));
-}
-
-Test(findings, xfs_inodegc)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("xfs_inodegc", f);
-	expect(f, n, "xfs_inodegc", 0.3,
-	       "XFS inode GC: the threads waited 300.00 ms in "
-	       "destroy_inode for background inode inactivation to catch up (148 waits, 148 "
-	       "inode-GC throttles)");
-}
-
-Test(findings, xfs_log_waits)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("xfs_log", f);
-	expect(f, n, "xfs_log_waits", 0.1,
-	       "XFS log space: the threads waited 100.00 ms for log "
-	       "space or log forces (top site xlog_grant_head_wait+0xd9; 5 log-grant waits");
-}
-
-Test(findings, btrfs_waits)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("btrfs", f);
-	expect(f, n, "btrfs_waits", 0.2,
-	       "Btrfs waits: 200.00 ms on contended tree locks (100 "
-	       "waits over 10 us)");
-	cr_assert(!has(f, n, "lock_contention"));
-}
-
-Test(findings, btrfs_single_thread_no_lock_finding)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("btrfs_uncontended", f);
-	cr_assert(!has(f, n, "btrfs_waits") && !has(f, n, "lock_contention"));
-}
-
-Test(findings, writeback_waits)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("writeback", f);
-	expect(f, n, "writeback_waits", 0.1, "top site folio_wait_writeback+0x2a");
-}
-
-Test(findings, page_reclaim)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("reclaim", f);
-	expect(f, n, "page_reclaim", 0.1, "direct reclaim");
-}
-
-Test(findings, page_faults)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("page_faults", f);
-	expect(f, n, "page_faults", 0.1, "filemap_fault+0x783");
-}
-
-Test(findings, blocked_on_io)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("block_io", f);
-	expect(f, n, "blocked_on_io", 0.3, "Blocked on block I/O: the threads waited 300.00 ms");
-}
-
-Test(findings, other_waits)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("other_waits", f);
-	expect(f, n, "other_waits", 0.1, "top site fuse_dev_do_read+0x3c1");
-}
-
-Test(findings, peer_waits)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("peer_waits", f);
-	expect(f, n, "peer_waits", 0.06,
-	       "Waiting for another process: the threads waited 60.00 ms "
-	       "reading or writing pipes and sockets (68 waits, top site anon_pipe_read+0x393)");
-}
-
-/* Many threads, but the run-queue delay was behind kworkers: no
- * oversubscription. */
-Test(findings, run_queue_delay)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("run_queue", f);
-	expect(f, n, "run_queue_delay", 0.2,
-	       "Waiting to run: the threads waited 200.00 ms for a "
-	       "CPU (150.00 ms after wakeups, 50.00 ms preempted), 100% of it behind tasks that "
-	       "are not traced");
-	cr_assert(!has(f, n, "cpu_oversubscription"));
+	set_busy(x, 1000 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 20, 10 * MS);
+	x->s->misc.busy_preempt_ns = 200 * MS;
+	x->s->misc.runq_traced_ns = 180 * MS;
+	x->r.max_threads = threads;
 }
 
 Test(findings, cpu_oversubscription)
 {
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	int n = check_case("oversubscription", f);
-	expect(f, n, "cpu_oversubscription", 0.2, "90% of it behind other traced threads");
+	struct synth *x = synth_new();
+	uint32_t threads = (uint32_t)cpus() + 2;
+	char on[64];
+
+	oversubscription_case(x, threads);
+	cr_assert_eq(verdict(x), 3);
+	snprintf(on, sizeof on, ": %u threads on %ld CPUs.", threads, cpus());
+	expect(x, "cpu_oversubscription", 0.18,
+	       "CPU oversubscription: the threads waited 180.00 ms for a CPU held by other traced "
+	       "threads",
+	       on, "Fewer workers (one per CPU) would not wait");
+	expect(x, "cpu_contention", 0.02, "while tasks that are not traced");
+	expect(x, "kernel_cpu", 0.8, "Running in the kernel");
+	cr_assert_eq(rank_of(x, "cpu_oversubscription"), 1);
+	synth_free(x);
 }
 
+/* No more threads than CPUs: the waits behind each other are no
+ * oversubscription, and no remedy says fewer workers. */
+Test(findings, waiting_behind_each_other_is_no_oversubscription)
+{
+	struct synth *x = synth_new();
+	oversubscription_case(x, 1);
+	verdict(x);
+	cr_assert(!has(x, "cpu_oversubscription"));
+	const struct trace_finding *c = expect(x, "cpu_contention", 0.18,
+					       "Waiting behind each other: the traced threads "
+					       "waited 180.00 ms for a CPU another traced thread");
+	cr_assert_null(strstr(c->text, "Fewer workers"));
+	synth_free(x);
+}
+
+/* Many threads, but the run-queue delay was behind tasks that are not
+ * traced (kworkers): contention, no oversubscription. */
+Test(findings, cpu_contention)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	add_n(&x->s->misc.runq, 15, 10 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 5, 10 * MS);
+	x->s->misc.busy_runq_ns = 150 * MS;
+	x->s->misc.busy_preempt_ns = 50 * MS;
+	x->r.max_threads = (uint32_t)cpus() + 8;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "cpu_contention", 0.2,
+	       "CPU contention: the threads were runnable for 200.00 ms while tasks that are not "
+	       "traced (other processes, kernel workers) held the CPUs",
+	       "give it a larger CPU weight (nice, cpu.shares)");
+	expect(x, "kernel_cpu", 0.8, "Running in the kernel");
+	cr_assert(!has(x, "cpu_oversubscription"));
+	synth_free(x);
+}
+
+/* ---- memory ---- */
+
+static void memcg_limit(struct synth *x, uint64_t failcnt, uint64_t pages)
+{
+	snprintf(x->r.limits.mem_cgroup, sizeof x->r.limits.mem_cgroup, "/sys/fs/cgroup/build");
+	x->r.limits.mem_limit = 256ull << 20;
+	x->r.limits.mem_failcnt = failcnt;
+	x->r.limits.mem_reclaim_pages = pages;
+}
+
+Test(findings, memcg_reclaim_from_wait_sites)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "shrink_folio_list+0x300", TC_RECLAIM, NULL, 10, 100 * MS);
+	memcg_limit(x, 12, 5000);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "memcg_reclaim", 0.1,
+	       "Memory-cgroup reclaim: the cgroup /sys/fs/cgroup/build is limited to 256.0 MiB",
+	       "for 100.00 ms (limit hit 12 times, 5000 pages scanned)",
+	       "Raise the limit (memory.limit_in_bytes, memory.max)");
+	cr_assert(!has(x, "memory_reclaim"));
+	synth_free(x);
+}
+
+/* Reclaim on CPU (the sampled kernel stacks) is reclaim too. */
+Test(findings, memcg_reclaim_from_cpu_samples)
+{
+	struct synth *x = synth_new();
+	set_cpu(x, 1000 * MS, 0);
+	x->r.cpu.samples_sys[TCPU_RECLAIM] = 1;
+	x->r.cpu.samples_sys[TCPU_UNLINK] = 3;
+	memcg_limit(x, 3, 0);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "memcg_reclaim", 0.25, "for 250.00 ms (limit hit 3 times");
+	expect(x, "kernel_cpu", 0.75, "Running in the kernel");
+	synth_free(x);
+}
+
+Test(findings, memory_reclaim_without_a_limit)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "shrink_folio_list+0x300", TC_RECLAIM, NULL, 10, 100 * MS);
+	verdict(x);
+	expect(x, "memory_reclaim", 0.1,
+	       "Direct reclaim: the threads freed memory in their own context for 100.00 ms (top "
+	       "site shrink_folio_list+0x300)",
+	       "free memory elsewhere");
+	cr_assert(!has(x, "memcg_reclaim"));
+	synth_free(x);
+}
+
+/* A limit neither hit nor reclaimed from did not cause the reclaim: raising
+ * it would not help. */
+Test(findings, memory_reclaim_under_a_limit_not_reached)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "shrink_folio_list+0x300", TC_RECLAIM, NULL, 10, 100 * MS);
+	memcg_limit(x, 0, 0);
+	verdict(x);
+	expect(x, "memory_reclaim", 0.1, "Direct reclaim");
+	cr_assert(!has(x, "memcg_reclaim"));
+	synth_free(x);
+}
+
+/* ---- locks ---- */
+
+static void directory_lock_case(struct synth *x, uint32_t threads)
+{
+	set_busy(x, 1000 * MS);
+	lock_site(x, "do_unlinkat+0x160", TC_DIR_LOCK, "rwsem:W", 20, 200 * MS);
+	add_n(&x->s->lock[PROBE_LCB_F_WRITE].wait, 20, 10 * MS);
+	x->r.max_threads = threads;
+}
+
+/* The lock waits inside unlinkat are out of its CPU time: counted once. */
+Test(findings, directory_lock_contention)
+{
+	struct synth *x = synth_new();
+	directory_lock_case(x, 4);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "directory_lock_contention", 0.2,
+	       "Directory-lock contention: the threads waited 200.00 ms for the parent directory's "
+	       "i_rwsem, which every unlink takes for write (20 rwsem write waits, p99 ",
+	       "with up to 4 threads",
+	       "Fewer workers unlinking in one directory (one directory per worker)");
+	expect(x, "kernel_cpu", 0.8, "Running in the kernel");
+	synth_free(x);
+}
+
+/* One deleting thread waits for another process: fewer workers is no remedy. */
+Test(findings, directory_lock_with_one_thread)
+{
+	struct synth *x = synth_new();
+	directory_lock_case(x, 1);
+	verdict(x);
+	const struct trace_finding *d =
+		expect(x, "directory_lock_contention", 0.2, "the holder is another process");
+	cr_assert_null(strstr(d->text, "Fewer workers"), "%s", d->text);
+	synth_free(x);
+}
+
+/* One finding per lock type, named by its heaviest site. */
+Test(findings, lock_contention_by_lock_type)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	lock_site(x, "xfs_buf_lock+0x2d", TC_LOCK, "semaphore", 10, 100 * MS);
+	lock_site(x, "ext4_orphan_add+0x40", TC_LOCK, "mutex", 5, 80 * MS);
+	lock_site(x, "ext4_orphan_del+0x30", TC_LOCK, "mutex", 3, 20 * MS);
+	cr_assert_eq(verdict(x), 3);
+	expect(x, "lock_contention", 0.1,
+	       "Lock contention on a semaphore: the threads slept 100.00 ms waiting for it (10 "
+	       "waits, mostly in xfs_buf_lock+0x2d)");
+	expect(x, "lock_contention", 0.1,
+	       "Lock contention on a mutex: the threads slept 100.00 ms waiting for it (8 waits, "
+	       "mostly in ext4_orphan_add+0x40)");
+	expect(x, "kernel_cpu", 0.8, "Running");
+	synth_free(x);
+}
+
+Test(findings, lock_spinning)
+{
+	struct synth *x = synth_new();
+	set_cpu(x, 1000 * MS, 0);
+	x->r.cpu.samples_sys[TCPU_SPIN] = 1;
+	x->r.cpu.samples_sys[TCPU_UNLINK] = 4;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "lock_spinning", 0.2,
+	       "Spinning on locks: 200.00 ms on CPU in spin loops (queued spinlocks, optimistic "
+	       "rwsem and mutex spinning)");
+	expect(x, "kernel_cpu", 0.8, "Running");
+	synth_free(x);
+}
+
+/* ---- metadata reads, and the device behind them ---- */
+
+/* 100 waits of 3 ms at SITE, the device serving requests in 500 us: a cold
+ * cache on a healthy device, the reads named by their kind. */
+static void read_case(const char *name, const char *detail, const char *id, const char *what,
+		      const char *remedy)
+{
+	struct synth *x = synth_new();
+	char evidence[200];
+
+	set_busy(x, 1000 * MS);
+	site(x, name, TC_META_READ, detail, 100, 300 * MS);
+	add_n(&dev(x, 7 << 20, true, false)->bio_lat, 100, 500 * US);
+	cr_assert_eq(verdict(x), 2, "%s", id);
+	snprintf(evidence, sizeof evidence,
+		 "Metadata reads: the threads waited 300.00 ms for %s read from the device (top "
+		 "site %s; the delete's devices served 100 requests, p50 ",
+		 what, name);
+	expect(x, id, 0.3, evidence, "a wait took 3.00 ms on average): a cold cache.", remedy);
+	cr_assert_str_eq(x->f[1].id, id);
+	cr_assert(!has(x, "device_throttled") && !has(x, "slow_device"));
+	synth_free(x);
+}
+
+Test(findings, inode_table_reads)
+{
+	read_case("__ext4_get_inode_loc+0x1b2", "inode_table", "inode_table_reads",
+		  "inode-table blocks", "Unlinking in inode order reads each inode-table block once");
+}
+
+Test(findings, directory_block_reads)
+{
+	read_case("__ext4_read_dirblock+0x1a", "directory_block", "directory_block_reads",
+		  "directory blocks", "Each directory is read once however it is deleted");
+}
+
+Test(findings, bitmap_reads)
+{
+	read_case("ext4_wait_block_bitmap+0x4c", "bitmap", "bitmap_reads", "block and inode bitmaps",
+		  "Freeing blocks and inodes reads their groups' bitmaps");
+}
+
+Test(findings, extent_tree_reads)
+{
+	read_case("__read_extent_tree_block+0x9d", "extent_tree", "extent_tree_reads",
+		  "extent-tree leaves", "fewer extents (preallocation, defragmenting) do");
+}
+
+Test(findings, btree_and_unnamed_reads)
+{
+	read_case("read_tree_block+0x3a", "btree", "btree_reads", "b-tree nodes",
+		  "reads its metadata b-trees");
+	read_case("__bread_gfp+0x84", NULL, "metadata_reads", "metadata blocks",
+		  "A warm cache or a faster device helps.");
+}
+
+/* Sites with the same first frame and different kinds stay apart: merged
+ * by frame, extent-tree reads were shown as bitmap reads. */
+Test(findings, extent_tree_and_bitmap_reads_with_one_frame_stay_apart)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "ext4_read_bh+0x5a", TC_META_READ, "extent_tree", 100, 300 * MS);
+	site(x, "ext4_read_bh+0x5a", TC_META_READ, "bitmap", 20, 100 * MS);
+	cr_assert_eq(verdict(x), 3);
+	expect(x, "extent_tree_reads", 0.3, "300.00 ms for extent-tree leaves",
+	       "top site ext4_read_bh+0x5a");
+	expect(x, "bitmap_reads", 0.1, "100.00 ms for block and inode bitmaps",
+	       "top site ext4_read_bh+0x5a");
+	synth_free(x);
+}
+
+/* Reads of a cgroup with an I/O limit, 3.33 ms a wait on a device serving
+ * them in 200 us: the limit, with the block-I/O waits. */
+Test(findings, device_throttled_by_an_io_limit)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "__ext4_get_inode_loc+0x1b2", TC_META_READ, "inode_table", 100, 300 * MS);
+	site(x, "submit_bio_wait+0x74", TC_BLOCK_IO, NULL, 20, 100 * MS);
+	add_n(&dev(x, 7 << 20, true, false)->bio_lat, 120, 200 * US);
+	snprintf(x->r.limits.io_cgroup, sizeof x->r.limits.io_cgroup, "/sys/fs/cgroup/backup.slice");
+	snprintf(x->r.limits.io_limit, sizeof x->r.limits.io_limit, "7:0 read 400 IOPS");
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "device_throttled", 0.4,
+	       "I/O throttle: the threads waited 400.00 ms for inode-table reads (120 waits, 3.33 "
+	       "ms each on average) that the device serves in ",
+	       "the cgroup /sys/fs/cgroup/backup.slice limits them (7:0 read 400 IOPS)",
+	       "Raise the limit (blkio.throttle.*, io.max)", "a faster device would not help");
+	cr_assert(!has(x, "inode_table_reads") && !has(x, "blocked_on_io"));
+	synth_free(x);
+}
+
+/* Waits no longer than the device's service time were not held by the
+ * limit: the device is slow, and a faster one would help. */
+Test(findings, io_limit_not_blamed_for_a_slow_device)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "__ext4_get_inode_loc+0x1b2", TC_META_READ, "inode_table", 100, 400 * MS);
+	add_n(&dev(x, 7 << 20, true, false)->bio_lat, 100, 4 * MS);
+	snprintf(x->r.limits.io_limit, sizeof x->r.limits.io_limit, "7:0 read 400 IOPS");
+	verdict(x);
+	cr_assert(!has(x, "device_throttled"));
+	expect(x, "slow_device", 0.4, "A slow device");
+	synth_free(x);
+}
+
+/* No limit known, but each wait 50 times the device's service time. */
+Test(findings, device_throttled_above_the_device)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "__ext4_get_inode_loc+0x1b2", TC_META_READ, "inode_table", 100, 500 * MS);
+	add_n(&dev(x, 7 << 20, true, false)->bio_lat, 100, 100 * US);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "device_throttled", 0.5,
+	       "Reads held above the device: the threads waited 500.00 ms for inode-table reads "
+	       "(100 waits, 5.00 ms each on average)",
+	       "a faster device would not help");
+	cr_assert(!has(x, "inode_table_reads"));
+	synth_free(x);
+}
+
+Test(findings, slow_device)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "__ext4_read_dirblock+0x1a", TC_META_READ, "directory_block", 100, 500 * MS);
+	add_n(&dev(x, 7 << 20, true, false)->bio_lat, 100, 4 * MS);
+	cr_assert_eq(verdict(x), 2);
+	const struct trace_finding *d =
+		expect(x, "slow_device", 0.5,
+		       "A slow device: the threads waited 500.00 ms for directory-block reads (100 "
+		       "waits), and the device itself takes ",
+		       "A faster device, or a warm cache, helps");
+	cr_assert(strstr(d->text, " ms per request (p50)"), "%s", d->text);
+	cr_assert(!has(x, "directory_block_reads"));
+	synth_free(x);
+}
+
+/* ---- the journal ---- */
+
+/* Journal space, with another filesystem's commits and discards apart. */
+Test(findings, journal_space)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	x->r.wall_ns = 10000 * MS;
+	site(x, "jbd2_log_wait_commit+0xee (space)", TC_JOURNAL, NULL, 30, 300 * MS);
+	struct probe_dev_stat *d = dev(x, 7 << 20, true, false);
+	d->jbd2_commits = 29;
+	d->jbd2_handles = 4000;
+	struct probe_dev_stat *o = dev(x, 7 << 20 | 1, false, true);
+	o->jbd2_commits = 100;
+	o->bio_discards = 50;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "journal_space", 0.3,
+	       "Journal space: the threads waited 300.00 ms for the journal to checkpoint and free "
+	       "space; the delete's journal committed 29 transactions",
+	       "A bigger journal (tune2fs -J size=, mkfs.ext4 -J size=)");
+	cr_assert(!has(x, "discard_io"), "another device's discards blamed");
+	cr_assert(!has(x, "journal_commit_waits"));
+	synth_free(x);
+}
+
+static void journal_commit_case(struct synth *x, uint64_t commits)
+{
+	set_busy(x, 999 * MS);
+	x->r.wall_ns = 1000 * MS;
+	site(x, "jbd2_log_wait_commit+0xee", TC_JOURNAL, NULL, 5, 200 * MS);
+	struct probe_dev_stat *d = dev(x, 7 << 20, true, false);
+	d->jbd2_commits = commits;
+	d->jbd2_handles = 5000;
+}
+
+Test(findings, journal_commit_waits)
+{
+	struct synth *x = synth_new();
+	journal_commit_case(x, 3);
+	set_busy(x, 1 * MS);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "journal_commit_waits", 0.2,
+	       "Journal commits: the threads waited 200.00 ms for journal commits (5 waits); the "
+	       "delete's journal committed 3 transactions",
+	       "Fewer dirtied blocks per unlink (inode order)");
+	synth_free(x);
+}
+
+/* Many more commits than the journal makes on its own, no fsync of the
+ * deleter's: another process forces them. */
+Test(findings, journal_forced_by_other)
+{
+	struct synth *x = synth_new();
+	journal_commit_case(x, 100);
+	set_busy(x, 1 * MS);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "journal_forced_by_other", 0.2,
+	       "Journal commits forced by another process: the threads waited 200.00 ms for "
+	       "commits they did not ask for (they made no fsync; 100 commits in 1.0 s",
+	       "Find the process that syncs");
+	cr_assert(!has(x, "journal_commit_waits"));
+	synth_free(x);
+}
+
+/* The commit waits' evidence leaves out the waits for journal space. */
+Test(findings, journal_space_and_commit_waits_apart)
+{
+	struct synth *x = synth_new();
+	journal_commit_case(x, 3);
+	set_busy(x, 1 * MS);
+	site(x, "jbd2_log_wait_commit+0xee (space)", TC_JOURNAL, NULL, 30, 300 * MS);
+	cr_assert_eq(verdict(x), 3);
+	expect(x, "journal_space", 0.3, "Journal space: the threads waited 300.00 ms");
+	expect(x, "journal_commit_waits", 0.2,
+	       "Journal commits: the threads waited 200.00 ms for journal commits (5 waits)");
+	synth_free(x);
+}
+
+/* With an fsync of their own, the commits are the deleter's. */
+Test(findings, journal_commits_after_own_fsync)
+{
+	struct synth *x = synth_new();
+	journal_commit_case(x, 100);
+	add_n(&x->s->sc[SYS_fsync].lat, 1, 1 * MS);
+	verdict(x);
+	expect(x, "journal_commit_waits", 0.2, "Journal commits: the threads waited 200.00 ms");
+	cr_assert(!has(x, "journal_forced_by_other"));
+	synth_free(x);
+}
+
+/* ---- writeback and discard ---- */
+
+Test(findings, writeback_throttle)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "balance_dirty_pages+0x2f1", TC_WRITEBACK, "throttle", 10, 150 * MS);
+	site(x, "folio_wait_writeback+0x2a", TC_WRITEBACK, NULL, 10, 50 * MS);
+	cr_assert_eq(verdict(x), 3);
+	expect(x, "writeback_throttle", 0.15,
+	       "Writeback throttling: the threads were held 150.00 ms by dirty-page or writeback "
+	       "throttling (top site balance_dirty_pages+0x2f1)",
+	       "less dirty data beside it does");
+	expect(x, "writeback_waits", 0.05,
+	       "Writeback: the threads waited 50.00 ms for pages or inodes under writeback (10 "
+	       "waits, top site folio_wait_writeback+0x2a)");
+	synth_free(x);
+}
+
+Test(findings, discard_io)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "blkdev_issue_discard+0x50", TC_DISCARD, NULL, 10, 100 * MS);
+	struct probe_dev_stat *d = dev(x, 7 << 20, true, true);
+	d->bio_discards = 4;
+	d->ext4_discards = 4; /* the same discards: counted once */
+	d->bio_discard_bytes = 4 << 20;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "discard_io", 0.1,
+	       "Online discard: the threads waited 100.00 ms on discards (4 discard requests, 4.0 "
+	       "MiB, on the delete's devices); mount without discard and run fstrim");
+	synth_free(x);
+}
+
+/* ext4 with -o discard issues the discards in the commit: the commit waits
+ * are discard waits, and not journal waits too. */
+Test(findings, discard_io_in_journal_commits)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "jbd2_log_wait_commit+0xee", TC_JOURNAL, NULL, 10, 400 * MS);
+	struct probe_dev_stat *d = dev(x, 7 << 20, true, true);
+	d->ext4_discards = 300;
+	d->jbd2_commits = 10;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "discard_io", 0.4,
+	       "issued by the journal commits they waited for (300 discard requests");
+	cr_assert(!has(x, "journal_commit_waits") && !has(x, "journal_forced_by_other"));
+	synth_free(x);
+}
+
+/* ---- xfs, btrfs, FUSE, overlayfs ---- */
+
+Test(findings, xfs_inodegc)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "destroy_inode+0x3b", TC_XFS_INODEGC, NULL, 148, 300 * MS);
+	x->s->misc.xfs_inodegc_throttles = 148;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "xfs_inodegc", 0.3,
+	       "XFS inode GC: the threads waited 300.00 ms in destroy_inode for background inode "
+	       "inactivation to catch up (148 waits, 148 inode-GC throttles)",
+	       "Nothing in the deleter changes this");
+	synth_free(x);
+}
+
+Test(findings, xfs_log_waits)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "xlog_grant_head_wait+0xd9", TC_XFS_LOG, NULL, 5, 100 * MS);
+	add_n(&x->s->misc.xfs_log_grant, 5, 20 * MS);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "xfs_log_waits", 0.1,
+	       "XFS log space: the threads waited 100.00 ms for log space or log forces (top site "
+	       "xlog_grant_head_wait+0xd9; 5 log-grant waits, 100.00 ms)",
+	       "A bigger log (mkfs.xfs -l size=)");
+	synth_free(x);
+}
+
+static void btrfs_case(struct synth *x, uint32_t threads)
+{
+	set_busy(x, 1000 * MS);
+	lock_site(x, "__btrfs_tree_lock+0x28", TC_BTRFS, "rwsem:W", 100, 200 * MS)->detail =
+		"tree_lock";
+	site(x, "wait_current_trans+0x1b0", TC_BTRFS, "transaction", 3, 150 * MS);
+	site(x, "btrfs_balance_delayed_items+0x90", TC_BTRFS, "delayed_items", 40, 100 * MS);
+	add_n(&x->s->misc.btrfs_tree_lock, 100, 2 * MS);
+	x->r.max_threads = threads;
+}
+
+Test(findings, btrfs_kinds)
+{
+	struct synth *x = synth_new();
+	btrfs_case(x, 4);
+	cr_assert_eq(verdict(x), 4);
+	expect(x, "btrfs_tree_locks", 0.2,
+	       "Btrfs tree locks: the threads waited 200.00 ms on contended b-tree locks (100 "
+	       "waits over 10 us)",
+	       "fewer workers per directory");
+	expect(x, "btrfs_transaction_commit", 0.15,
+	       "Btrfs: the threads waited 150.00 ms for the running transaction to commit",
+	       "top site wait_current_trans+0x1b0");
+	expect(x, "btrfs_delayed_work", 0.1,
+	       "Btrfs: the threads waited 100.00 ms flushing delayed inode and directory items",
+	       "top site btrfs_balance_delayed_items+0x90");
+	expect(x, "kernel_cpu", 0.55, "Running");
+	cr_assert(!has(x, "lock_contention"));
+	synth_free(x);
+}
+
+/* One deleting thread: the tree-lock holders are btrfs's own workers. */
+Test(findings, btrfs_tree_locks_with_one_thread)
+{
+	struct synth *x = synth_new();
+	btrfs_case(x, 1);
+	verdict(x);
+	const struct trace_finding *b =
+		expect(x, "btrfs_tree_locks", 0.2, "the holders are btrfs's own workers");
+	cr_assert_null(strstr(b->text, "fewer workers"));
+	synth_free(x);
+}
+
+Test(findings, fuse_daemon)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "request_wait_answer+0x1c1", TC_FUSE, NULL, 50, 250 * MS);
+	x->r.max_threads = 2;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "fuse_daemon", 0.25,
+	       "FUSE daemon latency: the threads waited 250.00 ms for the FUSE daemon to answer 50 "
+	       "requests (5.00 ms each on average, top site request_wait_answer+0x1c1), with up "
+	       "to 2 threads",
+	       "or more daemon threads");
+	cr_assert_str_eq(x->f[1].id, "fuse_daemon");
+	synth_free(x);
+}
+
+Test(findings, overlayfs_copy_up)
+{
+	struct synth *x = synth_new();
+	set_cpu(x, 1000 * MS, 0);
+	x->r.cpu.samples_sys[TCPU_OVERLAY] = 3;
+	x->r.cpu.samples_sys[TCPU_UNLINK] = 7;
+	add_n(&x->s->sc[PROBE_NR_UNLINKAT].lat, 1000, 1 * MS);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "overlayfs_copy_up", 0.3,
+	       "Overlayfs copy-up and whiteouts: 300.00 ms on CPU in overlayfs",
+	       "a whiteout for every name; unlinkat mean 1.00 ms",
+	       "removing the lower layer itself, where it is yours, does");
+	expect(x, "kernel_cpu", 0.7, "Running");
+	synth_free(x);
+}
+
+/* ---- on CPU ---- */
+
+Test(findings, extent_freeing)
+{
+	struct synth *x = synth_new();
+	set_cpu(x, 1000 * MS, 0);
+	x->r.cpu.samples_sys[TCPU_FREEING] = 2;
+	x->r.cpu.samples_sys[TCPU_UNLINK] = 8;
+	x->s->misc.ext4_free_calls = 1234;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "extent_freeing", 0.2,
+	       "Freeing data: 200.00 ms on CPU evicting inodes and freeing their extents, blocks and "
+	       "page cache (1234 ext4 block frees)",
+	       "--free-rate paces the freeing of huge files");
+	synth_free(x);
+}
+
+/* On CPU in faults (outside syscalls) and waiting for pages: one part. */
+Test(findings, page_faults)
+{
+	struct synth *x = synth_new();
+	set_cpu(x, 800 * MS, 0);
+	x->r.cpu.kernel_other_ns = 100 * MS;
+	x->r.cpu.samples_other[TCPU_FAULT] = 5;
+	site(x, "filemap_fault+0x783", TC_PAGE_FAULT, NULL, 10, 100 * MS);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "page_faults", 0.2,
+	       "Page faults: 200.00 ms in page faults (on CPU and waiting for pages, top site "
+	       "filemap_fault+0x783)");
+	expect(x, "kernel_cpu", 0.8, "Running");
+	synth_free(x);
+}
+
+Test(findings, journal_cpu)
+{
+	struct synth *x = synth_new();
+	set_cpu(x, 1000 * MS, 0);
+	x->r.cpu.samples_sys[TCPU_JOURNAL] = 1;
+	x->r.cpu.samples_sys[TCPU_UNLINK] = 9;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "journal_cpu", 0.1,
+	       "Journaling on CPU: 100.00 ms starting handles and logging metadata");
+	synth_free(x);
+}
+
+/* Without on-CPU accounting, the busy syscall time is the kernel's. */
 Test(findings, kernel_cpu)
 {
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	check_case("kernel_cpu", f);
-}
-Test(findings, nothing_on_an_empty_trace)
-{
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	check_case("nothing", f);
-}
-
-/* Scattered inode order explains the journal waits: listed right after
- * them, with their share, not counted again. */
-Test(findings, scattered_inode_order)
-{
-	struct probe_snapshot *s = calloc(1, sizeof *s);
-	struct trace_result r = { .mode = "command", .total = s, .max_threads = 1 };
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-
-	set_busy(s, 1000 * MS);
-	site(&r, "jbd2_log_wait_commit+0xee (space)", TC_JOURNAL, 30, 530 * MS);
-	add_n(&s->misc.ext4_ino_jump, 2000, 60000);
-	int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
-	cr_assert_eq(n, 3);
-	cr_assert_str_eq(f[0].id, "journal_commit_waits");
-	cr_assert_str_eq(f[1].id, "scattered_inode_order");
-	cr_assert_str_eq(f[1].explains, "journal_commit_waits");
-	cr_assert_float_eq(f[1].share, 0.53, 1e-9);
-	cr_assert(strstr(f[1].text, "only 0% of 2000 consecutive ext4 unlinks stay within 64 inodes"));
-	cr_assert_float_eq(trace_findings_total(f, n), 1.0, 1e-9);
-	free(s);
+	struct synth *x = synth_new();
+	add_n(&x->s->sc[PROBE_NR_UNLINKAT].lat, 1000, 20 * US);
+	cr_assert_eq(verdict(x), 1);
+	expect(x, "kernel_cpu", 1.0,
+	       "Running in the kernel: 20.00 ms of CPU work in the kernel, the filesystem's own "
+	       "cost of the unlinks, lookups and directory reads (unlinkat: 1000 calls, mean 20.00 "
+	       "us");
+	synth_free(x);
 }
 
-Test(findings, small_getdents_batches)
+/* Measured: the unlink work and the rest, inside and outside syscalls. */
+Test(findings, kernel_cpu_measured)
 {
-	struct probe_snapshot *s = calloc(1, sizeof *s);
-	struct trace_result r = { .mode = "command", .total = s, .max_threads = 1 };
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-
-	set_busy(s, 700 * MS);
-	s->sc[SYS_getdents64].lat.total = 300 * MS;
-	add_n(&s->misc.getdents_bytes, 10, 0);
-	add_n(&s->misc.getdents_bytes, 100, 4096);
-	int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
-	cr_assert_eq(n, 2);
-	cr_assert_str_eq(f[1].id, "small_getdents_batches");
-	cr_assert_str_eq(f[1].explains, "kernel_cpu");
-	cr_assert_float_eq(f[1].share, 0.3, 1e-9);
-	cr_assert(strstr(f[1].text,
-			 "100 reads returned 4.0 KiB each on average (10.0 reads per directory"));
-	free(s);
+	struct synth *x = synth_new();
+	set_cpu(x, 600 * MS, 0);
+	x->r.cpu.kernel_other_ns = 400 * MS;
+	x->r.cpu.samples_sys[TCPU_UNLINK] = 1;
+	x->r.cpu.samples_sys[TCPU_OTHER] = 1;
+	cr_assert_eq(verdict(x), 1);
+	expect(x, "kernel_cpu", 1.0, "Running in the kernel: 1.00 s of CPU work in the kernel");
+	synth_free(x);
 }
 
-Test(findings, allocator_churn)
+Test(findings, user_cpu)
 {
-	struct probe_snapshot *s = calloc(1, sizeof *s);
-	struct trace_result r = { .mode = "command", .total = s, .max_threads = 1 };
-	struct trace_finding f[TRACE_MAX_FINDINGS];
+	struct synth *x = synth_new();
+	set_cpu(x, 700 * MS, 300 * MS);
+	add_n(&x->s->sc[PROBE_NR_UNLINKAT].lat, 1000, 700 * US);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "user_cpu", 0.3,
+	       "User-space CPU: the deleter ran its own code for 300.00 ms between its system "
+	       "calls",
+	       "A compiled deleter that does no per-entry work");
+	expect(x, "kernel_cpu", 0.7, "(unlinkat: 1000 calls");
+	synth_free(x);
+}
 
-	add_n(&s->sc[SYS_unlinkat].lat, 1000, 50000);
-	add_n(&s->sc[SYS_mmap].lat, 200, 100000);
-	int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
-	cr_assert_eq(n, 2);
-	cr_assert_str_eq(f[0].id, "kernel_cpu");
-	cr_assert_str_eq(f[1].id, "allocator_churn");
-	cr_assert_float_eq(f[1].share, 20.0 / 70, 1e-9);
-	cr_assert(strstr(f[1].text, "Allocator churn: 0.200 brk/mmap/munmap calls per entry removed "
-				    "(200 calls, 20.00 ms)"),
-		  "%s", f[1].text);
-	free(s);
+/* ---- the other waits ---- */
+
+Test(findings, blocked_on_io)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "submit_bio_wait+0x74", TC_BLOCK_IO, NULL, 30, 300 * MS);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "blocked_on_io", 0.3,
+	       "Blocked on block I/O: the threads waited 300.00 ms for block requests (30 waits, "
+	       "top site submit_bio_wait+0x74");
+	synth_free(x);
+}
+
+Test(findings, peer_waits)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "anon_pipe_read+0x393", TC_PEER, NULL, 68, 60 * MS)->state = PROBE_OFFCPU_SLEEPING;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "peer_waits", 0.06,
+	       "Waiting for another process: the threads waited 60.00 ms reading or writing pipes "
+	       "and sockets (68 waits, top site anon_pipe_read+0x393)");
+	synth_free(x);
+}
+
+Test(findings, other_waits)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "ovl_copy_up_flags+0x33", TC_OTHER, NULL, 10, 100 * MS);
+	verdict(x);
+	expect(x, "other_waits", 0.1,
+	       "Other waits: the threads waited 100.00 ms at sites the table does not know (10 "
+	       "waits, top site ovl_copy_up_flags+0x33)");
+	synth_free(x);
+}
+
+/* --no-callers: D waits without stacks are said to be unplaced, not "other". */
+Test(findings, waits_without_stacks)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "(no stack)", TC_OTHER, NULL, 22, 100 * MS);
+	verdict(x);
+	expect(x, "other_waits", 0.1,
+	       "Blocked where no stack was recorded: the threads waited 100.00 ms (22 waits); "
+	       "without --no-callers");
+	synth_free(x);
+}
+
+/* Waits whose site the full table could not keep: a part of their own. */
+Test(findings, unattributed_waits)
+{
+	struct synth *x = synth_new();
+	set_cpu(x, 950 * MS, 0);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_BLOCKED], 5, 10 * MS);
+	x->s->misc.wait_sites_lost_ns = 50 * MS;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "unattributed_waits", 0.05,
+	       "Unattributed waits: 50.00 ms of waits whose site the probes could not keep");
+	synth_free(x);
+}
+
+/* ---- idle, minor parts, ranking ---- */
+
+/* A parent waiting for its deleting child: the largest part, not a cause,
+ * ranked last. */
+Test(findings, idle_waits_ranked_last)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "xlog_grant_head_wait+0xd9", TC_XFS_LOG, NULL, 5, 200 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_BLOCKED], 5, 40 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_SLEEPING], 1, 5000 * MS);
+	cr_assert_eq(verdict(x), 3);
+	cr_assert_str_eq(x->f[0].id, "kernel_cpu");
+	cr_assert_str_eq(x->f[1].id, "xfs_log_waits");
+	cr_assert_str_eq(x->f[2].id, "idle_waits");
+	cr_assert_not(x->f[2].cause);
+	cr_assert(x->f[0].cause && x->f[1].cause);
+	expect(x, "idle_waits", 5.0 / 6,
+	       "Idle, not a cause: 5.00 s waiting for children, other threads, events or timers");
+	expect(x, "kernel_cpu", 0.8 / 6, "Running");
+	expect(x, "xfs_log_waits", 0.2 / 6, "XFS log space");
+	synth_free(x);
 }
 
 /* Parts under 1% (lock types under 5%) are one finding; the total stays 1. */
 Test(findings, minor_parts_merged)
 {
-	struct probe_snapshot *s = calloc(1, sizeof *s);
-	struct trace_result r = { .mode = "command", .total = s, .max_threads = 1 };
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-
-	set_busy(s, 1000 * MS);
-	site(&r, "folio_wait_writeback+0x2a", TC_WRITEBACK, 1, 5 * MS);
-	site(&r, "filemap_fault+0x1", TC_PAGE_FAULT, 1, 3 * MS);
-	add_n(&s->lock[PROBE_LCB_F_MUTEX | PROBE_LCB_F_SPIN].wait, 10, 3 * MS);
-	int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
-	cr_assert_eq(n, 2);
-	cr_assert_str_eq(f[1].id, "minor_parts");
-	cr_assert_float_eq(f[1].share, 0.038, 1e-9);
-	cr_assert(strstr(f[1].text, "lock_contention 3.0%, writeback_waits 0.5%, page_faults 0.3%"),
-		  "%s", f[1].text);
-	free(s);
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "folio_wait_writeback+0x2a", TC_WRITEBACK, NULL, 1, 5 * MS);
+	site(x, "filemap_fault+0x1", TC_PAGE_FAULT, NULL, 1, 3 * MS);
+	lock_site(x, "ext4_orphan_add+0x40", TC_LOCK, "mutex", 10, 30 * MS);
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "kernel_cpu", 0.962, "Running");
+	expect(x, "minor_parts", 0.038,
+	       "Smaller parts: 3 under 1% each, lock types under 5% (lock_contention 3.0%, "
+	       "writeback_waits 0.5%, page_faults 0.3%)");
+	synth_free(x);
 }
 
-/* Waits measured longer than the busy time (they overlap): scaled down
- * together, nothing left running, the total still 1. */
-Test(findings, overlapping_waits_scaled)
+/* The merged parts rank by their sum: above a cause smaller than it, and
+ * above idle time whatever its size. */
+Test(findings, minor_parts_ranked_by_their_sum)
 {
-	struct probe_snapshot *s = calloc(1, sizeof *s);
-	struct trace_result r = { .mode = "command", .total = s, .max_threads = 1 };
-	struct trace_finding f[TRACE_MAX_FINDINGS];
+	static const char *const locks[] = { "rwsem:R", "mutex", "semaphore", "pcpu-sem" };
+	struct synth *x = synth_new();
 
-	set_busy(s, 100 * MS);
-	site(&r, "__ext4_get_inode_loc+0x1", TC_META_READ, 10, 150 * MS);
-	add_n(&s->lock[PROBE_LCB_F_WRITE].wait, 10, 5 * MS);
-	int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
-	cr_assert_eq(n, 2);
-	expect(f, n, "inode_table_reads", 0.75, NULL);
-	expect(f, n, "directory_lock_contention", 0.25, NULL);
-	cr_assert_float_eq(trace_findings_total(f, n), 1.0, 1e-9);
-	free(s);
-}
-
-/* The property: on random snapshots, every share is in [0, 1] and the
- * top-level shares sum to 1. */
-Test(findings, shares_sum_to_one_on_random_snapshots)
-{
-	struct probe_snapshot *s = malloc(sizeof *s);
-	struct trace_finding f[TRACE_MAX_FINDINGS];
-	unsigned seed = 17;
-
-	for (int iter = 0; iter < 500; iter++) {
-		struct trace_result r = { .mode = "command", .total = s };
-		memset(s, 0, sizeof *s);
-		r.max_threads = 1 + rand_r(&seed) % 16;
-		set_busy(s, 1 + (uint64_t)rand_r(&seed) % (900 * MS));
-		int nsc = 1 + rand_r(&seed) % 5;
-		for (int i = 0; i < nsc; i++)
-			add_n(&s->sc[rand_r(&seed) % 300].lat, 1 + rand_r(&seed) % 50,
-			      1000 + (uint64_t)rand_r(&seed) % (50 * MS));
-		for (int i = rand_r(&seed) % 4; i > 0; i--)
-			add_n(&s->lock[rand_r(&seed) % PROBE_LOCK_TYPES].wait,
-			      1 + rand_r(&seed) % 20, (uint64_t)rand_r(&seed) % (20 * MS));
-		for (int i = rand_r(&seed) % 6; i > 0; i--)
-			site(&r, "x+0x1", rand_r(&seed) % TC_COUNT, 1 + rand_r(&seed) % 9,
-			     (uint64_t)rand_r(&seed) % (400 * MS));
-		if (rand_r(&seed) % 2)
-			caller(&r, "do_unlinkat+0x160", PROBE_LCB_F_WRITE, 3,
-			       (uint64_t)rand_r(&seed) % (9 * MS));
-		s->misc.busy_runq_ns = rand_r(&seed) % 3 ? 0 : (uint64_t)rand_r(&seed) % (300 * MS);
-		s->misc.busy_preempt_ns = rand_r(&seed) % 3 ? 0 :
-							      (uint64_t)rand_r(&seed) % (300 * MS);
-		s->misc.runq_traced_ns = (uint64_t)rand_r(&seed) % (300 * MS);
-		add_n(&s->misc.ext4_ino_jump, rand_r(&seed) % 2 ? 2000 : 0, 60000);
-		int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
-		cr_assert_gt(n, 0);
-		for (int i = 0; i < n; i++)
-			cr_assert(f[i].share >= 0 && f[i].share <= 1 + 1e-12, "%s %g", f[i].id,
-				  f[i].share);
-		cr_assert_float_eq(trace_findings_total(f, n), 1.0, 1e-9, "iteration %d: %g", iter,
-				   trace_findings_total(f, n));
-		r.sites = NULL;
-	}
-	free(s);
+	set_busy(x, 1000 * MS);
+	site(x, "xlog_grant_head_wait+0xd9", TC_XFS_LOG, NULL, 5, 30 * MS);
+	for (int i = 0; i < 4; i++)
+		lock_site(x, "xfs_ilock+0x9d", TC_LOCK, locks[i], 10, 45 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_BLOCKED], 1, 210 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_SLEEPING], 1, 1000 * MS);
+	cr_assert_eq(verdict(x), 4);
+	cr_assert_str_eq(x->f[0].id, "kernel_cpu");
+	cr_assert_str_eq(x->f[1].id, "minor_parts");
+	cr_assert_str_eq(x->f[2].id, "xfs_log_waits");
+	cr_assert_str_eq(x->f[3].id, "idle_waits");
+	expect(x, "kernel_cpu", 0.395, "Running");
+	expect(x, "minor_parts", 0.09, "Smaller parts: 4 under 1% each, lock types under 5%");
+	expect(x, "xfs_log_waits", 0.015, "XFS log space");
+	expect(x, "idle_waits", 0.5, "Idle, not a cause");
+	synth_free(x);
 }
 
 /* Ranked by share, largest first; cut at MAX. */
 Test(findings, ranked_by_share_and_cut_at_max)
 {
-	struct probe_snapshot *s = calloc(1, sizeof *s);
-	struct trace_result r = { .mode = "command", .total = s, .max_threads = 1 };
-	struct trace_finding f[TRACE_MAX_FINDINGS];
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "a+0x1", TC_META_READ, "inode_table", 1, 100 * MS);
+	site(x, "b+0x1", TC_JOURNAL, NULL, 1, 300 * MS);
+	site(x, "c+0x1", TC_XFS_LOG, NULL, 1, 200 * MS);
+	cr_assert_eq(verdict(x), 4);
+	cr_assert_str_eq(x->f[0].id, "kernel_cpu");
+	cr_assert_str_eq(x->f[1].id, "journal_commit_waits");
+	cr_assert_str_eq(x->f[2].id, "xfs_log_waits");
+	cr_assert_str_eq(x->f[3].id, "inode_table_reads");
+	cr_assert_eq(trace_findings(&x->r, x->f, 2), 2);
+	cr_assert_str_eq(x->f[1].id, "journal_commit_waits");
+	synth_free(x);
+}
 
-	set_busy(s, 1000 * MS);
-	site(&r, "a+0x1", TC_META_READ, 1, 100 * MS);
-	site(&r, "b+0x1", TC_JOURNAL, 1, 300 * MS);
-	site(&r, "c+0x1", TC_XFS_LOG, 1, 200 * MS);
-	int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
-	cr_assert_eq(n, 4);
-	for (int i = 1; i < n; i++)
-		cr_assert_geq(f[i - 1].share, f[i].share, "%s before %s", f[i - 1].id, f[i].id);
-	cr_assert_eq(trace_findings(&r, f, 2), 2);
-	free(s);
+/* Nothing traced: no verdict, no whole time. */
+Test(findings, nothing_on_an_empty_trace)
+{
+	struct synth *x = synth_new();
+	cr_assert_eq(verdict(x), 0);
+	cr_assert_eq(trace_whole_ns(&x->r), 0);
+	x->r.total = NULL;
+	cr_assert_eq(verdict(x), 0);
+	synth_free(x);
+}
+
+/* ---- the explaining findings ---- */
+
+static void scattered(struct synth *x)
+{
+	add_n(&x->s->misc.ext4_ino_jump, 2000, 60000);
+}
+
+/* Scattered inode order explains the journal waits: listed right after
+ * them, with their share, not counted again. */
+Test(findings, scattered_inode_order_explains_journal_commits)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	x->r.wall_ns = 10000 * MS;
+	site(x, "jbd2_log_wait_commit+0xee", TC_JOURNAL, NULL, 30, 530 * MS);
+	scattered(x);
+	cr_assert_eq(verdict(x), 3);
+	cr_assert_str_eq(x->f[0].id, "journal_commit_waits");
+	cr_assert_str_eq(x->f[1].id, "scattered_inode_order");
+	cr_assert_str_eq(x->f[1].explains, "journal_commit_waits");
+	cr_assert_leq(x->f[1].share, x->f[0].share);
+	expect(x, "scattered_inode_order", 0.53,
+	       "only 0% of 2000 consecutive ext4 unlinks stay within 64 inodes of the previous one",
+	       "unlinking a big directory in inode order");
+	synth_free(x);
+}
+
+/* Cold: the inode-table reads outweigh the journal waits. */
+Test(findings, scattered_inode_order_explains_inode_table_reads)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	x->r.wall_ns = 10000 * MS;
+	site(x, "__ext4_get_inode_loc+0x1b2", TC_META_READ, "inode_table", 600, 600 * MS);
+	site(x, "jbd2_log_wait_commit+0xee", TC_JOURNAL, NULL, 10, 100 * MS);
+	scattered(x);
+	verdict(x);
+	cr_assert_str_eq(x->f[0].id, "inode_table_reads");
+	cr_assert_str_eq(x->f[1].id, "scattered_inode_order");
+	cr_assert_str_eq(x->f[1].explains, "inode_table_reads");
+	cr_assert_float_eq(x->f[1].share, 0.6, 1e-9);
+	synth_free(x);
+}
+
+/* Unlinks in order explain nothing; nor does an explanation without the
+ * finding it explains (the commit waits are discard waits here). */
+Test(findings, scattered_inode_order_only_with_its_finding)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "jbd2_log_wait_commit+0xee", TC_JOURNAL, NULL, 10, 400 * MS);
+	add_n(&x->s->misc.ext4_ino_jump, 2000, 3);
+	verdict(x);
+	cr_assert(!has(x, "scattered_inode_order"));
+
+	struct probe_dev_stat *d = dev(x, 7 << 20, true, true);
+	d->ext4_discards = 300;
+	memset(&x->s->misc.ext4_ino_jump, 0, sizeof x->s->misc.ext4_ino_jump);
+	scattered(x);
+	verdict(x);
+	expect(x, "discard_io", 0.4, "Online discard");
+	cr_assert(!has(x, "scattered_inode_order"));
+	synth_free(x);
+}
+
+static void small_getdents_case(struct synth *x)
+{
+	set_busy(x, 700 * MS);
+	x->s->sc[SYS_getdents64].lat.total = 300 * MS;
+	add_n(&x->s->misc.getdents_bytes, 10, 0);
+	add_n(&x->s->misc.getdents_bytes, 100, 4096);
+}
+
+Test(findings, small_getdents_batches)
+{
+	struct synth *x = synth_new();
+	small_getdents_case(x);
+	cr_assert_eq(verdict(x), 2);
+	cr_assert_str_eq(x->f[0].id, "kernel_cpu");
+	cr_assert_str_eq(x->f[1].explains, "kernel_cpu");
+	expect(x, "small_getdents_batches", 0.3,
+	       "Small getdents64 batches: 100 reads returned 4.0 KiB each on average (10.0 reads "
+	       "per directory, 300.00 ms in getdents64)",
+	       "a 64 KiB or larger buffer needs several times fewer calls");
+	synth_free(x);
+}
+
+/* getdents64's time is mostly waits for directory blocks here: the batches
+ * explain at most the kernel's CPU time. */
+Test(findings, small_getdents_batches_capped_at_kernel_cpu)
+{
+	struct synth *x = synth_new();
+	small_getdents_case(x);
+	site(x, "__ext4_read_dirblock+0x1a", TC_META_READ, "directory_block", 900, 950 * MS);
+	cr_assert_eq(verdict(x), 3);
+	cr_assert_str_eq(x->f[0].id, "directory_block_reads");
+	cr_assert_str_eq(x->f[1].id, "kernel_cpu");
+	cr_assert_str_eq(x->f[2].id, "small_getdents_batches");
+	cr_assert_float_eq(x->f[1].share, 0.05, 1e-9);
+	cr_assert_float_eq(x->f[2].share, 0.05, 1e-9);
+	synth_free(x);
+}
+
+Test(findings, allocator_churn)
+{
+	struct synth *x = synth_new();
+	add_n(&x->s->sc[PROBE_NR_UNLINKAT].lat, 1000, 50 * US);
+	add_n(&x->s->sc[SYS_mmap].lat, 200, 100 * US);
+	cr_assert_eq(verdict(x), 2);
+	cr_assert_str_eq(x->f[0].id, "kernel_cpu");
+	cr_assert_str_eq(x->f[1].explains, "kernel_cpu");
+	expect(x, "allocator_churn", 20.0 / 70,
+	       "Allocator churn: 0.200 brk/mmap/munmap calls per entry removed (200 calls, 20.00 "
+	       "ms)",
+	       "reusing buffers removes these calls");
+	synth_free(x);
+}
+
+Test(findings, allocator_churn_capped_at_kernel_cpu)
+{
+	struct synth *x = synth_new();
+	add_n(&x->s->sc[PROBE_NR_UNLINKAT].lat, 1000, 50 * US);
+	add_n(&x->s->sc[SYS_mmap].lat, 200, 100 * US);
+	site(x, "blkdev_issue_discard+0x50", TC_DISCARD, NULL, 10, 65 * MS);
+	cr_assert_eq(verdict(x), 3);
+	expect(x, "kernel_cpu", 5.0 / 70, "Running");
+	expect(x, "allocator_churn", 5.0 / 70, "Allocator churn");
+	synth_free(x);
+}
+
+/* ---- the property ---- */
+
+static uint64_t rnd(unsigned *seed, uint64_t max)
+{
+	return max ? ((uint64_t)rand_r(seed) << 16 ^ (uint64_t)rand_r(seed)) % max : 0;
+}
+
+/* On random traces (measured CPU or not, limits or not), every share is in
+ * [0, 1], explanations stay under their findings, the causes rank by share
+ * and the top-level shares sum to 1. */
+Test(findings, shares_sum_to_one_on_random_traces)
+{
+	static const char *const details[] = {
+		"inode_table", "directory_block", "bitmap", "extent_tree", "btree", "tree_lock",
+		"transaction", "delayed_items",	  "space",  "throttle",	   NULL
+	};
+	static const char *const locks[] = { "rwsem:W",	 "rwsem:R",  "mutex", "semaphore",
+					     "pcpu-sem", "rt-mutex", NULL };
+	static const char *const names[] = { "x+0x1", "jbd2_log_wait_commit+0xee (space)",
+					     "(no stack)", "y+0x2" };
+	unsigned seed = 17;
+
+	for (int iter = 0; iter < 1000; iter++) {
+		struct synth *x = synth_new();
+		struct probe_misc *m = &x->s->misc;
+
+		x->r.max_threads = 1 + (uint32_t)rnd(&seed, 64);
+		x->r.wall_ns = rnd(&seed, 10000 * MS);
+		if (rnd(&seed, 4))
+			set_busy(x, 1 + rnd(&seed, 900 * MS));
+		for (int i = (int)rnd(&seed, 5); i > 0; i--)
+			add_n(&x->s->sc[rnd(&seed, 300)].lat, 1 + (int)rnd(&seed, 50),
+			      1000 + rnd(&seed, 50 * MS));
+		for (int i = (int)rnd(&seed, 8); i > 0; i--) {
+			uint64_t ns = rnd(&seed, 400 * MS);
+			struct trace_wait_site *w =
+				site(x, names[rnd(&seed, 4)], (int)rnd(&seed, TC_COUNT),
+				     details[rnd(&seed, 11)], 1 + rnd(&seed, 9), ns);
+			w->lock = locks[rnd(&seed, 7)];
+			w->in_syscall_ns = rnd(&seed, ns + 1);
+			w->state = rnd(&seed, 2) ? PROBE_OFFCPU_BLOCKED : PROBE_OFFCPU_SLEEPING;
+		}
+		if (rnd(&seed, 2)) {
+			x->r.cpu.have = true;
+			x->r.cpu.user_ns = rnd(&seed, 500 * MS);
+			x->r.cpu.syscall_ns = rnd(&seed, 900 * MS);
+			x->r.cpu.kernel_other_ns = rnd(&seed, 100 * MS);
+		}
+		for (int k = 0; k < TCPU_COUNT; k++) {
+			x->r.cpu.samples_sys[k] = rnd(&seed, 3) ? 0 : rnd(&seed, 1000);
+			x->r.cpu.samples_other[k] = rnd(&seed, 3) ? 0 : rnd(&seed, 1000);
+		}
+		if (rnd(&seed, 2)) {
+			x->r.limits.cpu_quota = (double)rnd(&seed, 400) / 100;
+			x->r.limits.nr_throttled = rnd(&seed, 100);
+			x->r.limits.throttled_ns = rnd(&seed, 2000 * MS);
+		}
+		if (rnd(&seed, 2)) {
+			x->r.limits.mem_limit = rnd(&seed, 2) << 30;
+			x->r.limits.mem_failcnt = rnd(&seed, 3);
+			x->r.limits.mem_reclaim_pages = rnd(&seed, 3);
+		}
+		if (rnd(&seed, 3) == 0)
+			snprintf(x->r.limits.io_limit, sizeof x->r.limits.io_limit, "7:0 rbps=1");
+		add_n(&m->offcpu[PROBE_OFFCPU_BLOCKED], (int)rnd(&seed, 5), rnd(&seed, 300 * MS));
+		add_n(&m->offcpu[PROBE_OFFCPU_SLEEPING], (int)rnd(&seed, 5), rnd(&seed, 900 * MS));
+		add_n(&m->offcpu[PROBE_OFFCPU_PREEMPTED], (int)rnd(&seed, 5), rnd(&seed, 50 * MS));
+		add_n(&m->runq, (int)rnd(&seed, 5), rnd(&seed, 50 * MS));
+		m->busy_runq_ns = rnd(&seed, 3) ? 0 : rnd(&seed, 300 * MS);
+		m->busy_preempt_ns = rnd(&seed, 3) ? 0 : rnd(&seed, 300 * MS);
+		m->runq_traced_ns = rnd(&seed, 300 * MS);
+		m->wait_sites_lost_ns = rnd(&seed, 3) ? 0 : rnd(&seed, 50 * MS);
+		add_n(&m->ext4_ino_jump, rnd(&seed, 2) ? 2000 : 0, 60000);
+		add_n(&m->getdents_bytes, (int)rnd(&seed, 20), 0);
+		add_n(&m->getdents_bytes, (int)rnd(&seed, 200), 4096);
+		if (rnd(&seed, 2)) {
+			struct probe_dev_stat *d = dev(x, 7 << 20, true, rnd(&seed, 2));
+			add_n(&d->bio_lat, (int)rnd(&seed, 50), 1 + rnd(&seed, 8 * MS));
+			d->jbd2_commits = rnd(&seed, 200);
+			d->ext4_discards = rnd(&seed, 3);
+		}
+		verdict(x);
+		synth_free(x);
+	}
 }
 
 /* ---- classification of kernel stacks (innermost first) ---- */
@@ -692,9 +1329,24 @@ static int classify(const char *site_expected, const char *lock_expected, bool s
 	cr_assert_eq(space, space_expected);
 	return c;
 }
+#define FRAMES(...) \
+	(const char *const[]) \
+	{ \
+		__VA_ARGS__ \
+	}
+#define NFRAMES(...) (int)(sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(char *))
 #define CLASSIFY(site, lock, space, ...) \
-	classify(site, lock, space, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(char *), \
-		 (const char *const[]){ __VA_ARGS__ })
+	classify(site, lock, space, NFRAMES(__VA_ARGS__), FRAMES(__VA_ARGS__))
+/* the cause and the kind of wait of a stack */
+#define DETAIL(...) detail_of(NFRAMES(__VA_ARGS__), FRAMES(__VA_ARGS__))
+
+static const char *detail_of(int n, const char *const *frames)
+{
+	int site;
+	const char *lock;
+	bool space;
+	return wait_detail(frames, n, trace_classify(frames, n, &site, &lock, &space));
+}
 
 Test(classify, ext4_inode_table_read)
 {
@@ -756,9 +1408,13 @@ Test(classify, directory_rwsem)
 	cr_assert_eq(CLASSIFY("xfs_ilock+0x9d", "rwsem:R", false, "schedule+0x27",
 			      "rwsem_down_read_slowpath+0x1c0", "down_read+0x48", "xfs_ilock+0x9d"),
 		     TC_LOCK);
+	cr_assert_eq(CLASSIFY("ext4_orphan_add+0x40", "mutex", false, "schedule+0x27",
+			      "schedule_preempt_disabled+0x15", "__mutex_lock.constprop.0+0x2a1",
+			      "ext4_orphan_add+0x40", "ext4_evict_inode+0x1d0"),
+		     TC_LOCK);
 }
 
-Test(classify, btrfs_tree_lock_discard_writeback_reclaim_other)
+Test(classify, btrfs_tree_lock_discard_writeback_reclaim_peer)
 {
 	cr_assert_eq(CLASSIFY("__btrfs_tree_lock+0x28", "rwsem:W", false, "schedule+0x27",
 			      "rwsem_down_write_slowpath+0x23b", "down_write_nested+0x5c",
@@ -779,9 +1435,19 @@ Test(classify, btrfs_tree_lock_discard_writeback_reclaim_other)
 	cr_assert_eq(CLASSIFY("anon_pipe_read+0x393", NULL, false, "schedule+0x27",
 			      "anon_pipe_read+0x393", "vfs_read+0x397"),
 		     TC_PEER);
+}
+
+/* A FUSE request waits for its daemon: a cause of its own. */
+Test(classify, fuse_request_waits_for_the_daemon)
+{
 	cr_assert_eq(CLASSIFY("request_wait_answer+0x1c1", NULL, false, "schedule+0x27",
-			      "request_wait_answer+0x1c1", "fuse_simple_request+0x1a0"),
-		     TC_OTHER);
+			      "request_wait_answer+0x1c1", "fuse_simple_request+0x1a0",
+			      "fuse_unlink+0x6f", "vfs_unlink+0x11b"),
+		     TC_FUSE);
+	cr_assert_str_eq(trace_cause_id(TC_FUSE), "fuse");
+	cr_assert_str_eq(trace_cause_id(TC_OTHER), "other");
+	cr_assert_null(
+		DETAIL("schedule+0x27", "request_wait_answer+0x1c1", "fuse_simple_request+0x1a0"));
 }
 
 Test(classify, lock_callers)
@@ -792,20 +1458,106 @@ Test(classify, lock_callers)
 	cr_assert_eq(trace_caller_cause("xfs_buf_lock+0x2d", 0), TC_LOCK);
 }
 
-/* --no-callers: D waits without stacks are said to be unplaced, not "other". */
-Test(findings, waits_without_stacks)
-{
-	struct probe_snapshot *s = calloc(1, sizeof *s);
-	struct trace_result r = { .mode = "command", .total = s, .max_threads = 1 };
-	struct trace_finding f[TRACE_MAX_FINDINGS];
+/* ---- the kind of a wait (wait_detail) ---- */
 
-	set_busy(s, 1000 * MS);
-	site(&r, "(no stack)", TC_OTHER, 22, 100 * MS);
-	int n = trace_findings(&r, f, TRACE_MAX_FINDINGS);
-	expect(f, n, "other_waits", 0.1,
-	       "Blocked where no stack was recorded: the threads waited "
-	       "100.00 ms (22 waits); without --no-callers");
-	free(s);
+Test(detail, extent_tree_read_while_truncating)
+{
+	cr_assert_str_eq(DETAIL("__schedule+0x3a", "io_schedule+0x46", "bit_wait_io+0x11",
+				"__wait_on_bit+0x42", "out_of_line_wait_on_bit+0x8b",
+				"__wait_on_buffer+0x30", "ext4_read_bh+0x5a",
+				"__read_extent_tree_block+0x9d", "ext4_find_extent+0x1a6",
+				"ext4_ext_remove_space+0x1e5", "ext4_truncate+0x3b0"),
+			 "extent_tree");
+}
+
+/* The bitmap wait is innermost: the extent removal below it is why the
+ * blocks were freed, not what was read. */
+Test(detail, bitmap_read_while_freeing_blocks)
+{
+	cr_assert_str_eq(DETAIL("__schedule+0x3a", "io_schedule+0x46", "bit_wait_io+0x11",
+				"__wait_on_bit+0x42", "out_of_line_wait_on_bit+0x8b",
+				"__wait_on_buffer+0x30", "ext4_wait_block_bitmap+0x4c",
+				"ext4_mb_load_buddy_gfp+0x2b1", "ext4_free_blocks+0x6a4",
+				"ext4_ext_remove_space+0x8a1", "ext4_truncate+0x3b0"),
+			 "bitmap");
+}
+
+/* One first frame, two kinds: the site's name alone cannot tell them. */
+Test(detail, same_first_frame_two_kinds)
+{
+	const char *const extent[] = { "__schedule+0x3a",
+				       "io_schedule+0x46",
+				       "__wait_on_buffer+0x30",
+				       "ext4_read_bh+0x5a",
+				       "__read_extent_tree_block+0x9d",
+				       "ext4_find_extent+0x1a6" };
+	const char *const bitmap[] = { "__schedule+0x3a",
+				       "io_schedule+0x46",
+				       "__wait_on_buffer+0x30",
+				       "ext4_read_bh+0x5a",
+				       "ext4_read_inode_bitmap+0x1f1",
+				       "ext4_free_inode+0xa4" };
+	int s1, s2;
+	const char *lock;
+	bool space;
+
+	cr_assert_eq(trace_classify(extent, 6, &s1, &lock, &space), TC_META_READ);
+	cr_assert_eq(trace_classify(bitmap, 6, &s2, &lock, &space), TC_META_READ);
+	cr_assert_str_eq(extent[s1], bitmap[s2]);
+	cr_assert_str_eq(wait_detail(extent, 6, TC_META_READ), "extent_tree");
+	cr_assert_str_eq(wait_detail(bitmap, 6, TC_META_READ), "bitmap");
+}
+
+Test(detail, inode_table_read_for_a_write)
+{
+	cr_assert_str_eq(DETAIL("__schedule+0x3a", "io_schedule+0x46", "__wait_on_buffer+0x30",
+				"__ext4_get_inode_loc+0x1b2", "ext4_get_inode_loc+0x1c",
+				"ext4_reserve_inode_write+0x3f", "__ext4_mark_inode_dirty+0x5d"),
+			 "inode_table");
+}
+
+Test(detail, directory_block_read)
+{
+	cr_assert_str_eq(DETAIL("io_schedule+0x46", "__wait_on_buffer+0x30", "ext4_bread_batch+0x141",
+				"__ext4_find_entry+0x1c8", "ext4_lookup+0x8c", "__lookup_slow+0x81"),
+			 "directory_block");
+}
+
+Test(detail, dirty_page_throttle)
+{
+	cr_assert_str_eq(DETAIL("__schedule+0x3a", "schedule+0x27", "schedule_timeout+0x9e",
+				"io_schedule_timeout+0x1e", "balance_dirty_pages+0x2f1",
+				"balance_dirty_pages_ratelimited_flags+0x2d8",
+				"generic_perform_write+0x154"),
+			 "throttle");
+	cr_assert_null(DETAIL("io_schedule+0x46", "folio_wait_bit_common+0x13b",
+			      "folio_wait_writeback+0x2a", "__filemap_fdatawait_range+0xac"));
+}
+
+Test(detail, btrfs_kinds)
+{
+	cr_assert_str_eq(DETAIL("schedule+0x27", "wait_current_trans+0x1b0",
+				"start_transaction+0x28c", "btrfs_unlink+0x33"),
+			 "transaction");
+	cr_assert_str_eq(DETAIL("schedule+0x27", "btrfs_balance_delayed_items+0x90",
+				"btrfs_btree_balance_dirty+0x5a", "btrfs_unlink+0x80"),
+			 "delayed_items");
+	cr_assert_str_eq(DETAIL("schedule+0x27", "rwsem_down_write_slowpath+0x23b",
+				"down_write_nested+0x5c", "__btrfs_tree_lock+0x28",
+				"btrfs_search_slot+0x2f4"),
+			 "tree_lock");
+	cr_assert_str_eq(DETAIL("schedule+0x27", "handle_reserve_ticket+0x2a1",
+				"__reserve_bytes+0x3ca", "btrfs_reserve_metadata_bytes+0x1d"),
+			 "space");
+}
+
+/* A kind belongs to its cause: a metadata read's frames are no kind of
+ * writeback. */
+Test(detail, kinds_only_of_their_cause)
+{
+	const char *const read[] = { "__wait_on_buffer+0x30", "__ext4_get_inode_loc+0x1b2" };
+	cr_assert_null(wait_detail(read, 2, TC_WRITEBACK));
+	cr_assert_null(wait_detail(read, 2, TC_JOURNAL));
 }
 
 /* The delete's devices: an operand's filesystem (the operand is gone, its
