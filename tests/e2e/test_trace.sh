@@ -553,3 +553,71 @@ test_trace_says_when_processes_are_not_followed() {
 	[ "$n" -gt 0 ] || fail "no processes_not_traced in the JSON ($n)"
 	grep -q "processes not traced: more than 4096" report.txt || fail "report does not say it: $(head -5 report.txt)"
 }
+
+# cg_v1_dir CONTROLLER: this shell's cgroup directory in the v1 hierarchy
+# that holds CONTROLLER (co-mounted ones too), or nothing when none is mounted.
+cg_v1_dir() {
+	local mnt path
+	mnt=$(awk -v c="$1" '$0 ~ / - cgroup / { n = split($NF, o, ",")
+		for (i = 1; i <= n; i++) if (o[i] == c) { print $5; exit } }' /proc/self/mountinfo)
+	path=$(awk -F: -v c="$1" '{ n = split($2, o, ",")
+		for (i = 1; i <= n; i++) if (o[i] == c) { print $3; exit } }' /proc/self/cgroup)
+	[ -n "$mnt" ] && [ -n "$path" ] && echo "$mnt${path%/}"
+}
+
+# cg_remove DIR: kill what is left in the cgroup (only this test's
+# processes can be there) by pid, then remove it.
+cg_remove() {
+	local pid
+	[ -d "$1" ] || return 0
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		while read -r pid; do kill -9 "$pid" 2>/dev/null; done <"$1/cgroup.procs"
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# A CPU quota of 20% throttles a busy loop of one second, whatever the
+# machine's speed: the JSON names the cgroup, its quota and the throttling,
+# and a memory limit beside it. The cgroups are made below this shell's own
+# (nested, not moved out of any limit it is under); the tracer moves itself
+# in before it execs, so the command starts there from its first instruction.
+test_trace_reports_the_cgroups_limits() {
+	need_bpf
+	local cpu mem rc=0
+	cpu=$(cg_v1_dir cpu) || true
+	mem=$(cg_v1_dir memory) || true
+	{ [ -n "$cpu" ] && [ -f "$cpu/cpu.cfs_quota_us" ]; } || skip "no cgroup v1 cpu controller"
+	cpu=$cpu/adaptrm-test-$$
+	mkdir "$cpu"
+	on_exit cg_remove "$cpu"
+	echo 100000 >"$cpu/cpu.cfs_period_us"
+	echo 20000 >"$cpu/cpu.cfs_quota_us"
+	local procs=("$cpu/cgroup.procs")
+	if [ -n "$mem" ] && [ -f "$mem/memory.limit_in_bytes" ]; then
+		mem=$mem/adaptrm-test-$$
+		mkdir "$mem"
+		on_exit cg_remove "$mem"
+		echo 64M >"$mem/memory.limit_in_bytes"
+		procs+=("$mem/cgroup.procs")
+	else
+		mem=
+	fi
+	# shellcheck disable=SC2016 # the inner shell expands it
+	bash -c 'for f in "${@:2}"; do echo $$ >"$f" || exit 1; done
+		exec "$1" --trace --json t.json -- timeout 1 sh -c "while :; do :; done"' \
+		_ "$ADAPTRM" "${procs[@]}" >report.txt || rc=$?
+	expect_eq "$rc" 124 "the busy loop's timeout"
+	expect_eq "$(jq -r --arg d "$cpu" '.cgroups.cpu[] | select(.dir == $d) |
+		"\(.traced) \(.quota_us) \(.period_us)"' t.json)" "true 20000 100000" "the quota in the JSON"
+	local n
+	n=$(jq --arg d "$cpu" '.cgroups.cpu[] | select(.dir == $d) | .nr_throttled' t.json)
+	[ "$n" -gt 0 ] || fail "not throttled under a 20% quota: $(jq -c .cgroups.cpu t.json)"
+	[ "$(jq --arg d "$cpu" '.cgroups.cpu[] | select(.dir == $d) | .throttled_ns' t.json)" -gt 0 ] ||
+		fail "no throttled time"
+	grep -qF "  cpu $cpu: quota 20% of a CPU (cfs_quota_us 20000 / period 100000), throttled $n of " report.txt ||
+		fail "the report does not name the quota: $(sed -n '/^Cgroups/,$p' report.txt)"
+	[ -z "$mem" ] || expect_eq "$(jq -r --arg d "$mem" '.cgroups.memory[] | select(.dir == $d) | .limit_bytes' t.json)" \
+		67108864 "the memory limit in the JSON"
+}

@@ -1047,6 +1047,19 @@ static void json_controller(struct json_writer *w, const struct trace_result *r)
 	jw_end(w);
 }
 
+/* The cgroups' limits and what they did (cgroups.c). */
+static void text_cgroups(FILE *f, const struct trace_result *r)
+{
+	if (r->cgroups)
+		trace_cgroups_text(f, r->cgroups);
+}
+
+static void json_cgroups(struct json_writer *w, const struct trace_result *r)
+{
+	if (r->cgroups)
+		trace_cgroups_json(w, r->cgroups);
+}
+
 /* Both reports walk this list: a section is in both or in neither. */
 static const struct report_section {
 	const char *name;
@@ -1061,6 +1074,7 @@ static const struct report_section {
 	{ "wait_sites", text_wait_sites, json_wait_sites },
 	{ "runq", text_runq, json_runq },
 	{ "fs", text_fs, json_fs },
+	{ "cgroups", text_cgroups, json_cgroups },
 	{ "intervals", text_intervals, json_intervals },
 	{ "controller", text_controller, json_controller },
 };

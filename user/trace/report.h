@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "ctl/decision.h"
 #include "probes/probes.h"
+#include "trace/cgroups.h"
 #include "trace/findings.h"
 #include "trace/waits.h"
 
@@ -87,6 +88,9 @@ struct trace_result {
 	const char *controller; /* NULL: no controller ran */
 	const struct controller_decision *decisions;
 	size_t ndecisions;
+	/* the traced processes' cgroups: limits, throttling, pressure
+	 * (cgroups.h); NULL: not read */
+	const struct trace_cgroups *cgroups;
 	uint64_t interval_ns; /* --interval as asked (0: none) */
 	bool all;	      /* --all: every syscall's histogram in the text */
 	struct trace_cpu cpu;

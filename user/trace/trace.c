@@ -9,6 +9,7 @@
 #include "lib/msg.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
+#include "trace/cgroups.h"
 #include "trace/report.h"
 
 #include <dirent.h>
@@ -93,6 +94,17 @@ static void usage(int status)
 		"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n",
 		program_invoked, program_invoked, program_invoked, program_invoked);
 	exit(0);
+}
+
+/* The traced processes' cgroups (cgroups.h): read just before the probes
+ * start, so that in-process the reads are not traced themselves, and again
+ * after the final read of the probes. */
+static struct trace_cgroups cgroups;
+
+static void begin_cgroups(struct trace_result *r, const pid_t *pids, int n)
+{
+	trace_cgroups_begin(&cgroups, NULL, pids, n);
+	r->cgroups = &cgroups;
 }
 
 struct sampler {
@@ -226,6 +238,8 @@ static int finish(struct sampler *s)
 		return 1;
 	}
 	r->wall_ns = now_ns() - s->start_ns;
+	if (r->cgroups)
+		trace_cgroups_end(&cgroups);
 	/* the last, partial interval: the rows add up to the totals */
 	if (s->rows && s->interval_ns && final->time_ns > s->prev->time_ns)
 		add_row(s, final);
@@ -430,6 +444,7 @@ static int trace_command(char **cmd, double interval, unsigned flags)
 	free(path);
 	close(go[0]);
 	r.pid = pid;
+	begin_cgroups(&r, &pid, 1);
 	struct probes *p = start_probes(&pid, 1, flags);
 	if (!p) {
 		close(go[1]);
@@ -554,6 +569,7 @@ static void add_descendants(struct probes *p, pid_t pid)
 				if (pp == tree[i]) {
 					tree[n++] = (pid_t)q;
 					probes_add_pid(p, (pid_t)q);
+					trace_cgroups_add_pid(&cgroups, (pid_t)q);
 					added = true;
 					break;
 				}
@@ -585,6 +601,7 @@ static int trace_pid(pid_t pid, double interval, unsigned flags)
 		warn_errno(0, "--trace: process %d is a zombie", (int)pid);
 		return 1;
 	}
+	begin_cgroups(&r, &pid, 1);
 	struct probes *p = start_probes(&pid, 1, flags);
 	if (!p) {
 		return 1;
@@ -635,6 +652,7 @@ static int trace_self(int argc, char **argv, double interval, unsigned flags)
 		warn_errno(0, "missing operand");
 		options_usage(1);
 	}
+	begin_cgroups(&r, &r.pid, 1);
 	struct probes *p = start_probes(NULL, 0, flags);
 	if (!p) {
 		return 1;
