@@ -302,10 +302,13 @@ static void read_memory(const char *root, struct trace_cgroup *g)
 /* Every field of G from its files; what is not there stays unknown. */
 static void read_cgroup(const char *root, struct trace_cgroup *g)
 {
-	uint64_t *first = &g->quota_us, *last = &g->pgmajfault;
+	const uint64_t u = TRACE_CG_UNKNOWN;
 
-	for (uint64_t *v = first; v <= last; v++)
-		*v = TRACE_CG_UNKNOWN;
+	g->quota_us = g->period_us = g->nr_periods = g->nr_throttled = u;
+	g->throttled_ns = g->throttled_local_ns = u;
+	g->limit_bytes = g->high_bytes = g->usage_bytes = g->max_usage_bytes = g->failcnt = u;
+	g->events_high = g->events_max = g->events_oom = g->oom_kill = u;
+	g->pgscan = g->pgsteal = g->pgmajfault = u;
 	for (int i = 0; i < TRACE_PSI_COUNT; i++)
 		g->psi[i] = (struct trace_psi_total){ TRACE_CG_UNKNOWN, TRACE_CG_UNKNOWN };
 	switch (g->kind) {
@@ -567,14 +570,18 @@ static void psi_delta(struct trace_psi_total *s, const struct trace_psi_total *e
 	s->full_us = delta(s->full_us, e->full_us);
 }
 
-/* A device's counters: one that had no I/O at the start had no line. */
+/* A device's counters: one that had no I/O at the start had no line, its
+ * counters were zero then. */
 static void dev_delta(struct trace_cg_dev *d, const struct trace_cg_dev *s)
 {
-	uint64_t *v = &d->rios;
-	const uint64_t *sv = s ? &s->rios : NULL;
+	const struct trace_cg_dev zero = { .rios = 0, .wios = 0, .rbytes = 0, .wbytes = 0 };
 
-	for (int i = 0; i < 4; i++)
-		v[i] = delta(sv ? sv[i] : v[i] == TRACE_CG_UNKNOWN ? TRACE_CG_UNKNOWN : 0, v[i]);
+	if (!s)
+		s = &zero;
+	d->rios = delta(s->rios, d->rios);
+	d->wios = delta(s->wios, d->wios);
+	d->rbytes = delta(s->rbytes, d->rbytes);
+	d->wbytes = delta(s->wbytes, d->wbytes);
 }
 
 static void end_one(const char *root, struct trace_cgroup *g)
