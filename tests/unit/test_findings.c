@@ -412,8 +412,9 @@ Test(findings, directory_lock_contention)
 	directory_lock_case(x, 4);
 	cr_assert_eq(verdict(x), 2);
 	expect(x, "directory_lock_contention", 0.2,
-	       "Directory-lock contention: the threads waited 200.00 ms for the parent directory's "
-	       "i_rwsem, which every unlink takes for write (20 rwsem write waits, p99 ",
+	       "Directory-lock contention: the threads waited 200.00 ms, spinning and asleep, for "
+	       "the parent directory's i_rwsem, which every unlink takes for write (20 rwsem "
+	       "write waits, p99 ",
 	       "with up to 4 threads",
 	       "Fewer workers unlinking in one directory (one directory per worker)");
 	expect(x, "kernel_cpu", 0.8, "Running in the kernel");
@@ -660,11 +661,13 @@ Test(findings, journal_forced_by_other)
 {
 	struct synth *x = synth_new();
 	journal_commit_case(x, 100);
+	x->s->misc.other_syncs = 120; /* another process's fsyncs */
 	set_busy(x, 1 * MS);
 	cr_assert_eq(verdict(x), 2);
 	expect(x, "journal_forced_by_other", 0.2,
 	       "Journal commits forced by another process: the threads waited 200.00 ms for "
-	       "commits they did not ask for (they made no fsync; 100 commits in 1.0 s",
+	       "commits they did not ask for (they made no sync call; other processes made 120 "
+	       "while the journal committed 100 times in 1.0 s",
 	       "Find the process that syncs");
 	cr_assert(!has(x, "journal_commit_waits"));
 	synth_free(x);

@@ -315,6 +315,20 @@ int probes_add_pid(struct probes *p, pid_t pid)
 	return 0;
 }
 
+int probes_traced_tgids(struct probes *p, pid_t *out, int max)
+{
+	const struct bpf_map *m = p->skel->maps.tgids;
+	uint32_t key, next, *prev = NULL;
+	int n = 0;
+
+	while (n < max && bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+		key = next;
+		prev = &key;
+		out[n++] = (pid_t)key;
+	}
+	return n;
+}
+
 struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *err, size_t errlen)
 {
 	struct probes *p = calloc(1, sizeof *p);

@@ -87,6 +87,8 @@ int probes_check(char *why, size_t len);
 struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *err, size_t errlen);
 /* Trace one more process (e.g. a child forked stopped before exec). */
 int probes_add_pid(struct probes *p, pid_t pid);
+/* The processes traced now (up to MAX, in OUT): how many. */
+int probes_traced_tgids(struct probes *p, pid_t *out, int max);
 /* Counters since probes_start. Returns 0, or -errno. */
 int probes_read(struct probes *p, struct probe_snapshot *out);
 bool probes_group_attached(const struct probes *p, enum probe_group g);

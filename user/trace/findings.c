@@ -386,12 +386,27 @@ static double reads_sum(const struct finding_ctx *c)
 
 enum read_verdict { READS_KINDS, READS_THROTTLED, READS_SLOW_DEVICE };
 
+/* The cgroup's I/O limit is on a device the delete read from (or the
+ * device is not known). */
+static bool io_limit_here(const struct finding_ctx *c)
+{
+	const struct trace_limits *l = &c->r->limits;
+	if (!l->io_limit[0])
+		return false;
+	if (!l->io_dev)
+		return true;
+	for (int i = 0; i < c->r->ndevs; i++)
+		if (c->r->devs[i].traced && c->r->devs[i].dev == l->io_dev)
+			return true;
+	return false;
+}
+
 static enum read_verdict reads_verdict(const struct finding_ctx *c, double *service, double *per_wait)
 {
 	const struct probe_hist *bl = &c->dev.bio_lat;
 	*service = bl->count ? trace_quantile(bl, 0.5) : 0;
 	*per_wait = c->read_waits ? c->read_wait_ns / (double)c->read_waits : 0;
-	if (c->r->limits.io_limit[0] && c->read_wait_ns > 0 &&
+	if (io_limit_here(c) && c->read_wait_ns > 0 &&
 	    (bl->count < 3 || *per_wait > LIMITED_RATIO * *service))
 		return READS_THROTTLED;
 	if (*service > 0 && *per_wait > THROTTLE_RATIO * *service && bl->count >= 3)
@@ -635,7 +650,7 @@ static void device_reads(const struct finding_ctx *c, struct finding_sink *k)
 	enum read_verdict v = reads_verdict(c, &service, &per_wait);
 	if (v == READS_THROTTLED) {
 		k->id = "device_throttled";
-		if (l->io_limit[0])
+		if (io_limit_here(c))
 			add(k, sh(c, ns),
 			    "I/O throttle: the threads waited %s for %s reads (%llu waits, %s each on "
 			    "average) that the device serves in %s (p50): the cgroup %s limits them "
@@ -682,8 +697,7 @@ static bool commits_forced(const struct finding_ctx *c)
 	uint64_t syncs = sc[SYS_fsync].lat.count + sc[SYS_fdatasync].lat.count +
 			 sc[SYS_sync].lat.count + sc[SYS_syncfs].lat.count +
 			 sc[SYS_sync_file_range].lat.count;
-	return syncs == 0 && c->dev.jbd2_commits >= 3 &&
-	       2 * c->m->other_syncs >= c->dev.jbd2_commits;
+	return syncs == 0 && c->dev.jbd2_commits >= 3 && 2 * c->m->other_syncs >= c->dev.jbd2_commits;
 }
 
 static void journal(const struct finding_ctx *c, struct finding_sink *k)

@@ -58,6 +58,7 @@ struct trace_limits {
 	uint64_t mem_reclaim_pages; /* pages scanned for reclaim in the cgroup */
 	char io_cgroup[160];	    /* with an I/O throttle */
 	char io_limit[160];	    /* "7:0 read 400 IOPS", ... */
+	uint32_t io_dev;	    /* its device, kernel dev_t (0: not known) */
 };
 
 struct trace_result {

@@ -112,7 +112,8 @@ struct sampler {
 	struct probe_snapshot *prev, *cur, *delta;
 	const struct probe_snapshot *last; /* the most recent read */
 	uint64_t start_ns, interval_ns, next_ns;
-	bool rows; /* record --interval rows (not in-process) */
+	uint64_t cgroups_ns; /* when to look for the traced processes' cgroups again */
+	bool rows;	     /* record --interval rows (not in-process) */
 	struct trace_result *r;
 	int cap;
 };
@@ -159,6 +160,15 @@ static void sample(struct sampler *s, bool force)
 	if (probes_read(s->p, s->cur))
 		return;
 	s->last = s->cur;
+	if (s->rows && s->r->cgroups && now >= s->cgroups_ns) {
+		/* a child that moved itself into a cgroup (echo $$ > cgroup.procs;
+		 * exec rm) is in a cgroup the start did not see */
+		pid_t pids[64];
+		int n = probes_traced_tgids(s->p, pids, 64);
+		for (int i = 0; i < n; i++)
+			trace_cgroups_add_pid(&cgroups, pids[i]);
+		s->cgroups_ns = now + 200000000;
+	}
 	if (s->cur->nthreads > s->r->max_threads)
 		s->r->max_threads = s->cur->nthreads;
 	if (!due)
@@ -222,6 +232,68 @@ static int wait_command(struct sampler *s, pid_t pid)
 	return st;
 }
 
+static uint64_t known(uint64_t v)
+{
+	return v == TRACE_CG_UNKNOWN || v == TRACE_CG_NO_LIMIT ? 0 : v;
+}
+
+/* What the verdict needs of the cgroups (report.h's trace_limits): the
+ * tightest CPU quota that throttled (an ancestor's counts too), the memory
+ * limit that acted, the first device limit, each with its cgroup. */
+static void limits_of(const struct trace_cgroups *c, struct trace_limits *l)
+{
+	memset(l, 0, sizeof *l);
+	for (int i = 0; i < c->ncg; i++) {
+		const struct trace_cgroup *g = &c->cg[i];
+		if (g->kind == TRACE_CG_CPU && known(g->quota_us) && known(g->period_us)) {
+			double q = (double)g->quota_us / (double)g->period_us;
+			uint64_t th = known(g->throttled_ns);
+			if (!l->cpu_quota || th > l->throttled_ns ||
+			    (th == l->throttled_ns && q < l->cpu_quota)) {
+				l->cpu_quota = q;
+				l->nr_throttled = known(g->nr_throttled);
+				l->throttled_ns = th;
+				snprintf(l->cpu_cgroup, sizeof l->cpu_cgroup, "%s", g->dir);
+			}
+		} else if (g->kind == TRACE_CG_MEMORY && known(g->limit_bytes) &&
+			   (!l->mem_limit || known(g->failcnt) > l->mem_failcnt)) {
+			l->mem_limit = known(g->limit_bytes);
+			l->mem_failcnt =
+				known(g->failcnt) + known(g->events_max) + known(g->events_high);
+			l->mem_reclaim_pages = known(g->pgscan);
+			snprintf(l->mem_cgroup, sizeof l->mem_cgroup, "%s", g->dir);
+		} else if (g->kind == TRACE_CG_IO && !l->io_limit[0]) {
+			for (int d = 0; d < g->ndevs; d++) {
+				const struct trace_cg_dev *v = &g->devs[d];
+				char lim[128] = "";
+				size_t n = 0;
+				if (known(v->riops))
+					n += (size_t)snprintf(lim + n, sizeof lim - n,
+							      ", read %llu IOPS",
+							      (unsigned long long)v->riops);
+				if (known(v->wiops) && n < sizeof lim)
+					n += (size_t)snprintf(lim + n, sizeof lim - n,
+							      ", write %llu IOPS",
+							      (unsigned long long)v->wiops);
+				if (known(v->rbps) && n < sizeof lim)
+					n += (size_t)snprintf(lim + n, sizeof lim - n,
+							      ", read %llu B/s",
+							      (unsigned long long)v->rbps);
+				if (known(v->wbps) && n < sizeof lim)
+					snprintf(lim + n, sizeof lim - n, ", write %llu B/s",
+						 (unsigned long long)v->wbps);
+				if (!lim[0])
+					continue;
+				snprintf(l->io_limit, sizeof l->io_limit, "%u:%u%s", v->major,
+					 v->minor, lim + 1);
+				snprintf(l->io_cgroup, sizeof l->io_cgroup, "%s", g->dir);
+				l->io_dev = PROBE_MKDEV(v->major, v->minor);
+				break;
+			}
+		}
+	}
+}
+
 /* Finish: final read, callers, report on stdout (stderr for the in-process
  * delete so that rm -v output stays clean is not needed: rm prints on stdout
  * too, the report follows it), JSON file. Returns nonzero on a JSON write
@@ -238,8 +310,10 @@ static int finish(struct sampler *s)
 		return 1;
 	}
 	r->wall_ns = now_ns() - s->start_ns;
-	if (r->cgroups)
+	if (r->cgroups) {
 		trace_cgroups_end(&cgroups);
+		limits_of(&cgroups, &r->limits);
+	}
 	/* the last, partial interval: the rows add up to the totals */
 	if (s->rows && s->interval_ns && final->time_ns > s->prev->time_ns)
 		add_row(s, final);
