@@ -6,6 +6,7 @@
 #include "cli/progress.h"
 #include "cli/rm.h"
 #include "lib/msg.h"
+#include "lib/xalloc.h"
 #include "trace/trace.h"
 
 #include <errno.h>
@@ -24,6 +25,7 @@ static int close_stdout(int status)
 
 int main(int argc, char **argv)
 {
+	xalloc_fit_address_limit(); /* before any thread allocates */
 	progress_clock_start();
 	setlocale(LC_ALL, "");
 	msg_init(argv[0]);

@@ -69,8 +69,8 @@ make_flat() { # DIR N (DIR and its files may exist)
 make_tree() { # DIR NDIRS NFILES
 	python3 "$MKTREE" --parents --mode 666 "$1" tree "$2" "$3"
 }
-make_chain() { # DIR DEPTH
-	python3 "$MKTREE" --parents "$1" chain "$2"
+make_chain() { # DIR DEPTH [NFILES per level]
+	python3 "$MKTREE" --parents --mode 666 "$1" chain "$2" ${3:+"$3"}
 }
 
 # enter_ext4 TOOL SIZE: as root with TOOL installed, cd into a fresh ext4 of

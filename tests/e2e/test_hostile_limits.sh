@@ -48,6 +48,31 @@ test_hostile_as_64m_threads_64() { as_case 64 64; }
 test_hostile_as_128m_threads_64() { as_case 128 64; }
 test_hostile_as_256m_threads_64() { as_case 256 64; }
 
+# deep_as_case MIB [OPTION]...: a 20,000-deep chain with a file at each
+# level under prlimit --as=MIB goes whole, exit 0, as it does with GNU rm.
+# The engine keeps one small node per level (docs/design.md#bounded-memory),
+# which fits many times over; what did not fit was glibc's malloc arena per
+# thread, whose reservation fails under the limit and then leaves each of
+# that thread's allocations a page of its own.
+deep_as_case() {
+	no_sanitizer
+	command -v prlimit >/dev/null || skip "no prlimit"
+	local mib=$1 rc=0
+	shift
+	make_sentinel keep
+	local before
+	before=$(sentinel_sum keep)
+	make_chain c 20000 1
+	prlimit --as=$((mib << 20)) "$ADAPTRM" -rf --no-profile "$@" c 2>err || rc=$?
+	echo "--as=${mib}M${*:+ $*}: exit $rc, $(wc -l <err) messages"
+	check_messages err
+	expect_eq "$rc" 0 "exit status (messages: $(head -3 err))"
+	expect_gone c
+	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
+}
+test_hostile_as_64m_chain_20000() { deep_as_case 64; }
+test_hostile_as_256m_chain_20000_threads_64() { deep_as_case 256 --threads=64; }
+
 # nproc_case LIMIT: `ulimit -u LIMIT` as nobody (RLIMIT_NPROC counts the
 # user's threads; root is exempt) on a tree nobody owns, --threads=8: it
 # runs with the workers it could start (none: in the calling thread), says

@@ -7,7 +7,8 @@ empty, made with one mknod each. Used by the end-to-end tests
 
     mktree.py [OPTIONS] DIR flat N          N files in DIR
     mktree.py [OPTIONS] DIR tree NDIRS M    NDIRS directories of M files each
-    mktree.py [OPTIONS] DIR chain DEPTH     DIR/d/d/.../d, DEPTH levels
+    mktree.py [OPTIONS] DIR chain DEPTH [M] DIR/d/d/.../d, DEPTH levels, M files
+                                            in each (default 0)
 
 Names are f<i> and d<i>, i counting from --first (default 1); a chain's
 directories are all named d.
@@ -47,8 +48,8 @@ def main():
     a = ap.parse_args()
     if a.kind == "tree" and a.m is None:
         ap.error("tree needs NDIRS and M (files per directory)")
-    if a.kind != "tree" and a.m is not None:
-        ap.error("%s takes one count" % a.kind)
+    if a.kind == "flat" and a.m is not None:
+        ap.error("flat takes one count")
 
     if a.parents:
         os.makedirs(a.dir, exist_ok=True)
@@ -65,6 +66,7 @@ def main():
             os.close(dfd)
     else:
         for _ in range(a.n):
+            files(fd, a.m or 0, a.first, a.mode, False)
             os.mkdir("d", dir_fd=fd)
             nfd = os.open("d", DIR_FLAGS, dir_fd=fd)
             os.close(fd)

@@ -2,7 +2,9 @@
 #include "lib/msg.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static void *check(void *p)
 {
@@ -26,4 +28,21 @@ void *xrealloc(void *p, size_t n)
 char *xstrdup(const char *s)
 {
 	return check(strdup(s));
+}
+
+/* glibc gives a thread that allocates while the other arenas are busy an
+ * arena of its own, and each arena first reserves 64 MiB of address space
+ * (twice that for a moment, to align it). Under an address-space limit the
+ * reservation fails, and glibc then serves every allocation of that thread
+ * with an mmap of its own: a whole page for each directory node, so the
+ * nodes of a deep chain exhausted the limit long before their bytes did.
+ * One shared arena has no reservation to fail; the engine allocates per
+ * directory, never per file, so its lock is seldom contended. */
+void xalloc_fit_address_limit(void)
+{
+#ifdef M_ARENA_MAX
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		mallopt(M_ARENA_MAX, 1);
+#endif
 }

@@ -8,4 +8,8 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 
+/* Under an address-space limit (prlimit --as, ulimit -v), have every thread
+ * allocate from one malloc arena. Call before the process starts threads. */
+void xalloc_fit_address_limit(void);
+
 #endif

@@ -13,6 +13,7 @@
 #include "lib/env.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
+#include "lib/xalloc.h"
 #include "mpi/transport_mpi.h"
 
 #include <locale.h>
@@ -67,6 +68,7 @@ static void check_usage(const struct rm_options *o, int rank)
 
 int main(int argc, char **argv)
 {
+	xalloc_fit_address_limit(); /* before MPI or we start any thread */
 	progress_clock_start();
 	setlocale(LC_ALL, "");
 	msg_init(argv[0]);
