@@ -104,6 +104,51 @@ Test(dirnode, budget_lru_and_dotdot_reopen)
 	dnode_free(anchor);
 }
 
+/* With every fd of a chain closed, the deepest directory is re-opened by
+ * walking down from the anchor, verifying each level; deeper than the
+ * segment dirnode.c walks at a time when it has no memory for the path. */
+Test(dirnode, reopen_walks_down_a_deep_chain)
+{
+	enum { DEPTH = 150 };
+	char path[4096];
+	int len = snprintf(path, sizeof path, "%s", tmpl);
+	for (int i = 0; i < DEPTH; i++) {
+		len += snprintf(path + len, sizeof path - len, "/d");
+		cr_assert_eq(mkdir(path, 0755), 0);
+	}
+	struct fdcache c;
+	fdc_init(&c, 1);
+	struct dnode *anchor = dnode_new(NULL, "", 0);
+	dnode_init_anchor(anchor, topfd);
+	int base = nopen_fds();
+	struct dnode *nodes[DEPTH];
+	struct dnode *cur = anchor;
+	for (int i = 0; i < DEPTH; i++) {
+		nodes[i] = open_child(&c, cur, "d");
+		fdc_put(&c, nodes[i]);
+		cur = nodes[i];
+	}
+	for (int i = 0; i < DEPTH; i++)
+		fdc_drop(&c, nodes[i]);
+	cr_assert_eq(nopen_fds(), base, "fds left open");
+	uint64_t before = atomic_load(&c.reopens);
+	int err = 0;
+	int fd = fdc_get(&c, nodes[DEPTH - 1], &err);
+	cr_assert_neq(fd, -1, "re-open: %s", strerror(err));
+	struct stat st;
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_assert_eq(st.st_ino, nodes[DEPTH - 1]->ino, "re-opened the wrong directory");
+	cr_assert_eq(atomic_load(&c.reopens) - before, DEPTH, "not one verified open per level");
+	fdc_put(&c, nodes[DEPTH - 1]);
+	cr_assert_leq(nopen_fds() - base, 2, "the walk kept more than the budget open");
+	for (int i = DEPTH - 1; i >= 0; i--) {
+		fdc_drop(&c, nodes[i]);
+		dnode_free(nodes[i]);
+	}
+	fdc_destroy(&c);
+	dnode_free(anchor);
+}
+
 /* A directory swapped after it was evicted is refused with ESTALE. */
 Test(dirnode, swapped_directory_is_estale)
 {

@@ -260,31 +260,44 @@ int fdc_get(struct fdcache *c, struct dnode *n, int *err)
 	pin_locked(a);
 	pthread_mutex_unlock(&c->lock);
 
-	struct dnode **path = malloc((depth ? depth : 1) * sizeof(*path));
+	/* The levels below A, top first: all of them in one array if it can be
+	 * had, else PATH_SEGMENT at a time in one on the stack, each segment
+	 * found by walking up from N again. A re-open must not fail for want
+	 * of memory that grows with the depth. */
+	enum { PATH_SEGMENT = 64 };
+	struct dnode *segment[PATH_SEGMENT];
+	size_t cap = depth;
+	struct dnode **path = depth > PATH_SEGMENT ? malloc(depth * sizeof(*path)) : NULL;
 	if (!path) {
-		fdc_put(c, a);
-		*err = ENOMEM;
-		return -1;
+		path = segment;
+		cap = PATH_SEGMENT;
 	}
-	size_t i = depth;
-	for (struct dnode *p = n; i > 0; p = p->parent)
-		path[--i] = p;
 
 	/* Walk down, one verified openat per level, keeping what we open: the
 	 * levels just above N are the ones the next tasks will want. */
 	int fd = a->fd;
 	struct dnode *held = a;
-	for (i = 0; i < depth; i++) {
-		int nfd = open_verified(c, fd, path[i]->name, path[i], err);
-		if (nfd < 0) {
-			fd = -1;
-			break;
+	for (size_t done = 0; done < depth && fd != -1;) {
+		size_t seg = depth - done < cap ? depth - done : cap;
+		struct dnode *p = n;
+		for (size_t below = depth - done - seg; below > 0; below--)
+			p = p->parent;
+		for (size_t i = seg; i > 0; p = p->parent)
+			path[--i] = p;
+		for (size_t i = 0; i < seg; i++) {
+			int nfd = open_verified(c, fd, path[i]->name, path[i], err);
+			if (nfd < 0) {
+				fd = -1;
+				break;
+			}
+			fd = fdc_install(c, path[i], nfd);
+			fdc_put(c, held);
+			held = path[i];
 		}
-		fd = fdc_install(c, path[i], nfd);
-		fdc_put(c, held);
-		held = path[i];
+		done += seg;
 	}
-	free(path);
+	if (path != segment)
+		free(path);
 	if (fd == -1)
 		fdc_put(c, held);
 	return fd;

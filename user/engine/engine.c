@@ -162,6 +162,14 @@ static uintptr_t pop_task(struct worker *w)
 	struct engine *e = w->e;
 	uintptr_t n = 0;
 	pthread_mutex_lock(&e->qlock);
+	if (w->busy) {
+		/* a task ended: it may have freed what a waiter needs */
+		w->busy = false;
+		e->busy--;
+		e->tasks_ended++;
+		if (e->mem_waiters > 0)
+			pthread_cond_broadcast(&e->mem_cond);
+	}
 	for (;;) {
 		if (e->shutdown || e->stop)
 			break;
@@ -171,6 +179,10 @@ static uintptr_t pop_task(struct worker *w)
 		int cap = atomic_load_explicit(&e->knobs.thread_cap, memory_order_relaxed);
 		if (cap > 0 && cap < active)
 			active = cap;
+		/* Out of memory once: a serial walk from here on holds the
+		 * fewest nodes (one path, depth-first) and buffers. */
+		if (e->mem_short)
+			active = 1;
 		active += e->lane_extra;
 		if (active != e->seen_active) {
 			/* the controller moved the limit: let parked workers re-check */
@@ -185,6 +197,8 @@ static uintptr_t pop_task(struct worker *w)
 			n = e->stack[--e->qlen];
 			if (e->qlen == 0)
 				e->waited_ns += waited_long(now_ns() - e->waiting_since);
+			w->busy = true;
+			e->busy++;
 			break;
 		}
 		e->idle++;
@@ -193,6 +207,31 @@ static uintptr_t pop_task(struct worker *w)
 	}
 	pthread_mutex_unlock(&e->qlock);
 	return n;
+}
+
+/* Out of memory in a task. From then on one worker takes tasks (pop_task:
+ * mem_short), and the others park as their tasks end, releasing what those
+ * tasks held. While another worker is still running a task (and not waiting
+ * here itself), wait for some task to end and say to try again. With nobody
+ * else at work the memory will not come back: false, and the caller fails
+ * what it could not allocate for. One worker never waits (nor does the
+ * caller's thread, which pop_task does not count). */
+static __attribute__((noinline)) bool wait_for_memory(struct worker *w)
+{
+	struct engine *e = w->e;
+	bool retry = false;
+	pthread_mutex_lock(&e->qlock);
+	e->mem_short = true;
+	if (w->busy && e->busy - 1 - e->mem_waiters > 0 && !e->stop && !e->halt) {
+		uint64_t seen = e->tasks_ended;
+		e->mem_waiters++;
+		while (e->tasks_ended == seen && !e->stop && !e->halt && !e->shutdown)
+			pthread_cond_wait(&e->mem_cond, &e->qlock);
+		e->mem_waiters--;
+		retry = e->tasks_ended != seen;
+	}
+	pthread_mutex_unlock(&e->qlock);
+	return retry;
 }
 
 /* ------------------------------------------------------------------ */
@@ -229,7 +268,10 @@ static void flush_newdirs(struct worker *w)
 {
 	if (w->order_subdirs && w->n_newdirs > 1)
 		qsort(w->newdirs, w->n_newdirs, sizeof(*w->newdirs), cmp_subdir_ino);
-	if (!push_tasks(w->e, w->newdirs, w->n_newdirs))
+	bool pushed = push_tasks(w->e, w->newdirs, w->n_newdirs);
+	while (!pushed && wait_for_memory(w))
+		pushed = push_tasks(w->e, w->newdirs, w->n_newdirs);
+	if (!pushed)
 		for (size_t i = 0; i < w->n_newdirs; i++)
 			subdir_lost(w, w->newdirs[i].n);
 	w->n_newdirs = 0;
@@ -421,21 +463,48 @@ static inline __attribute__((always_inline)) void file_removed(struct worker *w,
 		verbose_removed(w, d, name, false);
 }
 
+/* Room for one more subdirectory in the worker's list; false if out of
+ * memory. */
+static bool grow_newdirs(struct worker *w)
+{
+	size_t cap = w->cap_newdirs ? 2 * w->cap_newdirs : 64;
+	struct subdir *nd = realloc(w->newdirs, cap * sizeof(*nd));
+	if (!nd)
+		return false;
+	w->newdirs = nd;
+	w->cap_newdirs = cap;
+	return true;
+}
+
+/* The node of subdirectory NAME of D could not be allocated: try again each
+ * time another worker's task ends (wait_for_memory); NULL once nobody else
+ * is at work. */
+static __attribute__((noinline)) struct dnode *subdir_node_waiting(struct worker *w,
+								  struct dnode *d,
+								  const char *name)
+{
+	struct dnode *n = NULL;
+	while (!n && wait_for_memory(w))
+		n = dnode_try_new(d, name, strlen(name));
+	return n;
+}
+
 /* Subdirectory NAME (inode INO, 0 if unknown) of D becomes a task, pushed
  * with the buffer's others. */
 static void queue_subdir(struct worker *w, struct dnode *d, const char *name, uint64_t ino)
 {
 	if (w->n_newdirs == w->cap_newdirs) {
-		size_t cap = w->cap_newdirs ? 2 * w->cap_newdirs : 64;
-		struct subdir *nd = realloc(w->newdirs, cap * sizeof(*nd));
-		if (!nd) {
+		bool room = grow_newdirs(w);
+		while (!room && wait_for_memory(w))
+			room = grow_newdirs(w);
+		if (!room) {
 			subdir_no_memory(w, d, name);
 			return;
 		}
-		w->newdirs = nd;
-		w->cap_newdirs = cap;
 	}
 	struct dnode *child = dnode_try_new(d, name, strlen(name));
+	if (__builtin_expect(!child, 0))
+		child = subdir_node_waiting(w, d, name);
 	if (!child) {
 		subdir_no_memory(w, d, name);
 		return;
@@ -1098,15 +1167,18 @@ static uint64_t pass_limit(struct dnode *d, const struct stat *st)
 	return d->budget;
 }
 
-/* The worker's getdents64 buffer at the knob's size; out of memory, the one
- * it has (or the smallest). False if it has none. */
+/* The worker's getdents64 buffer at the knob's size. Out of memory, a
+ * smaller one (halved down to GETDENTS_MIN) beats none: it only costs more
+ * reads. A worker that has a buffer keeps it rather than shrink it, and
+ * tries a size once, not again for every directory. False if it has none. */
 static bool size_dbuf(struct worker *w, size_t want)
 {
-	if (want == w->dbuf_size)
+	if (want == w->dbuf_size || (want == w->dbuf_tried && w->dbuf))
 		return true;
+	w->dbuf_tried = want;
 	char *buf = malloc(want);
-	if (!buf && !w->dbuf) {
-		want = GETDENTS_MIN;
+	while (!buf && !w->dbuf && want > GETDENTS_MIN) {
+		want = want / 2 > GETDENTS_MIN ? want / 2 : GETDENTS_MIN;
 		buf = malloc(want);
 	}
 	if (!buf)
@@ -1501,6 +1573,7 @@ static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), 
 			/* wake everyone so they notice and leave their loops */
 			pthread_cond_broadcast(&e->work_cond);
 			pthread_cond_broadcast(&e->park_cond);
+			pthread_cond_broadcast(&e->mem_cond);
 			break;
 		}
 		if (!done(e, arg) && e->tick) {

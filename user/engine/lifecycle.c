@@ -7,12 +7,15 @@
 #include "lib/xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 static rlim_t fd_limit(void)
 {
@@ -79,11 +82,58 @@ void engine_mask_signals(sigset_t *old)
 #define WORKER_STACK (256u << 10)
 #endif
 
+/* What a worker takes beyond its stack: its getdents64 buffer and the
+ * arrays beside it, at their default sizes. */
+#define WORKER_BUFFERS (128u << 10)
+
+/* Under an address-space limit (prlimit --as, ulimit -v), the bytes of it
+ * not yet mapped, and the limit in *LIMIT; SIZE_MAX if there is no limit or
+ * the size cannot be read. */
+static size_t as_unmapped(size_t *limit)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return SIZE_MAX;
+	/* read into the stack: malloc may be what is short */
+	char buf[64];
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (len <= 0)
+		return SIZE_MAX;
+	buf[len] = '\0';
+	char *end;
+	unsigned long pages = strtoul(buf, &end, 10);
+	if (end == buf)
+		return SIZE_MAX;
+	size_t mapped = (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+	*limit = (size_t)rl.rlim_cur;
+	return mapped < *limit ? *limit - mapped : 0;
+}
+
+/* Whether worker number NTH (counting from 0) with a STACK-byte stack
+ * fits: under an address-space limit, half of the limit must stay unmapped
+ * after its stack and the buffers of every worker up to it (those already
+ * started may not have allocated theirs yet). A stack is mapped for as long
+ * as its thread lives, and the walk's nodes (one per pending directory) need
+ * the room more than the run needs another worker: fewer workers is the
+ * fallback, a directory that cannot be removed is not. */
+static bool worker_fits(int nth, size_t stack)
+{
+	size_t limit = 0, left = as_unmapped(&limit);
+	if (left == SIZE_MAX)
+		return true;
+	size_t need = stack + (size_t)(nth + 1) * WORKER_BUFFERS + limit / 2;
+	return left >= need;
+}
+
 /* Start workers up to N (threads are created when first wanted: a small
  * delete must not pay for 64 clones, and parked threads cost wakeups).
  * Returns how many run. Called with qlock held, or before any worker runs.
  * When a thread cannot be created (EAGAIN, ENOMEM: an address-space,
- * process-count or cgroup limit) the engine runs with those it has, says so
+ * process-count or cgroup limit), or would leave too little address space
+ * for the walk (worker_fits), the engine runs with those it has, says so
  * once, and never tries again; with none, the caller's thread does the work
  * (engine_remove_tree). */
 int engine_spawn_workers(struct engine *e, int n)
@@ -95,12 +145,15 @@ int engine_spawn_workers(struct engine *e, int n)
 	pthread_attr_init(&attr);
 	if (WORKER_STACK)
 		pthread_attr_setstacksize(&attr, WORKER_STACK);
+	size_t stack = 0;
+	pthread_attr_getstacksize(&attr, &stack);
 	sigset_t old;
 	engine_mask_signals(&old);
 	int want = n;
 	for (; have < n; have++) {
 		struct worker *w = &e->workers[have];
-		int rc = pthread_create(&w->thread, &attr, engine_worker_main, w);
+		int rc = worker_fits(have, stack) ? pthread_create(&w->thread, &attr, engine_worker_main, w) :
+					      ENOMEM;
 		if (rc == EINVAL) /* the stack is too small for this libc's TLS */
 			rc = pthread_create(&w->thread, NULL, engine_worker_main, w);
 		if (rc != 0) {
@@ -167,6 +220,7 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	pthread_mutex_init(&e->qlock, NULL);
 	pthread_cond_init(&e->work_cond, NULL);
 	pthread_cond_init(&e->park_cond, NULL);
+	pthread_cond_init(&e->mem_cond, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -212,6 +266,7 @@ void engine_destroy(struct engine *e)
 	e->shutdown = true;
 	pthread_cond_broadcast(&e->work_cond);
 	pthread_cond_broadcast(&e->park_cond);
+	pthread_cond_broadcast(&e->mem_cond);
 	pthread_mutex_unlock(&e->qlock);
 	lane_destroy(e->lane); /* it may remove directories: before the fd cache goes */
 	int started = atomic_load(&e->nstarted);
@@ -240,6 +295,7 @@ void engine_destroy(struct engine *e)
 	pthread_mutex_destroy(&e->qlock);
 	pthread_cond_destroy(&e->work_cond);
 	pthread_cond_destroy(&e->park_cond);
+	pthread_cond_destroy(&e->mem_cond);
 	pthread_cond_destroy(&e->done_cond);
 	free(e->workers);
 	free(e->stats);
@@ -303,6 +359,7 @@ bool engine_join_stopped(struct engine *e, unsigned timeout_ms)
 	e->stop = 1;
 	pthread_cond_broadcast(&e->work_cond);
 	pthread_cond_broadcast(&e->park_cond);
+	pthread_cond_broadcast(&e->mem_cond);
 	pthread_mutex_unlock(&e->qlock);
 	struct timespec dl;
 	clock_gettime(CLOCK_REALTIME, &dl); /* pthread_timedjoin_np's clock */
