@@ -72,6 +72,8 @@ deep_as_case() {
 }
 test_hostile_as_64m_chain_20000() { deep_as_case 64; }
 test_hostile_as_256m_chain_20000_threads_64() { deep_as_case 256 --threads=64; }
+# Too small for 64 workers' stacks and the chain's nodes: fewer workers.
+test_hostile_as_16m_chain_20000_threads_64() { deep_as_case 16 --threads=64; }
 
 # nproc_case LIMIT: `ulimit -u LIMIT` as nobody (RLIMIT_NPROC counts the
 # user's threads; root is exempt) on a tree nobody owns, --threads=8: it
