@@ -480,8 +480,7 @@ static bool grow_newdirs(struct worker *w)
  * time another worker's task ends (wait_for_memory); NULL once nobody else
  * is at work. */
 static __attribute__((noinline)) struct dnode *subdir_node_waiting(struct worker *w,
-								  struct dnode *d,
-								  const char *name)
+								   struct dnode *d, const char *name)
 {
 	struct dnode *n = NULL;
 	while (!n && wait_for_memory(w))

@@ -53,7 +53,7 @@ struct worker {
 	struct worker_stats *st;
 	char *dbuf; /* getdents64 buffer, reused for every directory */
 	size_t dbuf_size;
-	size_t dbuf_tried; /* the size last asked for (size_dbuf) */
+	size_t dbuf_tried;		   /* the size last asked for (size_dbuf) */
 	const struct linux_dirent64 **rev; /* the buffer's entries, to walk last-first */
 	size_t cap_rev;
 	struct subdir *newdirs; /* subdirectories found in the current buffer */
@@ -65,7 +65,7 @@ struct worker {
 	struct strbuf msg;   /* message / -v line being built */
 	struct strbuf path;  /* path of the entry being reported */
 	bool joined;
-	bool busy; /* popped a task and not yet back for the next (qlock) */
+	bool busy;	     /* popped a task and not yet back for the next (qlock) */
 	unsigned unlink_seq; /* unlinks so far, for sampling their time */
 	uint8_t big_mode;    /* enum big_mode of the unlinks being issued */
 	/* For splitting a shared directory so that the reader's next read
@@ -103,7 +103,6 @@ struct engine {
 	 * long enough for another worker to take it (WAIT_MIN_NS): the most
 	 * such a worker could have gained. Under qlock. */
 	uint64_t waited_ns, waiting_since;
-	int idle;	     /* active workers waiting for work */
 	/* Out of memory in a task (wait_for_memory): workers running a task,
 	 * tasks ended so far, and the workers waiting on mem_cond for one to
 	 * end. Under qlock. */
@@ -111,7 +110,8 @@ struct engine {
 	uint64_t tasks_ended;
 	int mem_waiters;
 	pthread_cond_t mem_cond;
-	bool mem_short; /* a task ran out of memory: one worker from then on */
+	int idle;	     /* active workers waiting for work */
+	bool mem_short;	     /* ran out of memory: one worker from then on (qlock) */
 	atomic_int in_chunk; /* workers removing a chunk right now */
 	int seen_active;     /* active_threads as the workers last saw it */
 	bool shutdown;

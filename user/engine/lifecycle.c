@@ -152,8 +152,9 @@ int engine_spawn_workers(struct engine *e, int n)
 	int want = n;
 	for (; have < n; have++) {
 		struct worker *w = &e->workers[have];
-		int rc = worker_fits(have, stack) ? pthread_create(&w->thread, &attr, engine_worker_main, w) :
-					      ENOMEM;
+		int rc = worker_fits(have, stack) ?
+				 pthread_create(&w->thread, &attr, engine_worker_main, w) :
+				 ENOMEM;
 		if (rc == EINVAL) /* the stack is too small for this libc's TLS */
 			rc = pthread_create(&w->thread, NULL, engine_worker_main, w);
 		if (rc != 0) {
