@@ -9,6 +9,9 @@
 #ifndef EEXIST
 #define EEXIST 17
 #endif
+#ifndef EFAULT
+#define EFAULT 14
+#endif
 
 /* include/linux/err.h: the largest errno a syscall returns as -errno */
 #ifndef MAX_ERRNO

@@ -8,7 +8,8 @@
  * Each tracepoint has two programs with one body: btf_NAME (tp_btf/NAME) and
  * raw_NAME (raw_tp/NAME); user space keeps one flavour per group. Bodies read
  * the arguments from the u64 context array and kernel memory with
- * BPF_CORE_READ, which works for both flavours. */
+ * BPF_CORE_READ, which works for both flavours. One perf_event program
+ * (cpu_sample) takes the on-CPU samples. */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
@@ -125,6 +126,41 @@ struct {
 	__type(value, struct probe_wait_val);
 } wait_sites SEC(".maps");
 
+/* Which traced thread runs on this CPU, and since when it has been
+ * accounted: set at switch in, moved on at every sys_enter and sys_exit,
+ * cleared at switch out and exit. Per CPU, not per thread, because the
+ * thread switching in is not current in sched_switch (no task storage of
+ * its own without a trusted pointer, which raw_tp lacks), and a running
+ * thread cannot leave its CPU without a switch out. */
+struct oncpu_slot {
+	__u64 since;
+	__u32 tid;
+	__u32 pad;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct oncpu_slot);
+} oncpu_slot SEC(".maps");
+
+/* On-CPU samples: their kernel stacks apart from the wait sites' (deeper,
+ * for flame graphs down to the syscall entry; and a profile of thousands
+ * of stacks must not crowd the waits out). */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, PROBE_CPU_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PROBE_CPU_STACK_DEPTH * sizeof(__u64));
+} cpu_stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROBE_CPU_STACKS);
+	__type(key, struct probe_cpu_key);
+	__type(value, __u64);
+} cpu_samples SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, PROBE_MAX_DEVS);
@@ -190,6 +226,35 @@ static __always_inline void count_lost(void)
 		__sync_fetch_and_add(&m->lost, 1);
 }
 
+/* Where an on-CPU piece ran (oncpu_cut) */
+enum { ON_USER, ON_SYSCALL, ON_WAIT_SYSCALL };
+
+/* End the current on-CPU piece of thread TID at NOW, add it to the
+ * counters of context WHERE, and start the next piece (KEEP) or leave the
+ * CPU (!KEEP). A piece whose start was not seen (the thread already ran when
+ * tracing began) starts here. Plain adds: per-CPU counters, and the programs
+ * that cut pieces do not interrupt one another on a CPU. */
+static __always_inline void oncpu_cut(__u32 tid, __u64 now, int where, bool keep)
+{
+	__u32 zero = 0;
+	struct oncpu_slot *c = bpf_map_lookup_elem(&oncpu_slot, &zero);
+	struct probe_misc *m;
+
+	if (!c)
+		return;
+	if (c->tid == tid && c->since && now > c->since && (m = misc_get())) {
+		__u64 d = now - c->since;
+
+		m->oncpu_ns += d;
+		if (where == ON_SYSCALL)
+			m->oncpu_syscall_ns += d;
+		else if (where == ON_WAIT_SYSCALL)
+			m->oncpu_wait_syscall_ns += d;
+	}
+	c->tid = keep ? tid : 0;
+	c->since = keep ? now : 0;
+}
+
 /* The counters of device DEV (kernel dev_t), created on first use. */
 static __always_inline struct probe_dev_stat *dev_get(__u32 dev)
 {
@@ -244,6 +309,10 @@ static __always_inline int do_exit(__u64 *ctx)
 
 	if (!traced(tgid))
 		return 0;
+	/* the last piece on CPU: the switch out that follows may no longer see
+	 * a traced tgid (the group's last thread removes it below); an exit is
+	 * in exit_group, exit or a fatal signal's kernel path */
+	oncpu_cut(tid, bpf_ktime_get_ns(), ON_SYSCALL, false);
 	bpf_map_delete_elem(&lock_start, &tid);
 	bpf_map_delete_elem(&offcpu_start, &tid);
 	m = misc_get();
@@ -314,6 +383,7 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 	if (nr == PROBE_NR_UNLINKAT) /* unlinkat(dirfd, path, flags) */
 		s->rmdir = ((btf ? regs->dx : PT_REGS_PARM3_CORE_SYSCALL(regs)) & AT_REMOVEDIR) != 0;
 	s->ts = bpf_ktime_get_ns();
+	oncpu_cut((__u32)id, s->ts, ON_USER, true);
 	return 0;
 }
 
@@ -332,6 +402,8 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 	delta = now - s->ts;
 	s->ts = 0;
 	nr = s->nr;
+	oncpu_cut((__u32)bpf_get_current_pid_tgid(), now,
+		  wait_sc[nr & (PROBE_NR_SYSCALLS - 1)] ? ON_WAIT_SYSCALL : ON_SYSCALL, true);
 	if (nr >= PROBE_NR_SYSCALLS)
 		return 0;
 	st = bpf_map_lookup_elem(&sc_stats, &nr);
@@ -485,6 +557,8 @@ __noinline int switch_ctx(__u32 tid, __u32 sleeping)
 
 	if (s && s->ts && s->nr < PROBE_NR_SYSCALLS && !wait_sc[s->nr & (PROBE_NR_SYSCALLS - 1)])
 		ctx |= PROBE_WAIT_IN_SYSCALL;
+	else if (s && s->ts)
+		ctx |= PROBE_WAIT_IN_WAIT_SC;
 	if (ls && (ls->sleep.lock || ls->spin.lock))
 		ctx |= PROBE_WAIT_IN_LOCK;
 	/* S waits in busy syscalls come by the hundred thousand (a pipe
@@ -603,11 +677,26 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 			stackid = wctx & PROBE_WAIT_SAMPLED ? bpf_get_stackid(ctx, &stacks, 0) :
 							      PROBE_STACK_UNSAMPLED;
 		now = bpf_ktime_get_ns();
+		oncpu_cut(ptid, now,
+			  wctx & PROBE_WAIT_IN_SYSCALL ? ON_SYSCALL :
+			  wctx & PROBE_WAIT_IN_WAIT_SC ? ON_WAIT_SYSCALL :
+							 ON_USER,
+			  false);
 		switch_out(ptid, kind, wctx, stackid, now);
 	}
 	ntid = BPF_CORE_READ(next, pid);
-	if (ntid && traced(BPF_CORE_READ(next, tgid)))
-		switch_in(ntid, prev_traced && ptid != ntid, now ? now : bpf_ktime_get_ns());
+	if (ntid && traced(BPF_CORE_READ(next, tgid))) {
+		__u32 zero = 0;
+		struct oncpu_slot *c = bpf_map_lookup_elem(&oncpu_slot, &zero);
+
+		if (!now)
+			now = bpf_ktime_get_ns();
+		if (c) {
+			c->tid = ntid;
+			c->since = now;
+		}
+		switch_in(ntid, prev_traced && ptid != ntid, now);
+	}
 	return 0;
 }
 
@@ -965,4 +1054,47 @@ SEC("tp_btf/block_rq_complete") int btf_block_rq_complete(__u64 *ctx)
 SEC("raw_tp/block_rq_complete") int raw_block_rq_complete(__u64 *ctx)
 {
 	return do_rq_complete(ctx);
+}
+
+/* ---- on-CPU samples (perf_event, cpu-clock, one event per CPU) ---- */
+
+/* A traced thread was on this CPU at a cpu-clock tick: count its kernel
+ * stack, or user mode, with the syscall it was in. Runs in the timer
+ * interrupt: current is the interrupted thread, and the stack is of the
+ * interrupted code. */
+SEC("perf_event") int cpu_sample(struct bpf_perf_event_data *ctx)
+{
+	struct probe_cpu_key k = { .stackid = -1 };
+	struct probe_misc *m;
+	struct sc_start *s;
+	__u64 *v, one = 1;
+
+	if (!current_traced())
+		return 0;
+	m = misc_get();
+	s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);
+	if (s && s->ts) {
+		k.nr = (__u16)(s->nr & (PROBE_NR_SYSCALLS - 1));
+		k.flags = wait_sc[k.nr] ? PROBE_CPU_IN_WAIT_SC : PROBE_CPU_IN_SYSCALL;
+	}
+	/* a tick in user mode has no kernel frames, which bpf_get_stackid
+	 * says with -EFAULT: the architecture-neutral user-mode test */
+	k.stackid = bpf_get_stackid(ctx, &cpu_stacks, 0);
+	if (k.stackid == -EFAULT)
+		k.flags |= PROBE_CPU_USER;
+	if (m) {
+		m->cpu_samples++;
+		if (k.flags & PROBE_CPU_USER)
+			m->cpu_samples_user++;
+		else if (k.stackid < 0)
+			m->cpu_samples_nostack++;
+	}
+	if (k.stackid < 0)
+		k.stackid = -1; /* one key for every sample without a stack */
+	v = bpf_map_lookup_elem(&cpu_samples, &k);
+	if (v)
+		__sync_fetch_and_add(v, 1);
+	else
+		bpf_map_update_elem(&cpu_samples, &k, &one, BPF_NOEXIST);
+	return 0;
 }

@@ -621,3 +621,78 @@ test_trace_reports_the_cgroups_limits() {
 	[ -z "$mem" ] || expect_eq "$(jq -r --arg d "$mem" '.cgroups.memory[] | select(.dir == $d) | .limit_bytes' t.json)" \
 		67108864 "the memory limit in the JSON"
 }
+
+# The on-CPU sampler (probe group oncpu, a perf_event program): skip where
+# it did not attach, fail instead under ADAPTRM_REQUIRE_BPF=1.
+need_oncpu() { # JSON
+	if [ "$(jq '.probes | index("oncpu") != null' "$1")" != true ]; then
+		[ "${ADAPTRM_REQUIRE_BPF:-0}" != 1 ] || fail "oncpu probes not attached: $(jq -c .notes "$1")"
+		skip "oncpu probes not attached: $(jq -c .notes "$1")"
+	fi
+}
+
+# Whole-time accounting and samples. Only structural facts: make check runs
+# beside CPU hogs, so no share of the wall time is asserted. A shell loop of
+# builtins runs in user mode: most of its samples are user-mode ones (the
+# loop gets at least a third of a CPU for 1 s, tens of samples at 199 Hz);
+# sleep 1 is off CPU sleeping far longer than on CPU.
+test_trace_oncpu_busy_loop_and_sleep() {
+	need_bpf
+	"$ADAPTRM" --trace --json b.json -- timeout 1 sh -c 'while :; do :; done' >report.txt ||
+		true # timeout's status 124
+	need_oncpu b.json
+	local s u on th sc
+	s=$(jq .oncpu.samples b.json)
+	u=$(jq .oncpu.samples_user b.json)
+	[ "$s" -gt 0 ] || fail "no samples of a 1 s busy loop"
+	[ $((2 * u)) -gt "$s" ] || fail "a user-mode loop: $u of $s samples in user mode"
+	on=$(jq .oncpu.oncpu_ns b.json)
+	th=$(jq .oncpu.thread_ns b.json)
+	sc=$(jq '.oncpu.syscall_ns + .oncpu.wait_syscall_ns + .oncpu.outside_syscall_ns' b.json)
+	[ "$on" -gt 0 ] || fail "no on-CPU time"
+	[ "$th" -ge "$on" ] || fail "thread time $th below on-CPU time $on"
+	expect_eq "$sc" "$on" "the on-CPU parts do not add up"
+	expect_eq "$(jq '.oncpu.offcpu_ns + .oncpu.oncpu_ns' b.json)" "$th" "on + off CPU is not the thread time"
+	grep -q '^On-CPU time of the traced threads' report.txt || fail "no on-CPU section"
+	grep -Eq '^  [0-9]+ samples at 199 Hz per CPU' report.txt || fail "no samples line"
+
+	"$ADAPTRM" --trace --json s.json -- sleep 1 >/dev/null
+	local sl
+	sl=$(jq .offcpu.sleeping_ns.total s.json)
+	on=$(jq .oncpu.oncpu_ns s.json)
+	[ "$sl" -gt "$on" ] || fail "sleep 1: sleeping $sl ns, on CPU $on ns"
+}
+
+# --folded: every line "stack count", on-CPU and off-CPU stacks (the reader
+# at the pipe's end sleeps in read, a busy syscall: an S wait site), sorted
+# by count; the JSON splits the on-CPU kernel samples by category.
+test_trace_folded_stacks() {
+	need_bpf
+	make_tree d 200 200
+	"$ADAPTRM" --trace --json t.json --folded f.txt -- sh -c 'rm -rfv d | cat >/dev/null' >/dev/null
+	expect_gone d
+	need_oncpu t.json
+	[ -s f.txt ] || fail "empty folded file"
+	local bad
+	bad=$(grep -cvE '^[^ ]+ [0-9]+$' f.txt || true)
+	expect_eq "$bad" 0 "lines not in the folded format: $(grep -vE '^[^ ]+ [0-9]+$' f.txt | head -3)"
+	grep -q '^oncpu;' f.txt || fail "no on-CPU stacks: $(head -3 f.txt)"
+	grep -Eq '^offcpu-[DS];' f.txt || fail "no off-CPU stacks: $(head -3 f.txt)"
+	grep -q '^oncpu;.*do_unlinkat' f.txt || fail "no unlink in the on-CPU stacks"
+	awk '{ print $NF }' f.txt | sort -c -rn || fail "not sorted by count"
+	expect_eq "$(jq '[.oncpu.kernel_categories[].share] | add | . > 0.999 and . < 1.001' t.json)" true \
+		"category shares do not sum to 1"
+}
+
+# rm -rf of a tmpfs tree spends most of its kernel time unlinking: the
+# unlink category is among the samples.
+test_trace_oncpu_unlink_category() {
+	need_bpf
+	make_tree d 100 1000
+	"$ADAPTRM" --trace --json t.json -- rm -rf d >report.txt
+	expect_gone d
+	need_oncpu t.json
+	[ "$(jq '[.oncpu.kernel_categories[] | select(.id == "unlink") | .samples] | add // 0' t.json)" -gt 0 ] ||
+		fail "no unlink samples: $(jq -c .oncpu t.json)"
+	grep -q '^  on-CPU kernel: .*unlink [0-9]*%' report.txt || fail "no category line: $(grep -A3 '^On-CPU' report.txt)"
+}

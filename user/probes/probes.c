@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,8 @@ static const struct tp_group tp_groups[] = {
 };
 
 static const char *const group_names[PROBE_G_COUNT] = {
-	"proc", "syscalls", "locks", "offcpu", "runq", "ext4", "jbd2", "xfs", "btrfs", "block",
+	"proc", "syscalls", "locks", "offcpu", "runq",	"ext4",
+	"jbd2", "xfs",	    "btrfs", "block",  "oncpu",
 };
 
 const char *probe_group_name(enum probe_group g)
@@ -59,6 +61,8 @@ struct probes {
 	struct bpf_link *links[64];
 	int nlinks;
 	bool attached[PROBE_G_COUNT];
+	struct bpf_link **cpu_links; /* the sampler's perf events, one per online CPU */
+	int ncpu_links;
 	int ncpus;
 	uint32_t base_threads, base_tgids;
 	void *buf; /* batch lookup values */
@@ -246,9 +250,10 @@ bool probe_is_wait_syscall(int nr)
 }
 
 /* Open the skeleton with one flavour per tracepoint; groups whose
- * tracepoints the kernel lacks (no btf_trace_NAME type) are not loaded. */
+ * tracepoints the kernel lacks (no btf_trace_NAME type) are not loaded,
+ * nor the sampler with NO_ONCPU. */
 static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned flags,
-				       const struct btf *vmlinux, bool group_ok[])
+				       const struct btf *vmlinux, bool group_ok[], bool no_oncpu)
 {
 	struct probes_bpf *skel = probes_bpf__open();
 	struct bpf_program *prog;
@@ -260,6 +265,8 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 		skel->rodata->wait_sc[nr] = probe_is_wait_syscall(nr);
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		group_ok[g] = group_wanted(flags, g);
+	if (no_oncpu)
+		group_ok[PROBE_G_ONCPU] = false;
 	for (size_t i = 0; vmlinux && i < sizeof tp_groups / sizeof *tp_groups; i++) {
 		char type[128];
 		snprintf(type, sizeof type, "btf_trace_%s", tp_groups[i].tp);
@@ -272,9 +279,81 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 		const char *tp = prog_tp(prog, &is_btf);
 		int g = tp ? group_of(tp) : -1;
 		bool load = g >= 0 && group_ok[g] && is_btf == use_btf;
+		if (prog == skel->progs.cpu_sample)
+			load = group_ok[PROBE_G_ONCPU];
 		bpf_program__set_autoload(prog, load);
 	}
 	return skel;
+}
+
+/* Open and load one flavour into p->skel; if that fails with the sampler,
+ * once more without it: a kernel may refuse the perf_event program alone,
+ * and the tracepoints matter more. Returns 0 or a negative errno. */
+static int load_flavour(struct probes *p, bool use_btf, unsigned flags, const struct btf *vmlinux,
+			bool group_ok[])
+{
+	int e;
+
+	p->skel = open_flavour(p, use_btf, flags, vmlinux, group_ok, false);
+	if (!p->skel)
+		return -ENOMEM;
+	e = probes_bpf__load(p->skel);
+	if (!e || !group_ok[PROBE_G_ONCPU])
+		return e;
+	probes_bpf__destroy(p->skel);
+	p->skel = open_flavour(p, use_btf, flags, vmlinux, group_ok, true);
+	e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
+	if (!e)
+		note(p, "oncpu probes dropped: the perf_event sampling program did not load");
+	return e;
+}
+
+static void detach_sampler(struct probes *p)
+{
+	while (p->ncpu_links > 0)
+		bpf_link__destroy(p->cpu_links[--p->ncpu_links]);
+	free(p->cpu_links);
+	p->cpu_links = NULL;
+}
+
+/* The on-CPU sampler: a cpu-clock event on every online CPU for every
+ * process (the program keeps the traced tgids), PROBE_CPU_SAMPLE_HZ each.
+ * A CPU that is offline (ENODEV) has none. Returns 0 or an errno. */
+static int attach_sampler(struct probes *p)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof a,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_freq = PROBE_CPU_SAMPLE_HZ,
+		.freq = 1,
+	};
+	int err = 0;
+
+	p->cpu_links = calloc(p->ncpus, sizeof *p->cpu_links);
+	if (!p->cpu_links)
+		return ENOMEM;
+	for (int cpu = 0; cpu < p->ncpus; cpu++) {
+		int fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENODEV)
+				continue;
+			err = errno;
+			break;
+		}
+		struct bpf_link *l = bpf_program__attach_perf_event(p->skel->progs.cpu_sample, fd);
+		if (!l) {
+			err = errno;
+			close(fd);
+			break;
+		}
+		p->cpu_links[p->ncpu_links++] = l;
+	}
+	if (!err && !p->ncpu_links)
+		err = ENODEV;
+	if (err)
+		detach_sampler(p);
+	return err;
 }
 
 static void count_threads(pid_t pid, uint32_t *n)
@@ -355,20 +434,17 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 	 * tracepoints this kernel lacks, then fall back to raw_tp
 	 * (ADAPTRM_BPF_RAW_TP=1 forces the fallback, for its tests). */
 	bool force_raw = env_flag(ENV_BPF_RAW_TP, 0);
-	p->skel = force_raw ? NULL : open_flavour(p, true, flags, NULL, group_ok);
+	p->skel = force_raw ? NULL : open_flavour(p, true, flags, NULL, group_ok, false);
 	e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
 	if (e) {
 		probes_bpf__destroy(p->skel);
 		p->skel = NULL;
 		vmlinux = btf__load_vmlinux_btf();
-		if (!force_raw) {
-			p->skel = open_flavour(p, true, flags, vmlinux, group_ok);
-			e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
-		}
+		if (!force_raw)
+			e = load_flavour(p, true, flags, vmlinux, group_ok);
 		if (e) {
 			probes_bpf__destroy(p->skel);
-			p->skel = open_flavour(p, false, flags, vmlinux, group_ok);
-			e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
+			e = load_flavour(p, false, flags, vmlinux, group_ok);
 			if (!e)
 				note(p, "tp_btf programs did not load; using raw_tp");
 		}
@@ -392,9 +468,17 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 		int ferr = 0;
 
 		if (!group_ok[g]) {
-			if (group_wanted(flags, g))
+			if (group_wanted(flags, g) && g != PROBE_G_ONCPU)
 				note(p, "%s probes unavailable: tracepoints missing in this kernel",
 				     group_names[g]);
+			continue;
+		}
+		if (g == PROBE_G_ONCPU) {
+			ferr = attach_sampler(p);
+			if (ferr)
+				note(p, "oncpu probes dropped: cannot open cpu-clock perf events: %s",
+				     strerror(ferr));
+			p->attached[g] = !ferr;
 			continue;
 		}
 		bpf_object__for_each_program(prog, p->skel->obj)
@@ -477,6 +561,7 @@ void probes_stop(struct probes *p)
 {
 	if (!p)
 		return;
+	detach_sampler(p);
 	while (p->nlinks > 0)
 		bpf_link__destroy(p->links[--p->nlinks]);
 	probes_bpf__destroy(p->skel);
@@ -705,13 +790,20 @@ struct addr_set {
 	size_t n, cap;
 };
 
-static void add_stack(struct probes *p, int stackid, struct addr_set *a)
+/* The frames of sampled on-CPU stack STACKID into IPS (zeroed past the
+ * end); false if gone. */
+static bool cpu_stack_of(struct probes *p, int stackid, uint64_t ips[PROBE_CPU_STACK_DEPTH])
 {
-	uint64_t ips[PROBE_STACK_DEPTH];
+	uint32_t key = (uint32_t)stackid;
 
-	if (!stack_of(p, stackid, ips))
-		return;
-	for (int i = 0; i < PROBE_STACK_DEPTH && ips[i]; i++) {
+	memset(ips, 0, PROBE_CPU_STACK_DEPTH * sizeof *ips);
+	return stackid >= 0 && !bpf_map__lookup_elem(p->skel->maps.cpu_stacks, &key, sizeof key,
+						     ips, PROBE_CPU_STACK_DEPTH * sizeof *ips, 0);
+}
+
+static void add_addrs(const uint64_t *ips, int depth, struct addr_set *a)
+{
+	for (int i = 0; i < depth && ips[i]; i++) {
 		if (a->n == a->cap) {
 			size_t nc = a->cap ? 2 * a->cap : 256;
 			uint64_t *na = realloc(a->v, nc * sizeof *na);
@@ -724,7 +816,15 @@ static void add_stack(struct probes *p, int stackid, struct addr_set *a)
 	}
 }
 
-/* Names for the frames of the contended and wait-site stacks: asked of the
+static void add_stack(struct probes *p, int stackid, struct addr_set *a)
+{
+	uint64_t ips[PROBE_STACK_DEPTH];
+
+	if (stack_of(p, stackid, ips))
+		add_addrs(ips, PROBE_STACK_DEPTH, a);
+}
+
+/* Names for the frames of the contended, wait-site and on-CPU stacks: asked of the
  * kernel for just these addresses (ksym_bpf.h); /proc/kallsyms, which costs
  * ~55 ms of system time to read, only where that cannot run. Once. */
 static void name_stack_frames(struct probes *p)
@@ -750,6 +850,17 @@ static void name_stack_frames(struct probes *p)
 			k = next;
 			prev = &k;
 			add_stack(p, k.stackid, &a);
+		}
+	}
+	{
+		const struct bpf_map *m = p->skel->maps.cpu_samples;
+		struct probe_cpu_key k, next, *prev = NULL;
+		uint64_t ips[PROBE_CPU_STACK_DEPTH];
+		while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+			k = next;
+			prev = &k;
+			if (cpu_stack_of(p, k.stackid, ips))
+				add_addrs(ips, PROBE_CPU_STACK_DEPTH, &a);
 		}
 	}
 	size_t u = 0;
@@ -901,6 +1012,62 @@ int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
 	n = spread_unsampled(all, n);
 	*out = all;
 	return n;
+}
+
+static int cmp_cpu_sample(const void *a, const void *b)
+{
+	const struct probe_cpu_sample *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->stackid < y->stackid ? -1 : x->stackid > y->stackid;
+}
+
+int probes_cpu_samples(struct probes *p, struct probe_cpu_sample **out)
+{
+	const struct bpf_map *m = p->skel->maps.cpu_samples;
+	struct probe_cpu_key k, next, *prev = NULL;
+	struct probe_cpu_sample *all = NULL;
+	uint64_t v;
+	int n = 0, cap = 0;
+
+	*out = NULL;
+	if (!p->attached[PROBE_G_ONCPU] || bpf_map__get_next_key(m, NULL, &next, sizeof next))
+		return 0;
+	name_stack_frames(p);
+	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
+			continue;
+		if (n == cap) {
+			int nc = cap ? 2 * cap : 64;
+			struct probe_cpu_sample *na = realloc(all, nc * sizeof *na);
+			if (!na)
+				break;
+			all = na;
+			cap = nc;
+		}
+		struct probe_cpu_sample *c = &all[n++];
+		*c = (struct probe_cpu_sample){ .stackid = k.stackid,
+						.flags = k.flags,
+						.nr = k.nr,
+						.count = v };
+		cpu_stack_of(p, k.stackid, c->ips);
+	}
+	if (n)
+		qsort(all, n, sizeof *all, cmp_cpu_sample);
+	*out = all;
+	return n;
+}
+
+uint64_t probe_thread_ns(const struct probe_snapshot *s)
+{
+	uint64_t t = s->misc.oncpu_ns;
+
+	for (int k = 0; k < PROBE_OFFCPU_KINDS; k++)
+		t += s->misc.offcpu[k].total;
+	return t;
 }
 
 /* For trace: the symbol table the callers and wait sites were named with. */

@@ -11,6 +11,7 @@
  *	hist_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.99)     // ns
  *	probe_lock_wait_ns(d, PROBE_LCB_F_WRITE)                // rwsem write waits
  *	d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total              // ns in D
+ *	d->misc.oncpu_ns, probe_thread_ns(d)                    // on CPU, whole
  *	probes_stop(p);
  *
  * probes_read() costs three batch lookups of per-CPU arrays (about 200 KB
@@ -39,6 +40,7 @@ enum probe_group {
 	PROBE_G_XFS,
 	PROBE_G_BTRFS,
 	PROBE_G_BLOCK,
+	PROBE_G_ONCPU, /* perf_event cpu-clock sampling: on-CPU kernel stacks */
 	PROBE_G_COUNT,
 };
 const char *probe_group_name(enum probe_group g);
@@ -156,6 +158,28 @@ bool probes_wait_causes(struct probes *p, bool name_new, struct probe_wait_cause
 /* The symbol table that names the frames of callers and wait sites (after
  * probes_callers or probes_wait_sites), or NULL. */
 const struct ksyms *probes_ksyms(struct probes *p);
+/* The traced threads' whole time, on CPU plus off CPU (blocked, sleeping,
+ * preempted): derived from the same switches rather than measured from
+ * fork to exit, so that its parts add up to it exactly; it leaves out the
+ * wait of a new thread for its first run and any time before a thread's
+ * first event once tracing began. Needs the offcpu group. */
+uint64_t probe_thread_ns(const struct probe_snapshot *s);
+
+/* Every on-CPU sample since start (PROBE_G_ONCPU; walks a hash: for the
+ * final report), one entry per (kernel stack, context), most samples
+ * first: user-mode samples have stackid -1 and PROBE_CPU_USER, samples
+ * whose stack was not kept stackid -1 without it. ips[] is 0-terminated,
+ * innermost first. *OUT is malloc'd; returns how many (0 with *OUT NULL
+ * when none or on error). */
+struct probe_cpu_sample {
+	int stackid;
+	unsigned flags; /* PROBE_CPU_* */
+	unsigned nr;	/* the syscall in flight, with PROBE_CPU_IN_SYSCALL or _IN_WAIT_SC */
+	uint64_t count;
+	uint64_t ips[PROBE_CPU_STACK_DEPTH];
+};
+int probes_cpu_samples(struct probes *p, struct probe_cpu_sample **out);
+
 /* Syscalls that wait for something else (children, events, time, other
  * threads): their off-CPU time is not the deleter's (x86-64 numbers). */
 bool probe_is_wait_syscall(int nr);

@@ -61,6 +61,7 @@ enum probe_offcpu_kind {
 #define PROBE_WAIT_IN_SYSCALL 0x1 /* in a syscall that is not a wait (busy time) */
 #define PROBE_WAIT_IN_LOCK 0x2	  /* between contention_begin and contention_end */
 #define PROBE_WAIT_SAMPLED 0x4	  /* (BPF only) this S wait gets a stack */
+#define PROBE_WAIT_IN_WAIT_SC 0x8 /* (BPF only) in a syscall that waits (wait_sc[]) */
 /* S waits inside busy syscalls: a stack for a thread's first, then 1 in
  * PROBE_S_SAMPLE; the others are keyed by this stack id and user space
  * spreads their time over the sampled sites (probes_wait_sites) */
@@ -83,6 +84,20 @@ struct probe_misc {
 	unsigned long long wait_sites_lost, wait_sites_lost_ns; /* wait-site hash full */
 	/* fsync, fdatasync, sync, syncfs, sync_file_range by untraced processes */
 	unsigned long long other_syncs;
+	/* On-CPU time of the traced threads, switch in -> switch out (or exit),
+	 * cut at every sys_enter and sys_exit so that each piece goes to the
+	 * context it ran in: oncpu_ns is all of it, the two syscall parts are
+	 * inside busy and inside waiting syscalls (wait_sc[]), the rest ran
+	 * outside syscalls (user mode, and the page faults and interrupts
+	 * taken there). Together with offcpu[] it is the threads' whole time
+	 * (probe_thread_ns). */
+	unsigned long long oncpu_ns;
+	unsigned long long oncpu_syscall_ns;
+	unsigned long long oncpu_wait_syscall_ns;
+	/* On-CPU samples of traced threads (PROBE_G_ONCPU): all of them, those
+	 * taken in user mode, and those whose kernel stack was not kept (stack
+	 * map full, or a hash collision) */
+	unsigned long long cpu_samples, cpu_samples_user, cpu_samples_nostack;
 	/* ext4 (traced threads) */
 	struct probe_hist ext4_unlink;	 /* ext4_unlink_enter -> exit, ns */
 	struct probe_hist ext4_ino_jump; /* |inode - the thread's previous unlinked inode| */
@@ -124,6 +139,21 @@ struct probe_wait_val {
 	unsigned long long count;
 	unsigned long long total_ns;   /* off CPU: switch out -> switch in */
 	unsigned long long blocked_ns; /* switch out -> wakeup (the rest waited to run) */
+};
+
+/* On-CPU samples (PROBE_G_ONCPU): key and value of the cpu_samples hash
+ * (read at the end). A sample in user mode has no kernel stack. */
+#define PROBE_CPU_USER 0x1	 /* the sample hit user mode */
+#define PROBE_CPU_IN_SYSCALL 0x2 /* inside a busy syscall */
+#define PROBE_CPU_IN_WAIT_SC 0x4 /* inside a syscall that waits (wait_sc[]) */
+#define PROBE_CPU_STACK_DEPTH 48 /* frames kept per sampled stack */
+#define PROBE_CPU_STACKS 4096	 /* distinct sampled kernel stacks */
+#define PROBE_CPU_SAMPLE_HZ 199	 /* per CPU: off the 100/250/1000 Hz ticks */
+struct probe_cpu_key {
+	int stackid;	     /* kernel stack in the cpu_stacks map, or < 0 */
+	unsigned short nr;   /* the syscall in flight (with PROBE_CPU_IN_*) */
+	unsigned char flags; /* PROBE_CPU_* */
+	unsigned char pad;
 };
 
 /* Filesystem and block events of one device (kernel dev_t encoding: major

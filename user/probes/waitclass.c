@@ -1,5 +1,6 @@
 /* Wait causes from kernel stacks (waitclass.h). */
 #include "probes/waitclass.h"
+#include "probes/frames.h"
 #include "probes/probes.h"
 
 #include <stddef.h>
@@ -36,30 +37,6 @@ const char *wait_cause_id(int c)
 const char *wait_cause_name(int c)
 {
 	return c >= 0 && c < WAIT_COUNT ? cause_names[c] : "?";
-}
-
-/* NAME (up to "+0x") equals PAT, or starts with it when PAT ends in '*'. */
-static bool match(const char *name, size_t len, const char *pat)
-{
-	size_t pl = strlen(pat);
-
-	if (pl && pat[pl - 1] == '*')
-		return len >= pl - 1 && !strncmp(name, pat, pl - 1);
-	return len == pl && !strncmp(name, pat, pl);
-}
-
-static bool match_any(const char *name, size_t len, const char *const *pats)
-{
-	for (; *pats; pats++)
-		if (match(name, len, *pats))
-			return true;
-	return false;
-}
-
-static size_t fn_len(const char *frame)
-{
-	const char *plus = strchr(frame, '+');
-	return plus ? (size_t)(plus - frame) : strlen(frame);
 }
 
 /* Scheduler, generic waiting and tracing frames: never a site. */
@@ -136,17 +113,17 @@ static const char *lock_of(const char *name, size_t len)
 					    "percpu_down_*", NULL };
 	static const char *const rt[] = { "rt_mutex*", "__rt_mutex*", NULL };
 
-	if (match_any(name, len, w))
+	if (frame_match_any(name, len, w))
 		return "rwsem:W";
-	if (match_any(name, len, r))
+	if (frame_match_any(name, len, r))
 		return "rwsem:R";
-	if (match_any(name, len, m))
+	if (frame_match_any(name, len, m))
 		return "mutex";
-	if (match_any(name, len, pcpu))
+	if (frame_match_any(name, len, pcpu))
 		return "pcpu-sem";
-	if (match_any(name, len, rt))
+	if (frame_match_any(name, len, rt))
 		return "rt-mutex";
-	if (match_any(name, len, sem))
+	if (frame_match_any(name, len, sem))
 		return "semaphore";
 	return NULL;
 }
@@ -317,39 +294,41 @@ int wait_classify(const char *const *frames, int n, int *site, const char **lock
 
 	*space = false;
 	for (; i < n; i++) {
-		size_t len = fn_len(frames[i]);
-		if (!match_any(frames[i], len, generic))
+		size_t len = frame_fn_len(frames[i]);
+		if (!frame_match_any(frames[i], len, generic))
 			break;
 		if (!lk)
 			lk = lock_of(frames[i], len);
-		if (match(frames[i], len, "__flush_work") || match(frames[i], len, "flush_work") ||
-		    match(frames[i], len, "flush_delayed_work"))
+		if (frame_match(frames[i], len, "__flush_work") ||
+		    frame_match(frames[i], len, "flush_work") ||
+		    frame_match(frames[i], len, "flush_delayed_work"))
 			flushed = true;
 	}
 	*site = i < n ? i : 0;
 	*lock = lk;
 	if (i >= n)
 		return lk ? WAIT_LOCK : WAIT_OTHER;
-	size_t len = fn_len(frames[i]);
+	size_t len = frame_fn_len(frames[i]);
 	if (lk) {
-		if (!strcmp(lk, "rwsem:W") && match_any(frames[i], len, dir_ops))
+		if (!strcmp(lk, "rwsem:W") && frame_match_any(frames[i], len, dir_ops))
 			return WAIT_DIR_LOCK;
-		if (match_any(frames[i], len, btrfs_lock_fns))
+		if (frame_match_any(frames[i], len, btrfs_lock_fns))
 			return WAIT_BTRFS;
 		return WAIT_LOCK;
 	}
 	/* xfs: destroy_inode -> __flush_work is the inode-GC throttle (the
 	 * xfs functions in between are inlined) */
-	if (flushed && (match(frames[i], len, "destroy_inode") || !strncmp(frames[i], "xfs_", 4)))
+	if (flushed &&
+	    (frame_match(frames[i], len, "destroy_inode") || !strncmp(frames[i], "xfs_", 4)))
 		return WAIT_XFS_INODEGC;
 	/* the strong causes first, from the top; block I/O and page faults
 	 * (submit_bio_wait, exc_page_fault) only when nothing below says
 	 * what the I/O or the fault was for */
 	int weak = -1;
 	for (int j = i; j < n; j++) {
-		size_t l = fn_len(frames[j]);
+		size_t l = frame_fn_len(frames[j]);
 		for (size_t r = 0; r < sizeof cause_rules / sizeof *cause_rules; r++)
-			if (match_any(frames[j], l, cause_rules[r].fns)) {
+			if (frame_match_any(frames[j], l, cause_rules[r].fns)) {
 				if (cause_rules[r].cause == WAIT_BLOCK_IO ||
 				    cause_rules[r].cause == WAIT_PAGE_FAULT) {
 					if (weak < 0)
@@ -358,9 +337,11 @@ int wait_classify(const char *const *frames, int n, int *site, const char **lock
 				}
 				if (cause_rules[r].cause == WAIT_JOURNAL)
 					for (int q = j; q < n; q++) {
-						size_t ql = fn_len(frames[q]);
-						if (match(frames[q], ql, "__jbd2_log_wait_for_space") ||
-						    match(frames[q], ql, "jbd2_log_do_checkpoint"))
+						size_t ql = frame_fn_len(frames[q]);
+						if (frame_match(frames[q], ql,
+								"__jbd2_log_wait_for_space") ||
+						    frame_match(frames[q], ql,
+								"jbd2_log_do_checkpoint"))
 							*space = true;
 					}
 				return cause_rules[r].cause;
@@ -371,11 +352,11 @@ int wait_classify(const char *const *frames, int n, int *site, const char **lock
 
 int wait_caller_cause(const char *n, unsigned flags)
 {
-	size_t len = fn_len(n);
+	size_t len = frame_fn_len(n);
 
-	if (flags == PROBE_LCB_F_WRITE && match_any(n, len, dir_ops))
+	if (flags == PROBE_LCB_F_WRITE && frame_match_any(n, len, dir_ops))
 		return WAIT_DIR_LOCK;
-	if (match_any(n, len, btrfs_lock_fns))
+	if (frame_match_any(n, len, btrfs_lock_fns))
 		return WAIT_BTRFS;
 	return WAIT_LOCK;
 }
@@ -425,10 +406,10 @@ static const struct detail_rule {
 const char *wait_detail(const char *const *frames, int n, int cause)
 {
 	for (int i = 0; i < n; i++) {
-		size_t l = fn_len(frames[i]);
+		size_t l = frame_fn_len(frames[i]);
 		for (size_t r = 0; r < sizeof detail_rules / sizeof *detail_rules; r++)
 			if (detail_rules[r].cause == cause &&
-			    match_any(frames[i], l, detail_rules[r].fns))
+			    frame_match_any(frames[i], l, detail_rules[r].fns))
 				return detail_rules[r].kind;
 	}
 	return NULL;
@@ -441,7 +422,7 @@ bool wait_stack_throttled(const char *const *frames, int n)
 		"wbt_wait",    "blk_mq_get_tag", NULL,
 	};
 	for (int i = 0; i < n; i++)
-		if (match_any(frames[i], fn_len(frames[i]), throttle))
+		if (frame_match_any(frames[i], frame_fn_len(frames[i]), throttle))
 			return true;
 	return false;
 }

@@ -888,11 +888,16 @@ static void overlayfs(const struct finding_ctx *c, struct finding_sink *k)
 	    trace_fmt_ns(hist_mean(u), b2, sizeof b2));
 }
 
+/* Evicting an empty inode is part of every unlink's cost; freeing is a
+ * cause of its own only where it outweighs the unlinks (files with data). */
+#define FREEING_OWN_SHARE 0.4
+
 static void extent_freeing(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
+	double unlink = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_FREEING];
 
-	if (c->kcpu[TCPU_FREEING] <= 0)
+	if (c->kcpu[TCPU_FREEING] <= 0 || c->kcpu[TCPU_FREEING] < FREEING_OWN_SHARE * unlink)
 		return;
 	add(k, sh(c, c->kcpu[TCPU_FREEING]),
 	    "Freeing data: %s on CPU evicting inodes and freeing their extents, blocks and "
@@ -909,10 +914,11 @@ static void page_faults(const struct finding_ctx *c, struct finding_sink *k)
 
 	if (ns <= 0)
 		return;
+	const char *site = top_site(c, TC_PAGE_FAULT, NULL);
 	add(k, sh(c, ns),
-	    "Page faults: %s in page faults (on CPU and waiting for pages, top site %s): the "
-	    "deleter touches memory it has not mapped yet, or mapped pages were evicted.",
-	    trace_fmt_ns(ns, b1, sizeof b1), top_site(c, TC_PAGE_FAULT, NULL));
+	    "Page faults: %s in page faults (on CPU and waiting for pages%s%s): the deleter "
+	    "touches memory it has not mapped yet, or mapped pages were evicted.",
+	    trace_fmt_ns(ns, b1, sizeof b1), *site ? ", top site " : "", site);
 }
 
 static void journal_cpu(const struct finding_ctx *c, struct finding_sink *k)
@@ -931,6 +937,8 @@ static void kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_snapshot *s = c->s;
 	double ns = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER];
+	if (c->kcpu[TCPU_FREEING] < FREEING_OWN_SHARE * (c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_FREEING]))
+		ns += c->kcpu[TCPU_FREEING]; /* the inodes' eviction, with their unlinks */
 	char b1[32], b2[32], b3[32], b4[32];
 	int top = -1;
 

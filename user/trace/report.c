@@ -6,6 +6,7 @@
 #include "probes/hist.h"
 #include "probes/syscall_names.h"
 #include "trace/findings.h"
+#include "trace/oncpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -595,6 +596,103 @@ static void json_offcpu(struct json_writer *w, const struct trace_result *r)
 	jw_end(w);
 }
 
+/* The traced threads' whole time, on and off CPU, and what the on-CPU
+ * kernel samples were doing, by category over 1% (evidence, not in the
+ * verdict). */
+static int cmp_cat(const void *a, const void *b, void *arg)
+{
+	const uint64_t *n = arg;
+	int x = *(const int *)a, y = *(const int *)b;
+
+	if (n[x] != n[y])
+		return n[x] < n[y] ? 1 : -1;
+	return x - y;
+}
+
+/* The kernel categories with samples, most first; returns how many. */
+static int cats_by_samples(const struct trace_result *r, int order[CPU_COUNT])
+{
+	int n = 0;
+
+	for (int c = 0; c < CPU_COUNT; c++)
+		if (c != CPU_USER && r->cpu_samples[c])
+			order[n++] = c;
+	qsort_r(order, n, sizeof *order, cmp_cat, (void *)r->cpu_samples);
+	return n;
+}
+
+static void text_oncpu(FILE *f, const struct trace_result *r)
+{
+	const struct probe_misc *m = &r->total->misc;
+	uint64_t on = m->oncpu_ns, busy = m->oncpu_syscall_ns, waitsc = m->oncpu_wait_syscall_ns;
+	uint64_t kernel = trace_cpu_kernel_samples(r);
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	int order[CPU_COUNT], n;
+
+	if (!r->attached[PROBE_G_OFFCPU])
+		return;
+	fprintf(f, "\nOn-CPU time of the traced threads\n");
+	fprintf(f,
+		"  %s on CPU of %s thread time: %s in busy syscalls, %s in waiting syscalls, "
+		"%s outside syscalls\n",
+		trace_fmt_ns((double)on, b1, sizeof b1),
+		trace_fmt_ns((double)probe_thread_ns(r->total), b2, sizeof b2),
+		trace_fmt_ns((double)busy, b3, sizeof b3),
+		trace_fmt_ns((double)waitsc, b4, sizeof b4),
+		trace_fmt_ns((double)(on > busy + waitsc ? on - busy - waitsc : 0), b5, sizeof b5));
+	if (!r->attached[PROBE_G_ONCPU])
+		return;
+	fprintf(f, "  %llu samples at %d Hz per CPU, %.0f%% in user mode", m->cpu_samples,
+		PROBE_CPU_SAMPLE_HZ,
+		m->cpu_samples ? 100.0 * (double)m->cpu_samples_user / (double)m->cpu_samples : 0);
+	if (m->cpu_samples_nostack)
+		fprintf(f, ", %llu without a kernel stack", m->cpu_samples_nostack);
+	fprintf(f, "\n");
+	if (!kernel)
+		return;
+	fprintf(f, "  on-CPU kernel:");
+	n = cats_by_samples(r, order);
+	for (int i = 0, shown = 0; i < n; i++) {
+		double share = (double)r->cpu_samples[order[i]] / (double)kernel;
+		if (share < 0.01)
+			continue;
+		fprintf(f, "%s %s %.0f%%", shown++ ? "," : "", cpu_cat_name(order[i]), 100 * share);
+	}
+	fprintf(f, " (of %llu kernel samples)\n", (unsigned long long)kernel);
+}
+
+static void json_oncpu(struct json_writer *w, const struct trace_result *r)
+{
+	const struct probe_misc *m = &r->total->misc;
+	uint64_t on = m->oncpu_ns, in_sc = m->oncpu_syscall_ns + m->oncpu_wait_syscall_ns;
+	uint64_t kernel = trace_cpu_kernel_samples(r);
+	int order[CPU_COUNT], n = cats_by_samples(r, order);
+
+	jw_object(w, "oncpu");
+	jw_uint(w, "oncpu_ns", on);
+	jw_uint(w, "syscall_ns", m->oncpu_syscall_ns);
+	jw_uint(w, "wait_syscall_ns", m->oncpu_wait_syscall_ns);
+	jw_uint(w, "outside_syscall_ns", on > in_sc ? on - in_sc : 0);
+	jw_uint(w, "offcpu_ns", probe_thread_ns(r->total) - on);
+	jw_uint(w, "thread_ns", probe_thread_ns(r->total));
+	jw_uint(w, "sample_hz", r->attached[PROBE_G_ONCPU] ? PROBE_CPU_SAMPLE_HZ : 0);
+	jw_uint(w, "samples", m->cpu_samples);
+	jw_uint(w, "samples_user", m->cpu_samples_user);
+	jw_uint(w, "samples_kernel", kernel);
+	jw_uint(w, "samples_no_stack", m->cpu_samples_nostack);
+	jw_array(w, "kernel_categories");
+	for (int i = 0; i < n; i++) {
+		jw_object(w, NULL);
+		jw_string(w, "id", cpu_cat_id(order[i]));
+		jw_string(w, "name", cpu_cat_name(order[i]));
+		jw_uint(w, "samples", r->cpu_samples[order[i]]);
+		jw_double(w, "share", (double)r->cpu_samples[order[i]] / (double)kernel);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_end(w);
+}
+
 /* The sum of the delete's devices (waits.h: trace_dev.traced). */
 static void traced_devs_total(const struct trace_result *r, struct probe_dev_stat *t)
 {
@@ -1071,6 +1169,7 @@ static const struct report_section {
 	{ "syscalls", text_syscalls, json_syscalls },
 	{ "locks", text_locks, json_locks },
 	{ "offcpu", text_offcpu, json_offcpu },
+	{ "oncpu", text_oncpu, json_oncpu },
 	{ "wait_sites", text_wait_sites, json_wait_sites },
 	{ "runq", text_runq, json_runq },
 	{ "fs", text_fs, json_fs },

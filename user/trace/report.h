@@ -4,6 +4,7 @@
 #define ADAPTRM_TRACE_REPORT_H
 #include <stdio.h>
 #include "ctl/decision.h"
+#include "probes/cpuclass.h"
 #include "probes/probes.h"
 #include "trace/cgroups.h"
 #include "trace/findings.h"
@@ -85,6 +86,10 @@ struct trace_result {
 					 * syscalls and outside lock waits, by cause */
 	struct trace_dev devs[PROBE_MAX_DEVS];
 	int ndevs;
+	/* on-CPU samples by category (trace/oncpu.h; CPU_USER: user mode);
+	 * the on-CPU and thread time themselves are in total->misc
+	 * (oncpu_ns, ...) and probe_thread_ns(total) */
+	uint64_t cpu_samples[CPU_COUNT];
 	/* -rf (mode "self"): the adaptive controller's summary and decisions */
 	const char *controller; /* NULL: no controller ran */
 	const struct controller_decision *decisions;

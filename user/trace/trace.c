@@ -10,6 +10,7 @@
 #include "probes/ksyms.h"
 #include "probes/probes.h"
 #include "trace/cgroups.h"
+#include "trace/oncpu.h"
 #include "trace/report.h"
 
 #include <dirent.h>
@@ -38,35 +39,65 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-/* --json FILE, opened (created or truncated) before anything runs, so that
- * a path that cannot be written stops us before the delete, not after it. */
-static FILE *json_file;
-static const char *json_path;
-static bool json_created;
+/* --json FILE and --folded FILE, opened (created or truncated) before
+ * anything runs, so that a path that cannot be written stops us before the
+ * delete, not after it. */
+struct out_file {
+	FILE *f;
+	const char *path;
+	bool created;
+};
+static struct out_file json_out, folded_out;
 
-/* At exit, a JSON file still open was never written (the probes did not
+/* At exit, an output file still open was never written (the probes did not
  * load, a usage error, die()): no empty file left behind where we made it. */
-static void drop_json(void)
+static void drop_out(struct out_file *o)
 {
-	if (!json_file)
+	if (!o->f)
 		return;
-	fclose(json_file);
-	json_file = NULL;
-	if (json_created)
-		unlink(json_path);
+	fclose(o->f);
+	o->f = NULL;
+	if (o->created)
+		unlink(o->path);
 }
 
-static void open_json(const char *path)
+static void drop_outputs(void)
 {
+	drop_out(&json_out);
+	drop_out(&folded_out);
+}
+
+static void open_out(struct out_file *o)
+{
+	static bool registered;
 	struct stat st;
-	json_path = path;
-	json_created = stat(path, &st) != 0;
-	json_file = fopen(path, "we");
-	if (!json_file) {
-		warn_errno(errno, "cannot write %s", path);
+
+	if (!o->path || o->f)
+		return;
+	o->created = stat(o->path, &st) != 0;
+	o->f = fopen(o->path, "we");
+	if (!o->f) {
+		warn_errno(errno, "cannot write %s", o->path);
 		exit(1);
 	}
-	atexit(drop_json);
+	if (!registered)
+		atexit(drop_outputs);
+	registered = true;
+}
+
+/* Close O after writing it (WRITE_ERR: the writer failed); nonzero on error. */
+static int close_out(struct out_file *o, bool write_err)
+{
+	int status = 0;
+
+	if (!o->f)
+		return 0;
+	if (fclose(o->f) || write_err) {
+		warn_errno(errno, "write error on %s", o->path);
+		status = 1;
+	}
+	o->f = NULL;
+	return status;
 }
 
 static void usage(int status)
@@ -77,7 +108,7 @@ static void usage(int status)
 		exit(status);
 	}
 	fprintf(f,
-		"Usage: %s --trace [--json FILE] [--interval SEC] [--no-callers] [--all] -- COMMAND [ARG]...\n"
+		"Usage: %s --trace [--json FILE] [--folded FILE] [--interval SEC] [--no-callers] [--all] -- COMMAND [ARG]...\n"
 		"  or:  %s --trace [OPTION]... -p PID\n"
 		"  or:  %s --trace [OPTION]... -rf DIR...   (adaptrm's own delete, traced in-process)\n"
 		"  or:  %s --trace --compare A.json B.json\n"
@@ -85,6 +116,11 @@ static void usage(int status)
 		"latency (strace -c style, with DTrace quantize histograms), lock\n"
 		"contention by type, off-CPU time, filesystem and block events, a verdict.\n\n"
 		"  --json FILE       also write everything as JSON (schema " TRACE_SCHEMA ")\n"
+		"  --folded FILE     write the traced threads' stacks in the folded format of\n"
+		"                    flame graphs (flamegraph.pl, inferno, speedscope), root\n"
+		"                    first: on-CPU kernel stacks sampled at %d Hz under 'oncpu'\n"
+		"                    ('oncpu;[user]' for user mode), counted in samples; off-CPU\n"
+		"                    wait stacks under 'offcpu-D' and 'offcpu-S', in microseconds\n"
 		"  --interval SEC    sample every SEC seconds and add a per-interval table\n"
 		"  --no-callers      do not record kernel stacks of contended locks\n"
 		"  --all             show the histogram of every syscall (default: the deletion\n"
@@ -92,7 +128,8 @@ static void usage(int status)
 		"  -p PID            attach to a running process and its descendants until\n"
 		"                    they exit or Ctrl-C\n"
 		"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n",
-		program_invoked, program_invoked, program_invoked, program_invoked);
+		program_invoked, program_invoked, program_invoked, program_invoked,
+		PROBE_CPU_SAMPLE_HZ);
 	exit(0);
 }
 
@@ -333,17 +370,16 @@ static int finish(struct sampler *s)
 	for (int i = 0; i < r->ncallers; i++)
 		ksyms_name(k, r->callers[i].ip, r->caller_names[i], sizeof r->caller_names[i]);
 	trace_collect_waits(s->p, r); /* after the callers: the verdict classifies them */
+	trace_collect_oncpu(s->p, r);
 
 	trace_report_text(stdout, r);
 	fflush(stdout);
-	if (json_file) {
-		trace_report_json(json_file, r);
-		if (fclose(json_file)) {
-			warn_errno(errno, "write error on %s", json_path);
-			status = 1;
-		}
-		json_file = NULL;
+	if (json_out.f) {
+		trace_report_json(json_out.f, r);
+		status |= close_out(&json_out, false);
 	}
+	if (folded_out.f)
+		status |= close_out(&folded_out, trace_write_folded(folded_out.f, s->p) != 0);
 	trace_free_waits(r);
 	r->total = NULL;
 	probe_snapshot_free(final);
@@ -485,8 +521,8 @@ static int trace_command(char **cmd, double interval, unsigned flags)
 		warn_errno(e, "cannot run '%s'", cmd[0]);
 		return e == ENOENT ? 127 : 126;
 	}
-	if (json_path)
-		open_json(json_path);
+	open_out(&json_out);
+	open_out(&folded_out);
 	if (pipe2(go, O_CLOEXEC))
 		die(errno, "pipe");
 	fflush(NULL);
@@ -776,7 +812,7 @@ static pid_t parse_pid(const char *v)
 	return (pid_t)pid;
 }
 
-enum { OPT_HELP = 256, OPT_JSON, OPT_INTERVAL, OPT_NO_CALLERS, OPT_COMPARE, OPT_ALL };
+enum { OPT_HELP = 256, OPT_JSON, OPT_INTERVAL, OPT_NO_CALLERS, OPT_COMPARE, OPT_ALL, OPT_FOLDED };
 
 static const struct option trace_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -785,6 +821,7 @@ static const struct option trace_options[] = {
 	{ "no-callers", no_argument, NULL, OPT_NO_CALLERS },
 	{ "compare", no_argument, NULL, OPT_COMPARE },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -800,7 +837,6 @@ static bool spelled_out(const char *arg, const char *name)
 
 int trace_main(int argc, char **argv)
 {
-	const char *json = NULL;
 	double interval = 0;
 	unsigned flags = 0;
 	pid_t pid = 0;
@@ -830,7 +866,8 @@ int trace_main(int argc, char **argv)
 		}
 		switch (c) {
 		case OPT_HELP: usage(0); break;
-		case OPT_JSON: json = optarg; break;
+		case OPT_JSON: json_out.path = optarg; break;
+		case OPT_FOLDED: folded_out.path = optarg; break;
 		case OPT_INTERVAL: interval = parse_interval(optarg); break;
 		case OPT_NO_CALLERS: flags |= PROBE_NO_CALLERS; break;
 		case OPT_ALL: trace_all = true; break;
@@ -852,8 +889,8 @@ int trace_main(int argc, char **argv)
 			warn_errno(0, "--trace -p takes no command");
 			usage(1);
 		}
-		if (json)
-			open_json(json);
+		open_out(&json_out);
+		open_out(&folded_out);
 		return trace_pid(pid, interval, flags);
 	}
 	if (i < argc && !strcmp(argv[i], "--")) {
@@ -861,8 +898,7 @@ int trace_main(int argc, char **argv)
 			warn_errno(0, "--trace: missing command after --");
 			usage(1);
 		}
-		if (json)
-			json_path = json; /* opened once the command is found */
+		/* the output files are opened once the command is found */
 		return trace_command(argv + i + 1, interval, flags);
 	}
 	if (i >= argc) {
@@ -871,7 +907,7 @@ int trace_main(int argc, char **argv)
 	}
 	/* the rest are rm's options and operands: argv[i-1] becomes argv[0] */
 	argv[i - 1] = argv[0];
-	if (json)
-		open_json(json);
+	open_out(&json_out);
+	open_out(&folded_out);
 	return trace_self(argc - (i - 1), argv + (i - 1), interval, flags);
 }

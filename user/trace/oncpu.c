@@ -1,0 +1,221 @@
+/* On-CPU categories and folded stacks (oncpu.h). */
+#include "trace/oncpu.h"
+#include "probes/ksyms.h"
+#include "probes/probes.h"
+#include "trace/report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The name of frame IP into BUF: the function without "+0xoff" (flame
+ * graphs merge frames by name), spaces and ';' replaced (they separate
+ * the format's fields). */
+static const char *frame_name(const struct ksyms *k, uint64_t ip, char *buf, size_t len)
+{
+	ksyms_name(k, ip, buf, len);
+	char *plus = strstr(buf, "+0x");
+	if (plus && plus != buf)
+		*plus = '\0';
+	for (char *c = buf; *c; c++)
+		if (*c == ' ' || *c == ';')
+			*c = '_';
+	return buf;
+}
+
+/* The verdict's grouping of the categories (report.h's trace_cpu_cat):
+ * the unlink, lookups and directory reads are the filesystem's own cost
+ * together; allocation, entry, interrupts and FUSE's CPU are the rest. */
+static int verdict_cat(int cat)
+{
+	switch (cat) {
+	case CPU_UNLINK:
+	case CPU_READDIR:
+	case CPU_LOOKUP: return TCPU_UNLINK;
+	case CPU_EVICT: return TCPU_FREEING;
+	case CPU_RECLAIM: return TCPU_RECLAIM;
+	case CPU_OVERLAY: return TCPU_OVERLAY;
+	case CPU_PAGE_FAULT: return TCPU_FAULT;
+	case CPU_LOCK_SPIN: return TCPU_SPIN;
+	case CPU_JOURNAL: return TCPU_JOURNAL;
+	default: return TCPU_OTHER;
+	}
+}
+
+/* The on-CPU times (probes' accounting, cut at every syscall boundary):
+ * inside busy syscalls the kernel's; outside them, user mode and the
+ * kernel's faults and interrupts taken there, told apart by the samples
+ * (USER of them user-mode, KERNEL_OUTSIDE in the kernel outside any
+ * syscall); the kernel's time inside waiting syscalls is the kernel's too. */
+static void cpu_times(struct trace_result *r, uint64_t user, uint64_t kernel_outside)
+{
+	const struct probe_misc *m = &r->total->misc;
+	struct trace_cpu *c = &r->cpu;
+	if (!m->oncpu_ns)
+		return;
+	c->have = true;
+	c->syscall_ns = m->oncpu_syscall_ns;
+	uint64_t in_sc = m->oncpu_syscall_ns + m->oncpu_wait_syscall_ns;
+	uint64_t outside = m->oncpu_ns > in_sc ? m->oncpu_ns - in_sc : 0;
+	double u = user + kernel_outside ? (double)user / (double)(user + kernel_outside) : 1;
+	c->user_ns = (uint64_t)((double)outside * u);
+	c->kernel_other_ns = outside - c->user_ns + m->oncpu_wait_syscall_ns;
+}
+
+void trace_collect_oncpu(struct probes *p, struct trace_result *r)
+{
+	struct probe_cpu_sample *s = NULL;
+	int n = p ? probes_cpu_samples(p, &s) : 0;
+	const struct ksyms *k = p ? probes_ksyms(p) : NULL;
+
+	memset(r->cpu_samples, 0, sizeof r->cpu_samples);
+	memset(&r->cpu, 0, sizeof r->cpu);
+	uint64_t user = 0, kernel_outside = 0;
+	for (int i = 0; i < n; i++) {
+		static char names[PROBE_CPU_STACK_DEPTH][128];
+		const char *frames[PROBE_CPU_STACK_DEPTH];
+		int nf = 0, site;
+
+		if (s[i].flags & PROBE_CPU_USER) {
+			r->cpu_samples[CPU_USER] += s[i].count;
+			user += s[i].count;
+			continue;
+		}
+		bool in_busy = s[i].flags & PROBE_CPU_IN_SYSCALL;
+		if (!in_busy && !(s[i].flags & PROBE_CPU_IN_WAIT_SC))
+			kernel_outside += s[i].count;
+		if (s[i].stackid < 0)
+			continue; /* no stack kept: in cpu_samples_nostack */
+		for (; nf < PROBE_CPU_STACK_DEPTH && s[i].ips[nf]; nf++) {
+			ksyms_name(k, s[i].ips[nf], names[nf], sizeof names[nf]);
+			frames[nf] = names[nf];
+		}
+		int cat = cpu_classify(frames, nf, &site);
+		r->cpu_samples[cat] += s[i].count;
+		if (in_busy)
+			r->cpu.samples_sys[verdict_cat(cat)] += s[i].count;
+		else
+			r->cpu.samples_other[verdict_cat(cat)] += s[i].count;
+	}
+	free(s);
+	cpu_times(r, user, kernel_outside);
+}
+
+uint64_t trace_cpu_kernel_samples(const struct trace_result *r)
+{
+	uint64_t t = 0;
+
+	for (int c = 0; c < CPU_COUNT; c++)
+		if (c != CPU_USER)
+			t += r->cpu_samples[c];
+	return t;
+}
+
+/* ---- folded stacks ---- */
+
+struct folded {
+	char *line; /* "root;...;leaf" */
+	uint64_t value;
+};
+
+struct folded_set {
+	struct folded *v;
+	size_t n, cap;
+};
+
+static int cmp_folded_line(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->line, ((const struct folded *)b)->line);
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	const struct folded *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? 1 : -1;
+	return strcmp(x->line, y->line);
+}
+
+/* ROOT, then the frames of IPS from the outermost in. */
+static void add_folded(struct folded_set *s, const struct ksyms *k, const char *root,
+		       const uint64_t *ips, int depth, uint64_t value)
+{
+	char name[128], *line;
+	size_t len = strlen(root), cap = len + 1;
+	int nf = 0;
+
+	if (!value)
+		return;
+	while (nf < depth && ips[nf])
+		nf++;
+	line = malloc(cap + (size_t)nf * sizeof name);
+	if (!line)
+		return;
+	memcpy(line, root, len + 1);
+	for (int i = nf - 1; i >= 0; i--) {
+		frame_name(k, ips[i], name, sizeof name);
+		line[len++] = ';';
+		size_t l = strlen(name);
+		memcpy(line + len, name, l + 1);
+		len += l;
+	}
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 256;
+		struct folded *nv = realloc(s->v, nc * sizeof *nv);
+		if (!nv) {
+			free(line);
+			return;
+		}
+		s->v = nv;
+		s->cap = nc;
+	}
+	s->v[s->n++] = (struct folded){ .line = line, .value = value };
+}
+
+int trace_write_folded(FILE *f, struct probes *p)
+{
+	struct folded_set s = { 0 };
+	struct probe_cpu_sample *cs = NULL;
+	struct probe_wait_site *ws = NULL;
+	int ncs = probes_cpu_samples(p, &cs);
+	int nws = probes_wait_sites(p, &ws);
+	const struct ksyms *k = probes_ksyms(p);
+	int err = 0;
+
+	for (int i = 0; i < ncs; i++)
+		add_folded(&s, k,
+			   cs[i].flags & PROBE_CPU_USER ? "oncpu;[user]" :
+			   cs[i].stackid < 0		? "oncpu;[no-stack]" :
+							  "oncpu",
+			   cs[i].ips, PROBE_CPU_STACK_DEPTH, cs[i].count);
+	for (int i = 0; i < nws; i++) {
+		bool d = ws[i].state == PROBE_OFFCPU_BLOCKED;
+		add_folded(&s, k,
+			   ws[i].stackid < 0 ? (d ? "offcpu-D;[no-stack]" : "offcpu-S;[no-stack]") :
+			   d		     ? "offcpu-D" :
+					       "offcpu-S",
+			   ws[i].ips, PROBE_STACK_DEPTH, ws[i].total_ns / 1000);
+	}
+	free(cs);
+	free(ws);
+	/* stacks that differ only in offsets fold into one line */
+	size_t u = 0;
+	if (s.n)
+		qsort(s.v, s.n, sizeof *s.v, cmp_folded_line);
+	for (size_t i = 0; i < s.n; i++) {
+		if (u && !strcmp(s.v[u - 1].line, s.v[i].line)) {
+			s.v[u - 1].value += s.v[i].value;
+			free(s.v[i].line);
+		} else
+			s.v[u++] = s.v[i];
+	}
+	if (u)
+		qsort(s.v, u, sizeof *s.v, cmp_folded);
+	for (size_t i = 0; i < u; i++) {
+		if (fprintf(f, "%s %llu\n", s.v[i].line, (unsigned long long)s.v[i].value) < 0)
+			err = -1;
+		free(s.v[i].line);
+	}
+	free(s.v);
+	return err;
+}
