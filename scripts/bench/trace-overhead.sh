@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # What tracing costs: GNU rm -rf of a 200 x 1000 tmpfs tree, plain, under
-# adaptrm --trace, under strace -fc and under perf trace -s; median of RUNS
-# runs each (round robin), printed as seconds and as the ratio to plain.
+# adaptrm --trace (with and without the on-CPU sampler), under strace -fc
+# and under perf trace -s; RUNS rounds, each variant once per round (round
+# robin). Printed: the median seconds, the median of the per-round ratios
+# to plain (each variant against the plain run of its own round, so that a
+# machine whose load drifts compares like with like) and a distribution-free
+# 95% interval of that median (order statistics; from 6 rounds on).
 #   scripts/bench/trace-overhead.sh [RUNS]      (default 5; needs root)
+#   TRACE_PEERS=0: leave strace and perf trace out (they take minutes)
 set -euo pipefail
 runs=${1:-5}
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,32 +41,57 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 
 # The variants, run round robin (one of each per round) so that the drift of
 # a noisy shared machine hits them all alike.
-names=("rm -rf" "adaptrm --trace -- rm -rf" "adaptrm --trace --no-callers -- rm -rf")
-cmds=("rm -rf $mnt/t" "$adaptrm --trace -- rm -rf $mnt/t" "$adaptrm --trace --no-callers -- rm -rf $mnt/t")
-if command -v strace >/dev/null; then
+names=("rm -rf" "adaptrm --trace -- rm -rf" "adaptrm --trace (no sampler) -- rm -rf"
+	"adaptrm --trace --no-callers -- rm -rf")
+cmds=("rm -rf $mnt/t" "$adaptrm --trace -- rm -rf $mnt/t"
+	"env ADAPTRM_TRACE_NO=oncpu $adaptrm --trace -- rm -rf $mnt/t"
+	"$adaptrm --trace --no-callers -- rm -rf $mnt/t")
+peers=${TRACE_PEERS:-1}
+if [ "$peers" = 1 ] && command -v strace >/dev/null; then
 	names+=("strace -fc rm -rf"); cmds+=("strace -fc -o /dev/null rm -rf $mnt/t")
 fi
 have_perf=0
-if perf trace -s -o /dev/null true >/dev/null 2>&1; then
+if [ "$peers" = 1 ] && perf trace -s -o /dev/null true >/dev/null 2>&1; then
 	have_perf=1
 	names+=("perf trace -s rm -rf"); cmds+=("perf trace -s -o /dev/null rm -rf $mnt/t")
 fi
 times=$(mktemp)
 trap 'umount -l "$mnt"; rmdir "$mnt"; rm -f "$times"' EXIT
-for _ in $(seq 1 "$runs"); do
+for r in $(seq 1 "$runs"); do
 	for i in "${!cmds[@]}"; do
 		read -r -a cmd <<<"${cmds[$i]}"
-		printf '%s\t%s\n' "$i" "$(one "${cmd[@]}")" >>"$times"
+		printf '%s\t%s\t%s\n' "$r" "$i" "$(one "${cmd[@]}")" >>"$times"
 	done
 done
-results=$(
-	for i in "${!cmds[@]}"; do
-		printf '%s\t%s\n' "${names[$i]}" "$(awk -F'\t' -v i="$i" '$1 == i { print $2 }' "$times" | median)"
-	done
-	[ $have_perf = 1 ] || printf 'perf trace -s rm -rf\tunavailable\n'
-)
-plain=$(echo "$results" | head -1 | cut -f2)
-echo "GNU rm -rf of a 200 x 1000 tree on tmpfs, median of $runs interleaved runs ($(nproc) CPUs)"
-echo "$results" | awk -F'\t' -v p="$plain" '{
-	if ($2 == "unavailable") printf "  %-42s %9s\n", $1, "skipped (perf trace unavailable)";
-	else printf "  %-42s %8.3f s  %5.2fx\n", $1, $2, $2 / p }'
+
+# The ratios of variant $1 to plain, one per round.
+ratios() {
+	awk -F'\t' -v i="$1" '$2 == 0 { p[$1] = $3 } $2 == i { t[$1] = $3 }
+		END { for (r in t) if (p[r] > 0) printf "%.4f\n", t[r] / p[r] }' "$times"
+}
+
+# "LOW HIGH": a 95% interval of the median of the sorted values on stdin
+# (order statistics k+1 and n-k, k the largest with P(Binomial(n, 1/2) < k+1)
+# <= 0.025); "- -" below 6 values.
+median_interval() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		n = NR; if (n < 6) { print "- -"; exit }
+		c = 0; k = 0; b = 1; for (j = 0; j < n; j++) b /= 2
+		for (j = 0; j <= n; j++) { c += b; if (c > 0.025) break; k = j + 1; b = b * (n - j) / (j + 1) }
+		print v[k + 1], v[n - k] }'
+}
+
+echo "GNU rm -rf of a 200 x 1000 tree on tmpfs, $runs interleaved rounds ($(nproc) CPUs)"
+printf '  %-44s %9s  %6s  %s\n' "variant" "median" "ratio" "95% interval of the ratio"
+for i in "${!cmds[@]}"; do
+	med=$(awk -F'\t' -v i="$i" '$2 == i { print $3 }' "$times" | median)
+	if [ "$i" = 0 ]; then
+		printf '  %-44s %7.3f s  %6s\n' "${names[$i]}" "$med" "1.00x"
+		continue
+	fi
+	r=$(ratios "$i" | median)
+	read -r lo hi < <(ratios "$i" | median_interval)
+	printf '  %-44s %7.3f s  %5.2fx  %s\n' "${names[$i]}" "$med" "$r" \
+		"$([ "$lo" = - ] && echo "-" || printf '%.2fx - %.2fx' "$lo" "$hi")"
+done
+[ "$peers" != 1 ] || [ $have_perf = 1 ] || printf '  %-44s %s\n' "perf trace -s rm -rf" "skipped (perf trace unavailable)"

@@ -28,7 +28,7 @@ const struct env_desc env_table[ENV_COUNT] = {
 			   "1: name kernel callers from /proc/kallsyms, not from BPF's ksym iterator",
 			   true },
 	[ENV_TRACE_NO] = { "ADAPTRM_TRACE_NO",
-			   "probe groups to leave out, comma-separated (runq,offcpu,locks,ext4,...):"
+			   "probe groups to leave out, comma-separated (runq,offcpu,oncpu,locks,ext4,...):"
 			   " to measure what each costs",
 			   true },
 	[ENV_LANE_WATCHDOG_MS] = { "ADAPTRM_LANE_WATCHDOG_MS",
