@@ -447,21 +447,21 @@ static void cpu_quota(const struct finding_ctx *c, struct finding_sink *k)
 	    trace_fmt_ns(c->quota, b2, sizeof b2));
 }
 
+/* Oversubscription is a cause only where the traced threads mostly wait
+ * behind each other, with more of them than CPUs; else waiting behind a
+ * sibling now and then is the run queue's ordinary turns. */
+static bool oversubscribed(const struct finding_ctx *c)
+{
+	double all = c->runq_traced + c->runq_other;
+	return c->r->max_threads > (uint32_t)c->cpus && all > 0 && c->runq_traced >= 0.5 * all;
+}
+
 static void cpu_oversubscription(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
 
-	if (c->runq_traced <= 0)
+	if (c->runq_traced <= 0 || !oversubscribed(c))
 		return;
-	if (c->r->max_threads <= (uint32_t)c->cpus) {
-		/* behind a sibling on a CPU they share: a thread pool's turns */
-		k->id = "cpu_contention";
-		add(k, sh(c, c->runq_traced),
-		    "Waiting behind each other: the traced threads waited %s for a CPU another "
-		    "traced thread held (%u threads on %ld CPUs).",
-		    trace_fmt_ns(c->runq_traced, b1, sizeof b1), c->r->max_threads, c->cpus);
-		return;
-	}
 	add(k, sh(c, c->runq_traced),
 	    "CPU oversubscription: the threads waited %s for a CPU held by other traced "
 	    "threads: %u threads on %ld CPUs. Fewer workers (one per CPU) would not wait.",
@@ -470,16 +470,17 @@ static void cpu_oversubscription(const struct finding_ctx *c, struct finding_sin
 
 static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 {
+	double ns = c->runq_other + (oversubscribed(c) ? 0 : c->runq_traced);
 	char b1[32];
 
-	if (c->runq_other <= 0)
+	if (ns <= 0)
 		return;
-	add(k, sh(c, c->runq_other),
-	    "CPU contention: the threads were runnable for %s while tasks that are not traced "
-	    "(other processes, kernel workers) held the CPUs. Nothing in the deleter changes "
-	    "this: run it when the CPUs are free, or give it a larger CPU weight (nice, "
-	    "cpu.shares).",
-	    trace_fmt_ns(c->runq_other, b1, sizeof b1));
+	add(k, sh(c, ns),
+	    "CPU contention: the threads were runnable for %s while other tasks held the CPUs "
+	    "(%.0f%% of it behind tasks that are not traced: other processes, kernel "
+	    "workers). Nothing in the deleter changes this: run it when the CPUs are free, or "
+	    "give it a larger CPU weight (nice, cpu.shares).",
+	    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->runq_other / ns);
 }
 
 static double reclaim_ns(const struct finding_ctx *c)
@@ -921,22 +922,11 @@ static void page_faults(const struct finding_ctx *c, struct finding_sink *k)
 	    trace_fmt_ns(ns, b1, sizeof b1), *site ? ", top site " : "", site);
 }
 
-static void journal_cpu(const struct finding_ctx *c, struct finding_sink *k)
-{
-	char b1[32];
-
-	if (c->kcpu[TCPU_JOURNAL] <= 0)
-		return;
-	add(k, sh(c, c->kcpu[TCPU_JOURNAL]),
-	    "Journaling on CPU: %s starting handles and logging metadata in the deleter's "
-	    "context, a cost of every metadata change.",
-	    trace_fmt_ns(c->kcpu[TCPU_JOURNAL], b1, sizeof b1));
-}
-
 static void kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_snapshot *s = c->s;
-	double ns = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER];
+	/* journaling on CPU is every metadata change's cost: the filesystem's own */
+	double ns = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER] + c->kcpu[TCPU_JOURNAL];
 	if (c->kcpu[TCPU_FREEING] < FREEING_OWN_SHARE * (c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_FREEING]))
 		ns += c->kcpu[TCPU_FREEING]; /* the inodes' eviction, with their unlinks */
 	char b1[32], b2[32], b3[32], b4[32];
@@ -948,20 +938,25 @@ static void kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
 		if (!trace_is_wait_syscall(nr) && s->sc[nr].lat.count &&
 		    (top < 0 || s->sc[nr].lat.total > s->sc[top].lat.total))
 			top = nr;
+	char journaling[64] = "";
+	if (c->kcpu[TCPU_JOURNAL] >= 0.05 * ns)
+		snprintf(journaling, sizeof journaling, "; journaling %.0f%% of it",
+			 100 * c->kcpu[TCPU_JOURNAL] / ns);
 	if (top < 0) {
 		add(k, sh(c, ns),
 		    "Running in the kernel: %s of CPU work in the kernel, the filesystem's own "
-		    "cost.",
-		    trace_fmt_ns(ns, b1, sizeof b1));
+		    "cost%s%s%s.",
+		    trace_fmt_ns(ns, b1, sizeof b1), *journaling ? " (" : "",
+		    *journaling ? journaling + 2 : "", *journaling ? ")" : "");
 		return;
 	}
 	const struct probe_hist *lat = &s->sc[top].lat;
 	add(k, sh(c, ns),
 	    "Running in the kernel: %s of CPU work in the kernel, the filesystem's own cost "
-	    "of the unlinks, lookups and directory reads (%s: %llu calls, mean %s, p99 %s).",
+	    "of the unlinks, lookups and directory reads (%s: %llu calls, mean %s, p99 %s%s).",
 	    trace_fmt_ns(ns, b1, sizeof b1), trace_syscall_name(top, b4, sizeof b4),
 	    (unsigned long long)lat->count, trace_fmt_ns(hist_mean(lat), b2, sizeof b2),
-	    trace_fmt_ns(trace_quantile(lat, 0.99), b3, sizeof b3));
+	    trace_fmt_ns(trace_quantile(lat, 0.99), b3, sizeof b3), journaling);
 }
 
 static void user_cpu(const struct finding_ctx *c, struct finding_sink *k)
@@ -1138,7 +1133,6 @@ static const struct finding_rule {
 	{ "overlayfs_copy_up", overlayfs, false },
 	{ "extent_freeing", extent_freeing, false },
 	{ "page_faults", page_faults, false },
-	{ "journal_cpu", journal_cpu, false },
 	{ "kernel_cpu", kernel_cpu, false },
 	{ "user_cpu", user_cpu, false },
 	{ "other_waits", plain_causes, false },
