@@ -18,6 +18,6 @@ test_btrfs_single_thread() {
 	show_verdict t.json
 	expect_shares_sum t.json
 	expect_absent t.json btrfs_waits lock_contention directory_lock_contention
-	expect_top t.json "$BASELINE_IDS" ""
+	expect_top t.json "$BASELINE_IDS" "cpu_contention"
 	verdict_ok
 }
