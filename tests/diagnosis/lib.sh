@@ -66,6 +66,12 @@ expect_top() {
 	esac
 }
 
+# expect_any JSON "IDS": at least one of IDS is in the verdict
+expect_any() {
+	jq -e --arg ids " $2 " '[.findings[] | select(.id as $id | $ids | contains(" " + $id + " "))] | length > 0' \
+		"$1" >/dev/null || miss "none of $2 in the verdict: $(verdict "$1")"
+}
+
 # expect_absent JSON ID...: none of these findings is in the verdict
 expect_absent() {
 	local j=$1 id
