@@ -188,6 +188,27 @@ static void add_row(struct sampler *s, const struct probe_snapshot *snap)
 
 /* Read the counters when due (or FORCE: -p's liveness check); every
  * interval record one row. */
+/* The first seconds of a trace: a command that moves itself into a cgroup
+ * (echo $$ > cgroup.procs; exec rm) does it there, and what its limit did
+ * before the cgroup is found is lost, so it is looked for often. */
+#define CGROUPS_YOUNG_NS 2000000000ull
+#define CGROUPS_YOUNG_EVERY_NS 20000000ull
+#define CGROUPS_EVERY_NS 200000000ull
+
+/* The traced processes' cgroups that the start did not see (not in-process:
+ * reading /proc there would be traced). */
+static void find_cgroups(struct sampler *s, uint64_t now)
+{
+	if (!s->rows || !s->r->cgroups || now < s->cgroups_ns)
+		return;
+	pid_t pids[64];
+	int n = probes_traced_tgids(s->p, pids, 64);
+	for (int i = 0; i < n; i++)
+		trace_cgroups_add_pid(&cgroups, pids[i]);
+	s->cgroups_ns = now + (now - s->start_ns < CGROUPS_YOUNG_NS ? CGROUPS_YOUNG_EVERY_NS :
+								      CGROUPS_EVERY_NS);
+}
+
 static void sample(struct sampler *s, bool force)
 {
 	uint64_t now = now_ns();
@@ -197,15 +218,7 @@ static void sample(struct sampler *s, bool force)
 	if (probes_read(s->p, s->cur))
 		return;
 	s->last = s->cur;
-	if (s->rows && s->r->cgroups && now >= s->cgroups_ns) {
-		/* a child that moved itself into a cgroup (echo $$ > cgroup.procs;
-		 * exec rm) is in a cgroup the start did not see */
-		pid_t pids[64];
-		int n = probes_traced_tgids(s->p, pids, 64);
-		for (int i = 0; i < n; i++)
-			trace_cgroups_add_pid(&cgroups, pids[i]);
-		s->cgroups_ns = now + 200000000;
-	}
+	find_cgroups(s, now);
 	if (s->cur->nthreads > s->r->max_threads)
 		s->r->max_threads = s->cur->nthreads;
 	if (!due)
@@ -238,29 +251,34 @@ static void sleep_until_due(const struct sampler *s, int max_ms)
 }
 
 /* Wait for the command to end; with --interval, wake when a row is due.
- * Without, block: the probes keep the thread peak themselves, and a
- * waiting tracer costs the traced delete nothing. */
+ * Without, wake only to find the cgroups (often in the first seconds,
+ * rarely after): the probes keep the thread peak themselves, and a waiting
+ * tracer costs the traced delete next to nothing. */
 static int wait_command(struct sampler *s, pid_t pid)
 {
 	int st = 0;
 	bool rows = s->rows && s->interval_ns;
-	int pfd = rows ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 
 	for (;;) {
-		pid_t w = waitpid(pid, &st, rows ? WNOHANG : 0);
+		pid_t w = waitpid(pid, &st, pfd >= 0 || rows ? WNOHANG : 0);
 		if (w == pid)
 			break;
 		if (w < 0 && errno != EINTR)
 			die(errno, "waitpid");
-		if (!rows)
-			continue;
-		sample(s, false);
+		uint64_t now = now_ns();
+		if (rows)
+			sample(s, false);
+		else
+			find_cgroups(s, now);
 		if (pfd < 0) { /* no pidfd (before Linux 5.3): look every 10 ms */
-			sleep_until_due(s, 10);
+			if (rows)
+				sleep_until_due(s, 10);
 			continue;
 		}
-		uint64_t now = now_ns();
-		int ms = s->next_ns > now ? (int)((s->next_ns - now + 999999) / 1000000) : 0;
+		uint64_t due = rows ? s->next_ns : s->cgroups_ns;
+		now = now_ns();
+		int ms = due > now ? (int)((due - now + 999999) / 1000000) : 0;
 		struct pollfd pl = { .fd = pfd, .events = POLLIN };
 		poll(&pl, 1, ms);
 	}
