@@ -93,6 +93,23 @@ expect_present() {
 	done
 }
 
+# expect_text JSON ID REGEX: the finding ID is in the verdict and its text
+# matches the extended regular expression REGEX (it names the remedy: the
+# cgroup and its limit, the mount option, the device...)
+expect_text() {
+	local j=$1 id=$2 re=$3 text
+	text=$(jq -r --arg id "$id" '[.findings[] | select(.id == $id) | .text] | first // empty' "$j")
+	if [ -z "$text" ]; then
+		miss "no finding '$id' whose text should match /$re/: $(verdict "$j")"
+	elif ! grep -qE -- "$re" <<<"$text"; then
+		miss "finding '$id' does not match /$re/: $text"
+	fi
+}
+
+# setup_failed WHAT: the anchor (a check that does not use adaptrm) says
+# the cause was not there, so the verdict is not to blame
+setup_failed() { fail "set-up did not produce the cause: $*"; }
+
 # expect_shares_sum JSON: the verdict's shares sum to 100% (+-1%).
 # Issue 17's contract ("A verdict that adds up"): the findings that are parts
 # of the traced threads' busy time (kernel CPU, each lock type, each class of
@@ -140,15 +157,24 @@ make_cold() {
 	echo 3 >/proc/sys/vm/drop_caches
 }
 
-# blkio_group NAME: a cgroup v1 blkio group, removed at exit (after what
-# ran in it has exited); its path is left in DIAG_CG.
-blkio_group() {
-	local root=/sys/fs/cgroup/blkio
-	[ -w "$root/cgroup.procs" ] || skip "no cgroup v1 blkio controller"
-	DIAG_CG=$root/adaptrm-diag-$$-$1
-	mkdir "$DIAG_CG" || skip "cannot create a blkio cgroup"
-	on_exit rmdir "$DIAG_CG"
+# v1_group CONTROLLER NAME: a cgroup v1 group of CONTROLLER, its path left
+# in DIAG_CG; at exit the tasks still in it move to the root group and it
+# is removed (a group with tasks cannot be).
+v1_group() {
+	local root=/sys/fs/cgroup/$1
+	[ -w "$root/cgroup.procs" ] || skip "no cgroup v1 $1 controller"
+	DIAG_CG=$root/adaptrm-diag-$$-$2
+	mkdir "$DIAG_CG" || skip "cannot create a $1 cgroup"
+	on_exit "v1_group_remove $DIAG_CG"
 }
+v1_group_remove() {
+	local p
+	while read -r p; do echo "$p" >"$(dirname "$1")/cgroup.procs"; done <"$1/cgroup.procs"
+	rmdir "$1"
+}
+
+# blkio_group NAME: a cgroup v1 blkio group (v1_group)
+blkio_group() { v1_group blkio "$1"; }
 
 # in_group CMD...: run CMD inside DIAG_CG
 in_group() {
@@ -172,3 +198,71 @@ start_hogs() {
 
 # big: DIAG_FULL=1 (or E2E_BIG=1) picks the larger variant
 big() { [ "${DIAG_FULL:-0}" = 1 ] || [ "${E2E_BIG:-0}" = 1 ]; }
+
+# trace_pid JSON PID [DIR]: start `adaptrm --trace --json JSON -p PID` in
+# the background from DIR (default: here; JSON then wants an absolute
+# path) and return once it says it is attached; DIAG_TRACER is its pid,
+# trace_wait waits for it (it stops when PID and its descendants exit).
+trace_pid() {
+	local j=$1 pid=$2 dir=${3:-.} i
+	(cd "$dir" && exec "$ADAPTRM" --trace --json "$j" -p "$pid") >report.txt 2>tracer.err &
+	DIAG_TRACER=$!
+	on_exit "kill $DIAG_TRACER"
+	for i in $(seq 100); do
+		grep -q "tracing pid" tracer.err && return 0
+		kill -0 "$DIAG_TRACER" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "the tracer did not attach (after $i tries): $(cat tracer.err)"
+}
+trace_wait() {
+	timeout 300 tail --pid="$DIAG_TRACER" -f /dev/null || fail "the tracer did not stop"
+	wait "$DIAG_TRACER" || fail "trace failed: $(cat tracer.err)"
+}
+
+# rusage OUT CMD...: run CMD, then write to OUT what the kernel accounted
+# to it and its waited-for children: "wall utime stime nvcsw nivcsw"
+# (seconds, context switches), an anchor that does not depend on adaptrm.
+# As a command to trace: "$ADAPTRM" --trace -- python3 -c "$RUSAGE_PY" OUT CMD...
+RUSAGE_PY='
+import os, sys, time
+t = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, st, ru = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write("%.3f %.3f %.3f %d %d\n" % (time.monotonic() - t, ru.ru_utime, ru.ru_stime, ru.ru_nvcsw, ru.ru_nivcsw))
+sys.exit(os.waitstatus_to_exitcode(st))'
+rusage() { python3 -c "$RUSAGE_PY" "$@"; }
+
+# ru FILE FIELD: one field of rusage's line (wall utime stime nvcsw nivcsw)
+ru() {
+	awk -v f="$2" 'BEGIN { split("wall utime stime nvcsw nivcsw", k, " "); for (i in k) col[k[i]] = i }
+		{ print $col[f] }' "$1"
+}
+
+# frac A B: A / B with two decimals; ge X Y: X >= Y (decimals)
+frac() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+ge() { awk -v x="$1" -v y="$2" 'BEGIN { exit !(x >= y) }'; }
+
+# dev_stat LOOP FIELD: a field of /sys/block/DEV/stat (reads, read_ms,
+# writes, write_ms, discards)
+dev_stat() {
+	awk -v f="$2" '{ n = f == "reads" ? 1 : f == "read_ms" ? 4 : f == "writes" ? 5 : f == "write_ms" ? 8 : 12
+		print $n + 0 }' "/sys/class/block/$(basename "$1")/stat"
+}
+
+# make_data_files DIR N KIB: N files of KIB KiB each, written (blocks
+# allocated, so deleting them frees data)
+make_data_files() {
+	python3 - "$@" <<'PY'
+import os, sys
+d, n, kib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.makedirs(d, exist_ok=True)
+buf = b"x" * (kib * 1024)
+for i in range(n):
+    with open("%s/f%d" % (d, i), "wb") as f:
+        f.write(buf)
+PY
+}

@@ -1,19 +1,5 @@
 # Online discard: (e) on the traced filesystem, (g) on another one.
 
-# make_data_files DIR N KIB: N files of KIB KiB each (their blocks are
-# discarded when the files are deleted)
-make_data_files() {
-	python3 - "$@" <<'PY'
-import os, sys
-d, n, kib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-os.makedirs(d, exist_ok=True)
-buf = b"x" * (kib * 1024)
-for i in range(n):
-    with open("%s/f%d" % (d, i), "wb") as f:
-        f.write(buf)
-PY
-}
-
 # (e) ext4 mounted with discard, data=writeback: freed data blocks are then
 # discarded inline, by the unlinking thread (ext4_mb_clear_bb ->
 # ext4_issue_discard), instead of later by jbd2, so the delete itself waits
