@@ -21,3 +21,35 @@ test_btrfs_single_thread() {
 	expect_top t.json "$BASELINE_IDS" "cpu_contention"
 	verdict_ok
 }
+
+# commits: btrfs transaction commits of the filesystem at m so far
+commits() { awk '$1 == "commits" { print $2 }' "/sys/fs/btrfs/$(findmnt -no UUID m)/commit_stats"; }
+
+# A rotation script that deletes directories one by one and syncs the
+# filesystem after each (`sync -f`, syncfs: on btrfs a full transaction
+# commit), so that a crash never leaves a half-deleted one: the script
+# spends its time waiting for the commits it asks for.
+
+# Expect btrfs_transaction_commit first after the filesystem's own CPU.
+# Anchor: commit_stats counted a commit per directory.
+test_btrfs_syncfs_after_each_directory() {
+	need_bpf
+	local dirs=300 before
+	big && dirs=1000
+	mount_img btrfs m 2G || skip "cannot mount btrfs"
+	[ -r "/sys/fs/btrfs/$(findmnt -no UUID m)/commit_stats" ] || skip "no btrfs commit_stats"
+	make_tree m/t $dirs 100
+	sync
+	before=$(commits)
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	"$ADAPTRM" --trace --json t.json -- sh -c 'for d in "$0"/*; do rm -rf "$d" && sync -f "$0"; done' m/t \
+		>report.txt || fail "trace failed"
+	expect_gone m/t/d1
+	show_verdict t.json
+	[ $(($(commits) - before)) -ge "$dirs" ] ||
+		setup_failed "only $(($(commits) - before)) commits for $dirs syncs"
+	expect_shares_sum t.json
+	expect_top t.json btrfs_transaction_commit
+	expect_text t.json btrfs_transaction_commit "commit"
+	verdict_ok
+}

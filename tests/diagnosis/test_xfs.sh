@@ -47,3 +47,43 @@ test_xfs_one_worker_flat_directory() {
 	expect_any t.json "xfs_inodegc xfs_log_waits"
 	verdict_ok
 }
+
+# Four workers, each in its own directory, deleting xfs files that own data
+# blocks (64 KiB each, preallocated so no page cache is involved): the
+# unlink only queues the inode for inactivation, and xfs's inodegc
+# workers free the blocks in the background; once their per-CPU queue is
+# full, each unlinker waits for it to drain (offcputime: __flush_work <-
+# xfs_inodegc_queue... <- destroy_inode), which is most of its time.
+
+# Expect xfs_inodegc first after the filesystem's own CPU. Anchor: the
+# files did own blocks (the free space grew by at least their size).
+test_xfs_inodegc_files_with_data() {
+	need_bpf
+	local dirs=10 per=6000 free0 free1
+	big && per=12000
+	mount_img xfs m 10G || skip "cannot mount xfs"
+	python3 - m/t $dirs $per <<'PY'
+import os, sys
+t, dirs, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for j in range(dirs):
+    d = "%s/d%d" % (t, j)
+    os.makedirs(d)
+    for i in range(per):
+        fd = os.open("%s/f%d" % (d, i), os.O_CREAT | os.O_WRONLY, 0o644)
+        os.posix_fallocate(fd, 0, 64 << 10)
+        os.close(fd)
+PY
+	sync
+	free0=$(df -k --output=avail m | tail -1)
+	"$ADAPTRM" --trace --json t.json -rf --threads=4 --no-profile m/t >report.txt || fail "trace failed"
+	expect_gone m/t
+	show_verdict t.json
+	sync
+	free1=$(df -k --output=avail m | tail -1)
+	[ $((free1 - free0)) -ge $((dirs * per * 64 * 9 / 10)) ] ||
+		setup_failed "only $((free1 - free0)) KiB freed for $((dirs * per)) files of 64 KiB"
+	expect_shares_sum t.json
+	expect_top t.json xfs_inodegc
+	expect_text t.json xfs_inodegc "inodegc|inactivat"
+	verdict_ok
+}
