@@ -266,3 +266,29 @@ for i in range(n):
         f.write(buf)
 PY
 }
+
+# wchan_sampler PIDFILE OUT: in the background, once PIDFILE names a
+# process, append its /proc/PID/wchan (the kernel function it sleeps in,
+# 0 while it runs) to OUT every 10 ms until it exits; an anchor that does
+# not depend on adaptrm. A traced command writes its pid first:
+# "$ADAPTRM" --trace -- sh -c 'echo $$ >PIDFILE && exec CMD'
+wchan_sampler() {
+	(
+		for _ in $(seq 1000); do
+			[ -s "$1" ] && break
+			sleep 0.01
+		done
+		pid=$(cat "$1") || exit 0
+		while w=$(cat "/proc/$pid/wchan" 2>/dev/null); do
+			echo "$w"
+			sleep 0.01
+		done >"$2"
+	) &
+	DIAG_SAMPLER=$!
+	on_exit "kill $DIAG_SAMPLER"
+}
+
+# wchan_share OUT REGEX: the share of OUT's samples matching REGEX
+wchan_share() {
+	awk -v re="$2" '{ n++ } $0 ~ re { m++ } END { printf "%.2f", n ? m / n : 0 }' "$1"
+}
