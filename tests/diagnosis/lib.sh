@@ -3,7 +3,26 @@
 #
 # A scenario builds a slow delete whose cause is known, traces it with
 # `adaptrm --trace --json`, and asserts on the verdict (`findings[]`, ranked
-# by share): the top finding(s) and that the shares add up (issue 17).
+# by share): the top finding(s), that the shares add up (issue 17), and
+# that the top finding's text names the remedy (expect_text).
+#
+# The cause is built as a kernel engineer would build it (a cgroup limit, a
+# mount option, a cold cache, a slow or throttled device, another process's
+# fsyncs...), never by reading what the verdict says, and each scenario
+# checks it with an anchor that does not depend on adaptrm (cpu.stat
+# nr_throttled, memory.failcnt, the loop device's /sys/block stat, jbd2 and
+# btrfs commit counts, slowfs's log, rusage, sampled /proc/PID/wchan): when
+# the anchor misses, the scenario fails with "set-up did not produce the
+# cause" (setup_failed) and the verdict is not blamed. skip is only for a
+# missing tool or kernel feature.
+#
+# The files, by area: test_cpu.sh (waiting for a CPU, the filesystem's own
+# CPU, the deleter's user code), test_cgroups.sh (cpu and memory limits),
+# test_block.sh (a throttled or slow device), test_ext4_reads.sh (cold
+# deletes dominated by one kind of metadata read; extent freeing),
+# test_ext4_journal.sh, test_discard.sh, test_writeback.sh, test_xfs.sh,
+# test_btrfs.sh, test_fuse.sh, test_overlay.sh, test_pid.sh (-p on a
+# process that deletes nothing).
 
 need_bpf() {
 	[ "$(id -u)" = 0 ] || skip "needs root"

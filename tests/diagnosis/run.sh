@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The diagnosis suite (issue 17): slow deletes whose cause is known, each
 # traced with `adaptrm --trace --json`, asserting the verdict's top
-# finding(s) and that its shares add up to 100%.
+# finding(s), that its shares add up to 100% and that the top finding names
+# the remedy; each scenario first checks that its cause happened, with an
+# anchor that does not use adaptrm (tests/diagnosis/lib.sh).
 #
 # Same conventions as tests/e2e/run.sh: every test_* function in
 # tests/diagnosis/test_*.sh runs in its own subshell with a fresh scratch dir

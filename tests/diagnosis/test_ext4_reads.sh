@@ -104,7 +104,7 @@ PY
 	verdict_ok
 }
 
-# Big files spread over thousands of small block groups (4 MiB each, no
+# Big files spread over thousands of small block groups (2 MiB each, no
 # flex_bg, mounted without the block-bitmap prefetch), deleted cold: freeing
 # their blocks loads every group's buddy cache, one block-bitmap read per
 # group (offcputime: ext4_wait_block_bitmap <- ext4_mb_init_cache <-
@@ -114,15 +114,15 @@ PY
 # device read at least one block per group the files span.
 test_bitmap_reads_files_over_many_groups() {
 	need_bpf
-	local files=6 groups
-	big && files=14
-	mount_img ext4 m 16G "-O ^flex_bg -g 1024 -N 16384" no_prefetch_block_bitmaps ||
+	local files=3 groups
+	big && files=6
+	mount_img ext4 m 16G "-O ^flex_bg -g 512 -N 16384" no_prefetch_block_bitmaps ||
 		skip "cannot mount ext4"
 	for ((i = 0; i < files; i++)); do
 		fallocate -l 2500M "m/f$i" || fail "fallocate failed"
 	done
-	# 2500 MiB in 4 MiB groups (their metadata aside)
-	groups=$((files * 2500 / 4))
+	# 2500 MiB in 2 MiB groups (their metadata aside)
+	groups=$((files * 2500 / 2))
 	make_cold m
 	mark_cold
 	"$ADAPTRM" --trace --json t.json -- sh -c 'exec rm -f m/f*' >report.txt || fail "trace failed"
