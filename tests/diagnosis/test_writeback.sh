@@ -22,7 +22,9 @@ test_rm_log_writes_throttled_by_dirty_limit() {
 	majmin=$(dev_of "$DIAG_LOOP")
 	bdi=/sys/class/bdi/$majmin
 	[ -w "$bdi/max_bytes" ] || skip "no per-device dirty limit"
-	on_exit "echo 0 >$bdi/max_bytes; echo 0 >$bdi/strict_limit"
+	# the bdi outlives the loop device: put its limits back (max_bytes 0
+	# would mean no dirty pages at all; the ratio is what max_bytes sets)
+	on_exit "echo $(cat "$bdi/max_ratio") >$bdi/max_ratio; echo $(cat "$bdi/strict_limit") >$bdi/strict_limit"
 	if ! echo 1 >"$bdi/strict_limit" || ! echo $((4 << 20)) >"$bdi/max_bytes"; then
 		fail "cannot set the dirty limit"
 	fi
