@@ -180,7 +180,11 @@ test_extent_tree_reads_fragmented_file() {
 	show_verdict t.json
 	expect_reads $((extents / 340)) "the leaves of $extents extents"
 	expect_shares_sum t.json
-	expect_top t.json extent_tree_reads
+	# The file's fragmentation is the cause either way: on a device that
+	# serves reads fast, freeing its extents on CPU outweighs reading
+	# their leaves, and both are named.
+	expect_top t.json "extent_tree_reads extent_freeing"
+	expect_present t.json extent_tree_reads
 	expect_text t.json extent_tree_reads "extent"
 	verdict_ok
 }

@@ -232,8 +232,8 @@ Test(findings, cpu_quota)
 	cr_assert_float_eq(x->f[0].share, 0.6, 1e-9);
 	cr_assert_str_eq(x->f[1].id, "cpu_quota");
 	expect(x, "cpu_quota", 0.3,
-	       "CPU quota: the cgroup /sys/fs/cgroup/ci.slice/job.scope may use 1.50 CPUs (CFS "
-	       "bandwidth) and throttled the traced threads 40 times for 300.00 ms",
+	       "CPU quota: the cgroup /sys/fs/cgroup/ci.slice/job.scope may use 150% of a CPU "
+	       "(CFS bandwidth) and throttled the traced threads 40 times for 300.00 ms",
 	       "runnable but not allowed to run for 300.00 ms",
 	       "Raise or lift the quota (cpu.cfs_quota_us, cpu.max)", "more threads cannot help");
 	/* the rest of the preempted time was behind other tasks */
@@ -247,7 +247,7 @@ Test(findings, cpu_quota_capped_at_runnable_time)
 	struct synth *x = synth_new();
 	quota_case(x, 0.5, 900 * MS);
 	verdict(x);
-	expect(x, "cpu_quota", 0.4, "may use 0.50 CPUs",
+	expect(x, "cpu_quota", 0.4, "may use 50% of a CPU",
 	       "for 900.00 ms; they were runnable but not allowed to run for 400.00 ms");
 	cr_assert(!has(x, "cpu_contention"));
 	synth_free(x);
@@ -348,8 +348,8 @@ Test(findings, memcg_reclaim_from_wait_sites)
 	memcg_limit(x, 12, 5000);
 	cr_assert_eq(verdict(x), 2);
 	expect(x, "memcg_reclaim", 0.1,
-	       "Memory-cgroup reclaim: the cgroup /sys/fs/cgroup/build is limited to 256.0 MiB",
-	       "for 100.00 ms (limit hit 12 times, 5000 pages scanned)",
+	       "Memory-cgroup reclaim: the cgroup /sys/fs/cgroup/build is limited to 256 MiB",
+	       "(limit hit 12 times, 5000 pages scanned)",
 	       "Raise the limit (memory.limit_in_bytes, memory.max)");
 	cr_assert(!has(x, "memory_reclaim"));
 	synth_free(x);
@@ -364,7 +364,7 @@ Test(findings, memcg_reclaim_from_cpu_samples)
 	x->r.cpu.samples_sys[TCPU_UNLINK] = 3;
 	memcg_limit(x, 3, 0);
 	cr_assert_eq(verdict(x), 2);
-	expect(x, "memcg_reclaim", 0.25, "for 250.00 ms (limit hit 3 times");
+	expect(x, "memcg_reclaim", 0.25, "for 250.00 ms, the waits inside reclaim included (limit hit 3 times)");
 	expect(x, "kernel_cpu", 0.75, "Running in the kernel");
 	synth_free(x);
 }
@@ -602,7 +602,7 @@ Test(findings, slow_device)
 	const struct trace_finding *d =
 		expect(x, "slow_device", 0.5,
 		       "A slow device: the threads waited 500.00 ms for directory-block reads (100 "
-		       "waits), and the device itself takes ",
+		       "waits), and the device loop0 itself takes ",
 		       "A faster device, or a warm cache, helps");
 	cr_assert(strstr(d->text, " ms per request (p50)"), "%s", d->text);
 	cr_assert(!has(x, "directory_block_reads"));
@@ -668,8 +668,9 @@ Test(findings, journal_forced_by_other)
 	cr_assert_eq(verdict(x), 2);
 	expect(x, "journal_forced_by_other", 0.2,
 	       "Journal commits forced by another process: the threads waited 200.00 ms for "
-	       "commits they did not ask for (they made no sync call; other processes made 120 "
-	       "while the journal committed 100 times in 1.0 s",
+	       "commits they did not ask for and for the journal space those commits used up "
+	       "(they made no sync call; other processes made 120 while the journal committed 100 "
+	       "times in 1.0 s",
 	       "Find the process that syncs");
 	cr_assert(!has(x, "journal_commit_waits"));
 	synth_free(x);
@@ -947,8 +948,8 @@ Test(findings, user_cpu)
 	add_n(&x->s->sc[PROBE_NR_UNLINKAT].lat, 1000, 700 * US);
 	cr_assert_eq(verdict(x), 2);
 	expect(x, "user_cpu", 0.3,
-	       "User-space CPU: the deleter ran its own code for 300.00 ms between its system "
-	       "calls",
+	       "User-space CPU: the deleter ran its own code in user space for 300.00 ms between "
+	       "its system calls",
 	       "A compiled deleter that does no per-entry work");
 	expect(x, "kernel_cpu", 0.7, "(unlinkat: 1000 calls");
 	synth_free(x);

@@ -153,6 +153,33 @@ static const char *const btrfs_lock_fns[] = {
 	"btrfs_try_tree_*",	   "btrfs_lock_*",	    NULL,
 };
 
+static const char *const reclaim_fns[] = {
+	/* not shrink_dcache_*: rmdir and umount prune dentries that way */
+	"shrink_node*",
+	"shrink_lruvec",
+	"shrink_folio_list",
+	"shrink_inactive_list",
+	"shrink_active_list",
+	"shrink_slab*",
+	"shrink_zones",
+	"shrink_many",
+	"shrink_one",
+	"try_to_free_pages",
+	"try_to_free_mem_cgroup_pages",
+	"__alloc_pages_slowpath*",
+	"__alloc_pages_direct_reclaim",
+	"__perform_reclaim",
+	"do_try_to_free_pages",
+	"throttle_direct_reclaim",
+	"reclaim_throttle",
+	"mem_cgroup_handle_over_high",
+	"try_charge_memcg",
+	"__alloc_pages_direct_compact",
+	"compact_zone*",
+	"try_to_compact_pages",
+	NULL,
+};
+
 /* The cause table: the first frame from the top (after the generic ones)
  * that one of these names decides. */
 static const struct cause_rule {
@@ -262,13 +289,7 @@ static const struct cause_rule {
 				 "filemap_write_and_wait*", "file_write_and_wait_range",
 				 "writeback_inodes*", "sync_inodes*", "balance_dirty_pages*",
 				 "wb_wait_for_completion", "truncate_inode_pages*", NULL } },
-	{ WAIT_RECLAIM,
-	  (const char *const[]){ "shrink_*", "try_to_free_pages", "__alloc_pages_slowpath*",
-				 "__alloc_pages_direct_reclaim", "__perform_reclaim",
-				 "do_try_to_free_pages", "throttle_direct_reclaim",
-				 "reclaim_throttle", "mem_cgroup_handle_over_high",
-				 "try_charge_memcg", "__alloc_pages_direct_compact",
-				 "compact_zone*", "try_to_compact_pages", NULL } },
+	{ WAIT_RECLAIM, reclaim_fns },
 	{ WAIT_BLOCK_IO,
 	  (const char *const[]){ "submit_bio_wait", "blk_mq_get_tag", "rq_qos_wait", "wbt_wait",
 				 "blk_throtl*", "__blkdev_direct_IO*", "blkdev_issue_flush",
@@ -321,6 +342,11 @@ int wait_classify(const char *const *frames, int n, int *site, const char **lock
 	if (flushed &&
 	    (frame_match(frames[i], len, "destroy_inode") || !strncmp(frames[i], "xfs_", 4)))
 		return WAIT_XFS_INODEGC;
+	/* reclaim anywhere below: a wait for writeback or I/O that reclaim
+	 * started is the memory limit's, not the writeback's */
+	for (int j = i; j < n; j++)
+		if (frame_match_any(frames[j], frame_fn_len(frames[j]), reclaim_fns))
+			return WAIT_RECLAIM;
 	/* the strong causes first, from the top; block I/O and page faults
 	 * (submit_bio_wait, exc_page_fault) only when nothing below says
 	 * what the I/O or the fault was for */

@@ -52,6 +52,7 @@ struct finding_ctx {
 	/* events of the traced devices */
 	struct probe_dev_stat dev;
 	bool discard_mount;	 /* a traced filesystem is mounted with discard */
+	bool dirsync_mount;	 /* a traced filesystem is mounted sync or dirsync */
 	uint64_t other_discards; /* discards on devices that are not the delete's */
 	long cpus;
 };
@@ -322,6 +323,7 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 		if (r->devs[i].traced) {
 			add_dev(&c->dev, d);
 			c->discard_mount |= r->devs[i].discard;
+			c->dirsync_mount |= r->devs[i].dirsync;
 		} else {
 			c->other_discards += d->bio_discards ? d->bio_discards : d->ext4_discards;
 		}
@@ -416,6 +418,24 @@ static enum read_verdict reads_verdict(const struct finding_ctx *c, double *serv
 	return READS_KINDS;
 }
 
+/* The delete's device whose requests took longest (p50), by name. */
+static const char *slowest_device(const struct finding_ctx *c)
+{
+	const char *name = "";
+	double worst = -1;
+	for (int i = 0; i < c->r->ndevs; i++) {
+		const struct probe_dev_stat *d = probe_dev_find(c->s, c->r->devs[i].dev);
+		if (!c->r->devs[i].traced || !d || !d->bio_lat.count)
+			continue;
+		double p50 = trace_quantile(&d->bio_lat, 0.5);
+		if (p50 > worst) {
+			worst = p50;
+			name = c->r->devs[i].name;
+		}
+	}
+	return name;
+}
+
 /* "inode-table reads" for the largest kind of read */
 static const char *main_read_kind(const struct finding_ctx *c)
 {
@@ -428,6 +448,17 @@ static const char *main_read_kind(const struct finding_ctx *c)
 	return names[best];
 }
 
+/* "48 MiB", "1.5 GiB": a limit as people set it */
+static const char *mib(uint64_t bytes, char *buf, size_t len)
+{
+	double m = (double)bytes / 1048576.0;
+	if (m >= 1024)
+		snprintf(buf, len, "%.4g GiB", m / 1024);
+	else
+		snprintf(buf, len, "%.4g MiB", m);
+	return buf;
+}
+
 /* ---- the catalogue: one entry per cause ---- */
 
 static void cpu_quota(const struct finding_ctx *c, struct finding_sink *k)
@@ -438,11 +469,11 @@ static void cpu_quota(const struct finding_ctx *c, struct finding_sink *k)
 	if (c->quota <= 0)
 		return;
 	add(k, sh(c, c->quota),
-	    "CPU quota: the cgroup %s may use %.2f CPUs (CFS bandwidth) and throttled the "
+	    "CPU quota: the cgroup %s may use %.0f%% of a CPU (CFS bandwidth) and throttled the "
 	    "traced threads %llu times for %s; they were runnable but not allowed to run for "
 	    "%s. Raise or lift the quota (cpu.cfs_quota_us, cpu.max) or delete outside this "
 	    "cgroup: more threads cannot help, the quota caps them together.",
-	    l->cpu_cgroup, l->cpu_quota, (unsigned long long)l->nr_throttled,
+	    l->cpu_cgroup, 100 * l->cpu_quota, (unsigned long long)l->nr_throttled,
 	    trace_fmt_ns((double)l->throttled_ns, b1, sizeof b1),
 	    trace_fmt_ns(c->quota, b2, sizeof b2));
 }
@@ -500,18 +531,22 @@ static bool memcg_limited(const struct finding_ctx *c)
 static void memcg_reclaim(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct trace_limits *l = &c->r->limits;
-	char b1[32];
+	char b1[32], b2[32];
 
 	if (reclaim_ns(c) <= 0 || !memcg_limited(c))
 		return;
+	char scanned[48] = "";
+	if (l->mem_reclaim_pages)
+		snprintf(scanned, sizeof scanned, ", %llu pages scanned",
+			 (unsigned long long)l->mem_reclaim_pages);
 	add(k, sh(c, reclaim_ns(c)),
-	    "Memory-cgroup reclaim: the cgroup %s is limited to %.1f MiB and the threads "
-	    "reclaimed its pages in their own context for %s (limit hit %llu times, %llu pages "
-	    "scanned). Raise the limit (memory.limit_in_bytes, memory.max): the dentries, "
-	    "inodes and page cache a delete touches are charged to it.",
-	    l->mem_cgroup, (double)l->mem_limit / 1048576.0,
-	    trace_fmt_ns(reclaim_ns(c), b1, sizeof b1), (unsigned long long)l->mem_failcnt,
-	    (unsigned long long)l->mem_reclaim_pages);
+	    "Memory-cgroup reclaim: the cgroup %s is limited to %s and the threads reclaimed "
+	    "its pages in their own context for %s, the waits inside reclaim included (limit "
+	    "hit %llu times%s). Raise the limit "
+	    "(memory.limit_in_bytes, memory.max): the dentries, inodes and page cache a delete "
+	    "touches, and the group's dirty data, are charged to it.",
+	    l->mem_cgroup, mib(l->mem_limit, b2, sizeof b2),
+	    trace_fmt_ns(reclaim_ns(c), b1, sizeof b1), (unsigned long long)l->mem_failcnt, scanned);
 }
 
 static void memory_reclaim(const struct finding_ctx *c, struct finding_sink *k)
@@ -673,11 +708,12 @@ static void device_reads(const struct finding_ctx *c, struct finding_sink *k)
 		k->id = "slow_device";
 		add(k, sh(c, ns),
 		    "A slow device: the threads waited %s for %s reads (%llu waits), and the device "
-		    "itself takes %s per request (p50). A faster device, or a warm cache, helps; "
+		    "%s itself takes %s per request (p50). A faster device, or a warm cache, helps; "
 		    "more workers keep more reads in flight where the device serves them in "
 		    "parallel.",
 		    trace_fmt_ns(ns, b1, sizeof b1), main_read_kind(c),
-		    (unsigned long long)c->read_waits, trace_fmt_ns(service, b2, sizeof b2));
+		    (unsigned long long)c->read_waits, slowest_device(c),
+		    trace_fmt_ns(service, b2, sizeof b2));
 	}
 }
 
@@ -701,6 +737,18 @@ static bool commits_forced(const struct finding_ctx *c)
 	return syncs == 0 && c->dev.jbd2_commits >= 3 && 2 * c->m->other_syncs >= c->dev.jbd2_commits;
 }
 
+/* A commit for (nearly) every entry removed, without a sync call of the
+ * deleter's: synchronous directory updates (dirsync, sync, chattr +D). */
+static bool commit_per_change(const struct finding_ctx *c)
+{
+	const struct probe_sc_stat *sc = c->s->sc;
+	uint64_t syncs = sc[SYS_fsync].lat.count + sc[SYS_fdatasync].lat.count +
+			 sc[SYS_sync].lat.count + sc[SYS_syncfs].lat.count +
+			 sc[SYS_sync_file_range].lat.count;
+	return syncs == 0 && c->entries >= 20 && 2 * c->dev.jbd2_commits >= c->entries &&
+	       !commits_forced(c);
+}
+
 static void journal(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_dev_stat *d = &c->dev;
@@ -716,6 +764,21 @@ static void journal(const struct finding_ctx *c, struct finding_sink *k)
 			 d->jbd2_commits, trace_jiffies_ms(d->jbd2_locked, d->jbd2_commits),
 			 trace_jiffies_ms(d->jbd2_flushing, d->jbd2_commits),
 			 trace_jiffies_ms(d->jbd2_logging, d->jbd2_commits), d->jbd2_handles);
+	if (commits_forced(c) && space + commit > 0) {
+		/* the other process's commits fill the journal too: its
+		 * checkpoints are theirs */
+		k->id = "journal_forced_by_other";
+		add(k, sh(c, space + commit),
+		    "Journal commits forced by another process: the threads waited %s for commits "
+		    "they did not ask for and for the journal space those commits used up (they "
+		    "made no sync call; other processes made %llu while the journal committed %llu "
+		    "times in %.1f s%s): another process's fsync commits the shared journal, and "
+		    "the deleter's handles wait for it. Find the process that syncs; nothing in "
+		    "the deleter changes this.",
+		    trace_fmt_ns(space + commit, b1, sizeof b1), c->m->other_syncs, d->jbd2_commits,
+		    (double)c->r->wall_ns / 1e9, stats);
+		return;
+	}
 	if (space > 0) {
 		k->id = "journal_space";
 		add(k, sh(c, space),
@@ -727,19 +790,21 @@ static void journal(const struct finding_ctx *c, struct finding_sink *k)
 	}
 	if (commit <= 0)
 		return;
-	if (commits_forced(c)) {
-		k->id = "journal_forced_by_other";
+	k->id = "journal_commit_waits";
+	if (commit_per_change(c)) {
 		add(k, sh(c, commit),
-		    "Journal commits forced by another process: the threads waited %s for commits "
-		    "they did not ask for (they made no sync call; other processes made %llu while "
-		    "the journal committed %llu times in %.1f s%s): another process's fsync "
-		    "commits the shared journal, and the deleter's handles wait for it. Find the "
-		    "process that syncs; nothing in the deleter changes this.",
-		    trace_fmt_ns(commit, b1, sizeof b1), c->m->other_syncs, d->jbd2_commits,
-		    (double)c->r->wall_ns / 1e9, stats);
+		    "Journal commits: the threads waited %s for a journal commit after every "
+		    "directory change (%llu waits, %llu commits for %llu entries removed, no sync "
+		    "call of theirs)%s: the filesystem is mounted %s, so each unlink and rmdir "
+		    "waits for its own commit. Mount without dirsync (or remove the directory's "
+		    "DIRSYNC attribute, chattr -D) for the delete.",
+		    trace_fmt_ns(commit, b1, sizeof b1),
+		    (unsigned long long)cause_waits(c, TC_JOURNAL), d->jbd2_commits,
+		    (unsigned long long)c->entries, stats,
+		    c->dirsync_mount ? "sync or dirsync" :
+				       "or marked synchronous (dirsync, chattr +D)");
 		return;
 	}
-	k->id = "journal_commit_waits";
 	add(k, sh(c, commit),
 	    "Journal commits: the threads waited %s for journal commits (%llu waits)%s. Fewer "
 	    "dirtied blocks per unlink (inode order) makes commits shorter.",
@@ -966,7 +1031,8 @@ static void user_cpu(const struct finding_ctx *c, struct finding_sink *k)
 	if (c->user <= 0)
 		return;
 	add(k, sh(c, c->user),
-	    "User-space CPU: the deleter ran its own code for %s%s. A compiled deleter that "
+	    "User-space CPU: the deleter ran its own code in user space for %s%s. A compiled "
+	    "deleter that "
 	    "does no per-entry work (rm, adaptrm) needs a fraction of this.",
 	    trace_fmt_ns(c->user, b1, sizeof b1), c->entries ? " between its system calls" : "");
 }
@@ -1048,11 +1114,18 @@ static void scattered_inodes(const struct finding_ctx *c, struct finding_sink *k
 
 	if (jh->count < 1000 || near >= 0.5)
 		return;
-	if (c->reads[0] > journal) {
+	if (c->reads[0] > journal && c->reads[0] > c->journal_space) {
 		k->explains = "inode_table_reads";
 		journal = c->reads[0];
+	} else if (commits_forced(c) && journal + c->journal_space > 0) {
+		k->explains = "journal_forced_by_other";
+		journal += c->journal_space;
+	} else if (c->journal_space > journal) {
+		/* more blocks dirtied per transaction fill the journal sooner */
+		k->explains = "journal_space";
+		journal = c->journal_space;
 	} else if (journal > 0) {
-		k->explains = commits_forced(c) ? "journal_forced_by_other" : "journal_commit_waits";
+		k->explains = "journal_commit_waits";
 	} else {
 		/* warm and unhurried: more blocks touched per unlink, on CPU */
 		k->explains = "kernel_cpu";

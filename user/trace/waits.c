@@ -39,6 +39,7 @@ struct mount_ent {
 	unsigned maj, min; /* st_dev of the mount */
 	uint32_t bdev;	   /* kernel dev_t of its block device, or 0 */
 	bool discard;
+	bool dirsync; /* mounted sync or dirsync: each directory change commits */
 	char fstype[24], target[160];
 };
 
@@ -48,6 +49,18 @@ static bool has_discard(const char *opts)
 	for (const char *p = opts; p && *p;) {
 		size_t l = strcspn(p, ",");
 		if ((l == 7 && !strncmp(p, "discard", 7)) || !strncmp(p, "discard=", 8))
+			return true;
+		p += l + (p[l] == ',');
+	}
+	return false;
+}
+
+/* "sync" or "dirsync" among comma-separated OPTS. */
+static bool has_dirsync(const char *opts)
+{
+	for (const char *p = opts; p && *p;) {
+		size_t l = strcspn(p, ",");
+		if ((l == 4 && !strncmp(p, "sync", 4)) || (l == 7 && !strncmp(p, "dirsync", 7)))
 			return true;
 		p += l + (p[l] == ',');
 	}
@@ -93,6 +106,7 @@ static int read_mounts(struct mount_ent **out)
 		else if (maj)
 			e->bdev = PROBE_MKDEV(maj, min);
 		e->discard = has_discard(mopts) || has_discard(sopts);
+		e->dirsync = has_dirsync(mopts) || has_dirsync(sopts);
 		snprintf(e->fstype, sizeof e->fstype, "%.23s", fstype);
 		snprintf(e->target, sizeof e->target, "%.159s", target);
 	}
@@ -175,7 +189,10 @@ static void name_dev(struct trace_dev *d, const struct mount_ent *e)
 			 PROBE_DEV_MINOR(d->dev));
 	if (e)
 		snprintf(d->name, sizeof d->name, "%.24s (%.12s on %.40s%s)", devname, e->fstype,
-			 e->target, e->discard ? ", discard" : "");
+			 e->target,
+			 e->discard ? ", discard" :
+			 e->dirsync ? ", dirsync" :
+				      "");
 	else
 		snprintf(d->name, sizeof d->name, "%s", devname);
 }
@@ -207,6 +224,7 @@ static void collect_scope(struct trace_result *r)
 				d->traced = true;
 		const struct mount_ent *e = mount_of(m, nm, d->dev);
 		d->discard = e && e->discard;
+		d->dirsync = e && e->dirsync;
 		name_dev(d, e);
 	}
 	free(m);

@@ -61,6 +61,7 @@ struct trace_dev {
 	uint32_t dev;  /* kernel dev_t */
 	bool traced;   /* a filesystem the traced threads deleted on */
 	bool discard;  /* mounted with online discard */
+	bool dirsync;  /* mounted sync or dirsync */
 	char name[96]; /* "loop0 (ext4 on /mnt/x)" */
 };
 
