@@ -724,16 +724,22 @@ static bool discard_in_commit(const struct finding_ctx *c)
 	return c->discard_mount && (c->dev.bio_discards || c->dev.ext4_discards);
 }
 
+/* fsync, fdatasync, sync, syncfs and sync_file_range calls of the traced
+ * threads: commits they asked for */
+static uint64_t traced_syncs(const struct finding_ctx *c)
+{
+	const struct probe_sc_stat *sc = c->s->sc;
+	return sc[SYS_fsync].lat.count + sc[SYS_fdatasync].lat.count + sc[SYS_sync].lat.count +
+	       sc[SYS_syncfs].lat.count + sc[SYS_sync_file_range].lat.count;
+}
+
 /* commits the traced threads did not ask for: they made no sync call, and
  * other processes made as many as half the commits (each sync of a file
  * with dirty metadata commits the running transaction, the deleter's
  * handles with it) */
 static bool commits_forced(const struct finding_ctx *c)
 {
-	const struct probe_sc_stat *sc = c->s->sc;
-	uint64_t syncs = sc[SYS_fsync].lat.count + sc[SYS_fdatasync].lat.count +
-			 sc[SYS_sync].lat.count + sc[SYS_syncfs].lat.count +
-			 sc[SYS_sync_file_range].lat.count;
+	uint64_t syncs = traced_syncs(c);
 	return syncs == 0 && c->dev.jbd2_commits >= 3 && 2 * c->m->other_syncs >= c->dev.jbd2_commits;
 }
 
@@ -741,10 +747,7 @@ static bool commits_forced(const struct finding_ctx *c)
  * deleter's: synchronous directory updates (dirsync, sync, chattr +D). */
 static bool commit_per_change(const struct finding_ctx *c)
 {
-	const struct probe_sc_stat *sc = c->s->sc;
-	uint64_t syncs = sc[SYS_fsync].lat.count + sc[SYS_fdatasync].lat.count +
-			 sc[SYS_sync].lat.count + sc[SYS_syncfs].lat.count +
-			 sc[SYS_sync_file_range].lat.count;
+	uint64_t syncs = traced_syncs(c);
 	return syncs == 0 && c->entries >= 20 && 2 * c->dev.jbd2_commits >= c->entries &&
 	       !commits_forced(c);
 }
