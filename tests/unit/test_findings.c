@@ -644,6 +644,33 @@ static void journal_commit_case(struct synth *x, uint64_t commits)
 	d->jbd2_handles = 5000;
 }
 
+/* Commits the deleter asked for with its own syncs: sync less. */
+Test(findings, journal_commits_of_own_syncs)
+{
+	struct synth *x = synth_new();
+	journal_commit_case(x, 60);
+	set_busy(x, 1 * MS);
+	x->s->sc[SYS_fsync].lat.count = 50;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "journal_commit_waits", 0.2, "which their own 50 sync calls",
+	       "Sync once at the end, or not at all");
+	cr_assert(!has(x, "journal_forced_by_other"));
+	synth_free(x);
+}
+
+/* A commit per entry removed, without a sync: a synchronous directory. */
+Test(findings, journal_commit_per_unlink_is_dirsync)
+{
+	struct synth *x = synth_new();
+	journal_commit_case(x, 1500);
+	set_busy(x, 1 * MS);
+	x->s->sc[SYS_unlinkat].lat.count = 1500;
+	cr_assert_eq(verdict(x), 2);
+	expect(x, "journal_commit_waits", 0.2, "after every directory change",
+	       "Mount without dirsync");
+	synth_free(x);
+}
+
 Test(findings, journal_commit_waits)
 {
 	struct synth *x = synth_new();

@@ -808,6 +808,16 @@ static void journal(const struct finding_ctx *c, struct finding_sink *k)
 				       "or marked synchronous (dirsync, chattr +D)");
 		return;
 	}
+	if (traced_syncs(c)) {
+		add(k, sh(c, commit),
+		    "Journal commits: the threads waited %s for journal commits (%llu waits)%s, "
+		    "which their own %llu sync calls (fsync, fdatasync, syncfs, sync) forced. Sync "
+		    "once at the end, or not at all: each sync commits the journal and waits.",
+		    trace_fmt_ns(commit, b1, sizeof b1),
+		    (unsigned long long)cause_waits(c, TC_JOURNAL), stats,
+		    (unsigned long long)traced_syncs(c));
+		return;
+	}
 	add(k, sh(c, commit),
 	    "Journal commits: the threads waited %s for journal commits (%llu waits)%s. Fewer "
 	    "dirtied blocks per unlink (inode order) makes commits shorter.",
@@ -917,6 +927,18 @@ static void btrfs(const struct finding_ctx *c, struct finding_sink *k)
 				    "nothing in the deleter changes this");
 			continue;
 		}
+		if (i == 1 && traced_syncs(c)) {
+			/* the commits they asked for */
+			add(k, sh(c, c->btrfs[i]),
+			    "Btrfs transaction commits: the threads waited %s for transaction "
+			    "commits, which their own %llu sync calls (fsync, syncfs, sync) forced "
+			    "(top site %s). Sync once at the end, or not at all: each sync commits "
+			    "the running transaction and waits for it.",
+			    trace_fmt_ns(c->btrfs[i], b1, sizeof b1),
+			    (unsigned long long)traced_syncs(c),
+			    top_site(c, TC_BTRFS, btrfs_kinds[i]));
+			continue;
+		}
 		add(k, sh(c, c->btrfs[i]), "Btrfs: the threads waited %s %s (top site %s).",
 		    trace_fmt_ns(c->btrfs[i], b1, sizeof b1), kinds[i].what,
 		    top_site(c, TC_BTRFS, i < NBTRFS - 1 ? btrfs_kinds[i] : NULL));
@@ -961,12 +983,19 @@ static void overlayfs(const struct finding_ctx *c, struct finding_sink *k)
  * cause of its own only where it outweighs the unlinks (files with data). */
 #define FREEING_OWN_SHARE 0.4
 
+/* Freeing outweighs the rest of the filesystem's CPU work. */
+static bool freeing_own(const struct finding_ctx *c)
+{
+	double fs = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER] + c->kcpu[TCPU_JOURNAL] +
+		    c->kcpu[TCPU_FREEING];
+	return c->kcpu[TCPU_FREEING] >= FREEING_OWN_SHARE * fs;
+}
+
 static void extent_freeing(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
-	double unlink = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_FREEING];
 
-	if (c->kcpu[TCPU_FREEING] <= 0 || c->kcpu[TCPU_FREEING] < FREEING_OWN_SHARE * unlink)
+	if (c->kcpu[TCPU_FREEING] <= 0 || !freeing_own(c))
 		return;
 	add(k, sh(c, c->kcpu[TCPU_FREEING]),
 	    "Freeing data: %s on CPU evicting inodes and freeing their extents, blocks and "
@@ -995,7 +1024,7 @@ static void kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
 	const struct probe_snapshot *s = c->s;
 	/* journaling on CPU is every metadata change's cost: the filesystem's own */
 	double ns = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER] + c->kcpu[TCPU_JOURNAL];
-	if (c->kcpu[TCPU_FREEING] < FREEING_OWN_SHARE * (c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_FREEING]))
+	if (!freeing_own(c))
 		ns += c->kcpu[TCPU_FREEING]; /* the inodes' eviction, with their unlinks */
 	char b1[32], b2[32], b3[32], b4[32];
 	int top = -1;
