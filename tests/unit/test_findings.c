@@ -364,7 +364,8 @@ Test(findings, memcg_reclaim_from_cpu_samples)
 	x->r.cpu.samples_sys[TCPU_UNLINK] = 3;
 	memcg_limit(x, 3, 0);
 	cr_assert_eq(verdict(x), 2);
-	expect(x, "memcg_reclaim", 0.25, "for 250.00 ms, the waits inside reclaim included (limit hit 3 times)");
+	expect(x, "memcg_reclaim", 0.25,
+	       "for 250.00 ms, the waits inside reclaim included (limit hit 3 times)");
 	expect(x, "kernel_cpu", 0.75, "Running in the kernel");
 	synth_free(x);
 }
