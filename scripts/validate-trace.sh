@@ -437,7 +437,14 @@ def cmd_whole(js, th=None, ut=None, main=None):
     tol = max(0.05 * life, 10e6 * max(nthr, 1))
     row("  whole_ns + user time at exit (%s)" % ms(utime), ms(w + utime), ms(life),
         "5%%, or 10 ms a thread (%s)" % ms(tol), abs(w + utime - life) <= tol)
-    na("  on-CPU split (user, kernel in and outside syscalls)", "perf sched run time %s" % ms(sum(x[2] for e in ev.values() for x in e)))
+    run = sum(x[2] for e in ev.values() for x in e)
+    on = j.get("oncpu", {}).get("oncpu_ns")
+    if on is None:
+        na("  on-CPU time", "perf sched run time %s" % ms(run))
+    else:
+        tol = max(0.05 * run, 10e6 * len(ev))
+        row("  on-CPU time (switch in to out)", ms(on), "perf sched run time %s" % ms(run),
+            "5%%, or 10 ms a thread (%s)" % ms(tol), abs(on - run) <= tol)
     flush("adaptrm --trace -p", "perf sched timehist + utime at exit (same run)")
 
 def cmd_quota(js, th, rq, cgdir, thr_ns, nthr):

@@ -747,7 +747,9 @@ static int trace_pid(pid_t pid, double interval, unsigned flags)
 			break; /* the process and what it started have exited */
 		if (s.last->ntgids == 0 && s.last->misc.tgids_delta < 0)
 			break;
-		sleep_until_due(&s, s.interval_ns ? 10 : 100);
+		/* while the trace is young, often enough to find the cgroups */
+		bool young = now_ns() - s.start_ns < CGROUPS_YOUNG_NS;
+		sleep_until_due(&s, s.interval_ns || young ? 10 : 100);
 	}
 	int js = finish(&s);
 	free_sampler(&s);
