@@ -1,4 +1,4 @@
-# The reference documentation against the code: every option that the code
+# The documentation against the code: every option that the code
 # parses appears in --help, in the man page and in the bash completion, and
 # every ADAPTRM_* variable that user/ reads is in the man page's ENVIRONMENT
 # section. The names come from the sources, not from a list kept here:
@@ -122,4 +122,87 @@ test_docs_checks_catch_omissions() {
 	[ "$(grep -c -- '--brand-new' <<<"$out")" = 3 ] || fail "--brand-new not reported 3 times: $out"
 	out=$(DOCS_SRC=$PWD/src docs_missing_env)
 	grep -q "ADAPTRM_BRAND_NEW" <<<"$out" || fail "ADAPTRM_BRAND_NEW not reported: $out"
+}
+
+# The anchors of a markdown file, one per line: GitHub's slugs of its
+# headings (lower case, punctuation dropped, spaces to hyphens, a repeated
+# slug numbered -1, -2, ...) and explicit <a id/name="..."> targets.
+docs_anchors() {
+	awk '
+		/^```/ { fence = !fence; next }
+		fence { next }
+		/^#+ / {
+			s = tolower($0)
+			sub(/^#+ +/, "", s)
+			gsub(/[^a-z0-9 _-]/, "", s)
+			gsub(/ /, "-", s)
+			n = seen[s]++
+			print (n ? s "-" n : s)
+		}
+		{
+			line = $0
+			while (match(line, /<a (id|name)="[^"]+"/)) {
+				a = substr(line, RSTART, RLENGTH)
+				sub(/^<a (id|name)="/, "", a)
+				print substr(a, 1, length(a) - 1)
+				line = substr(line, RSTART + RLENGTH)
+			}
+		}' "$1"
+}
+
+# Prints "WHERE: TARGET" for every link that does not resolve: markdown
+# links in docs/*.md and README.md (relative targets only), and the
+# docs/FILE.md#anchor references in the sources, tests and scripts.
+docs_broken_links() {
+	local root=${DOCS_ROOT:-$docs_repo} md where target file anchor
+	{
+		for md in "$root"/README.md "$root"/docs/*.md; do
+			# inline code spans are not links
+			# shellcheck disable=SC2016 # the backquotes are markdown's
+			sed 's/`[^`]*`//g' "$md" | grep -oE '\]\([^) ]+\)' | sed -E 's/^\]\((.*)\)$/\1/' |
+				grep -vE '^(https?|mailto):' | sed "s|^|$md\t$(dirname "$md")/|"
+		done
+		grep -rnoE --exclude-dir=.output --exclude=test_docs.sh 'docs/[A-Za-z0-9_.-]+\.md#[A-Za-z0-9_-]+' \
+			"$root"/user "$root"/bpf "$root"/tests "$root"/scripts "$root"/Makefile 2>/dev/null |
+			sed -E "s|^([^:]+:[0-9]+):(.*)$|\1\t$root/\2|"
+	} | while IFS=$'\t' read -r where target; do
+		file=${target%%#*}
+		anchor=
+		[[ $target == *#* ]] && anchor=${target#*#}
+		# a bare #anchor is the linking file's own
+		[[ $target != */#* ]] || file=$where
+		if [ ! -e "$file" ]; then
+			echo "${where#"$root"/}: ${target#"$root"/} (no such file)"
+		elif [ -n "$anchor" ] && ! docs_anchors "$file" | grep -qxF -- "$anchor"; then
+			echo "${where#"$root"/}: ${target#"$root"/} (no such anchor)"
+		fi
+	done
+}
+
+test_docs_links() {
+	local broken
+	broken=$(docs_broken_links)
+	[ -z "$broken" ] || fail "links that do not resolve:
+$broken"
+}
+
+# The link check fails on a missing anchor and a missing file, and passes
+# GitHub's slugs of punctuated and repeated headings.
+test_docs_links_catch_breakage() {
+	local out
+	mkdir -p r/docs r/user
+	# shellcheck disable=SC2016 # the backquotes are markdown's
+	printf '# A b\n## Large files: the lane and --free-rate\n## Re-run\n## Re-run\n```\n# not a heading\n```\n<a id="here"></a>\n' >r/docs/a.md
+	# shellcheck disable=SC2016 # the backquotes are markdown's
+	printf '[x](docs/a.md#a-b) [y](docs/a.md#large-files-the-lane-and---free-rate) [z](docs/a.md#re-run-1) [h](docs/a.md#here) `[no](docs/none.md)`\n' >r/README.md
+	printf '/* see docs/a.md#re-run */\n' >r/user/x.c
+	out=$(DOCS_ROOT=$PWD/r docs_broken_links)
+	[ -z "$out" ] || fail "good links reported: $out"
+	printf '[w](docs/a.md#not-a-heading) [v](docs/gone.md) [u](#nowhere)\n' >>r/README.md
+	printf '/* see docs/a.md#re-run-2 */\n' >>r/user/x.c
+	out=$(DOCS_ROOT=$PWD/r docs_broken_links)
+	grep -q 'README.md: docs/a.md#not-a-heading (no such anchor)' <<<"$out" || fail "missing anchor passed: $out"
+	grep -q 'README.md: docs/gone.md (no such file)' <<<"$out" || fail "missing file passed: $out"
+	grep -q 'README.md: .*#nowhere (no such anchor)' <<<"$out" || fail "missing local anchor passed: $out"
+	grep -q 'user/x.c:2: docs/a.md#re-run-2 (no such anchor)' <<<"$out" || fail "missing anchor in code passed: $out"
 }

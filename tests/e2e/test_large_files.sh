@@ -144,7 +144,7 @@ test_large_free_rate_bind_mounted_file_not_truncated() {
 }
 
 # --free-rate never truncates what someone else can still reach
-# (docs/design.md#what-free-rate-may-truncate). Each case runs on tmpfs and
+# (docs/design.md#what---free-rate-may-truncate). Each case runs on tmpfs and
 # on ext4: $1 of these helpers is the directory to work in.
 free_rate_fs() { # tmpfs|ext4: enter a fresh one
 	if [ "$1" = ext4 ]; then
