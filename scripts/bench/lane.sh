@@ -2,7 +2,7 @@
 # The large-file lane's measurement (issue 19): does a tree with a few huge
 # files delete in about max(time of the huge files, time of the rest), not
 # their sum? Three trees on one filesystem, each deleted cold on a slow disk
-# (results and what they mean: docs/bench-lane.md):
+# (results and what they mean: docs/benchmarks.md#large-files-the-lane):
 #   huge   LANE_HUGE_COUNT files of LANE_HUGE_GIB GiB, at the top
 #   small  the hugemix tree's small files only (100 dirs x 1,000, scaled)
 #   mix    both: the same huge files at the top, beside the small files' dirs

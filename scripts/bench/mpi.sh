@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # adaptrm-mpi on the metadata-server stand-in (issue 20; `make bench
-# BENCH_MPI=1`; results and what they mean: docs/bench-mpi.md). One slowfs
+# BENCH_MPI=1`; results: docs/benchmarks.md#across-machines). One slowfs
 # daemon serves N client mounts of one backing directory (a parallel
 # filesystem's metadata server and N client nodes): every request costs
 # MPI_DELAYS µs in one of the server's MPI_SLOTS service slots (a knee at
