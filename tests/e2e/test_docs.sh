@@ -9,8 +9,12 @@
 #     by the hand parsers (--trace's -p);
 #   - variables: every "ADAPTRM_..." string literal in user/**/*.c (getenv
 #     calls and user/lib/env.c's table alike).
+# Every markdown link in README.md and docs/, and every docs/FILE.md#anchor
+# that the code, tests and scripts cite, must resolve (GitHub's heading
+# slugs), so that a renamed heading is caught with its citers.
 # DOCS_MAN, DOCS_COMPLETION and DOCS_SRC override the files checked (the
-# last test uses them to check that an omission is caught).
+# omission test uses them to check that an omission is caught); DOCS_ROOT
+# the tree whose links are checked.
 
 docs_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
