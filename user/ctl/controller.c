@@ -94,10 +94,9 @@ int controller_default_max_threads(int requested)
  * unlinker in a directory, ext4 gains with 2, tmpfs scales to the CPUs, FUSE
  * and network filesystems hide their latency behind many workers. The
  * measurements behind each line: docs/design.md#start-point. */
-static int prior_threads(uint64_t f_type, const char *fs, const char *shape)
+static int prior_threads(const char *fs, const char *shape)
 {
 	int cpus = ncpus();
-	(void)f_type;
 	/* FUSE holds a directory's lock across each request, so only
 	 * directories overlap: a tree wants a worker per directory in flight,
 	 * up to the cap; other shapes are flat above 8. */
@@ -191,8 +190,9 @@ static void try_bpf(struct controller *c)
 	if (c->bpf_tried)
 		return;
 	c->bpf_tried = true;
-	bool ok = bpf_allowed() ? ctl_source_start_bpf(c->src) : false;
-	if (!bpf_allowed())
+	if (bpf_allowed())
+		ctl_source_start_bpf(c->src);
+	else
 		ctl_source_set_missing(c->src,
 				       "eBPF probes off (ADAPTRM_CTL_BPF=0): lock contention and "
 				       "latency percentiles not measured");
@@ -202,7 +202,6 @@ static void try_bpf(struct controller *c)
 		explain(c, "%s; deciding on throughput, unlinkat time and schedstats",
 			ctl_source_missing(c->src));
 	}
-	(void)ok;
 }
 
 /* The tree's profile key (filesystem and shape), its stored profile, and
@@ -237,7 +236,7 @@ static int choose_start(struct controller *c, int cap, const char **from)
 		start = c->prof.threads;
 		*from = "profile";
 	} else {
-		start = prior_threads(c->key.f_type, c->key.fs, c->key.shape);
+		start = prior_threads(c->key.fs, c->key.shape);
 		*from = "prior";
 	}
 	/* For tests and experiments: start elsewhere, to watch it converge. */
@@ -721,11 +720,6 @@ size_t controller_decisions(const struct controller *c, const struct controller_
 {
 	*out = c ? c->log : NULL;
 	return c ? c->nlog : 0;
-}
-
-int controller_final_threads(const struct controller *c)
-{
-	return c ? c->final_threads : 0;
 }
 
 void controller_free(struct controller *c)

@@ -40,6 +40,4 @@ void controller_free(struct controller *c);
 /* The decision log (for --trace -rf and tests), in order. Valid until
  * controller_free. */
 size_t controller_decisions(const struct controller *c, const struct controller_decision **out);
-/* Active workers at the end of the last tree (0 if none ran). */
-int controller_final_threads(const struct controller *c);
 #endif

@@ -538,15 +538,6 @@ fail:
 	return NULL;
 }
 
-void probes_threads(struct probes *p, uint32_t *live, uint32_t *peak)
-{
-	long long th = __atomic_load_n(&p->skel->bss->live_threads, __ATOMIC_RELAXED);
-	long long pk = __atomic_load_n(&p->skel->bss->peak_threads, __ATOMIC_RELAXED);
-
-	*live = th > 0 ? (uint32_t)th : 0;
-	*peak = pk > 0 ? (uint32_t)pk : 0;
-}
-
 bool probes_group_attached(const struct probes *p, enum probe_group g)
 {
 	return (unsigned)g < PROBE_G_COUNT && p->attached[g];

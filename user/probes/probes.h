@@ -94,10 +94,6 @@ int probes_traced_tgids(struct probes *p, pid_t *out, int max);
 /* Counters since probes_start. Returns 0, or -errno. */
 int probes_read(struct probes *p, struct probe_snapshot *out);
 bool probes_group_attached(const struct probes *p, enum probe_group g);
-/* Live traced threads and their peak since start, without a system call
- * (the counters are in the programs' mmapped .bss): for a caller that only
- * wants the thread count, probes_read() copies ~400 KB. */
-void probes_threads(struct probes *p, uint32_t *live, uint32_t *peak);
 /* Newline-separated notes about dropped groups and fallbacks ("" if none). */
 const char *probes_notes(const struct probes *p);
 void probes_stop(struct probes *p);

@@ -4,7 +4,6 @@
  *   awk '/#define __NR_/ {print $3, substr($2, 6)}' asm/unistd_64.h */
 #include "probes/syscall_names.h"
 #include <stddef.h>
-#include <string.h>
 
 static const char *const names[] = {
 	[0] = "read",
@@ -376,12 +375,4 @@ const char *syscall_name(unsigned nr)
 	if (nr < sizeof names / sizeof *names && names[nr])
 		return names[nr];
 	return NULL;
-}
-
-int syscall_number(const char *name)
-{
-	for (unsigned i = 0; i < sizeof names / sizeof *names; i++)
-		if (names[i] && !strcmp(names[i], name))
-			return (int)i;
-	return -1;
 }

@@ -3,6 +3,4 @@
 #define ADAPTRM_SYSCALL_NAMES_H
 /* NULL for an unknown number. */
 const char *syscall_name(unsigned nr);
-/* -1 for an unknown name. */
-int syscall_number(const char *name);
 #endif
