@@ -59,8 +59,8 @@ static void check_sums(const struct probe_snapshot *s)
 Test(probes, unlinkat_count_is_exact)
 {
 	struct probes *p = start_or_skip();
-	struct probe_snapshot *a = probe_snapshot_new(), *b = probe_snapshot_new(),
-			      *d = probe_snapshot_new();
+	struct probe_snapshot *a = probes_snapshot_new(), *b = probes_snapshot_new(),
+			      *d = probes_snapshot_new();
 	char dir[] = "/tmp/adaptrm-probes-XXXXXX";
 	const int n = 500;
 
@@ -78,7 +78,7 @@ Test(probes, unlinkat_count_is_exact)
 	close(dfd);
 	cr_assert_eq(rmdir(dir), 0);
 	cr_assert_eq(probes_read(p, b), 0);
-	probe_snapshot_sub(d, b, a);
+	probes_snapshot_sub(d, b, a);
 
 	cr_assert_eq(d->sc[PROBE_NR_UNLINKAT].lat.count, (uint64_t)n + 1);
 	cr_assert_eq(d->sc[PROBE_NR_UNLINKAT].errors, 1);
@@ -87,9 +87,9 @@ Test(probes, unlinkat_count_is_exact)
 	cr_assert_eq(d->ntgids, 1);
 	check_sums(b);
 	check_sums(d);
-	probe_snapshot_free(a);
-	probe_snapshot_free(b);
-	probe_snapshot_free(d);
+	probes_snapshot_free(a);
+	probes_snapshot_free(b);
+	probes_snapshot_free(d);
 	probes_stop(p);
 }
 
@@ -103,7 +103,7 @@ Test(probes, core_only_attaches_no_filesystem_events)
 	cr_assert(probes_group_attached(p, PROBE_G_LOCKS));
 	cr_assert(probes_group_attached(p, PROBE_G_OFFCPU));
 	for (int g = PROBE_G_EXT4; g < PROBE_G_COUNT; g++)
-		cr_assert(!probes_group_attached(p, g), "%s attached", probe_group_name(g));
+		cr_assert(!probes_group_attached(p, g), "%s attached", probes_group_name(g));
 	probes_stop(p);
 
 	/* and the full set has them (block events exist in every kernel) */
@@ -132,7 +132,7 @@ static void *unlinker(void *arg)
 Test(probes, parallel_unlinkers_contend_on_rwsem_write, .timeout = 120)
 {
 	struct probes *p = start_or_skip();
-	struct probe_snapshot *s = probe_snapshot_new();
+	struct probe_snapshot *s = probes_snapshot_new();
 	char dir[] = "/tmp/adaptrm-probes-XXXXXX";
 	const int per = 20000;
 	pthread_t t[4];
@@ -156,12 +156,12 @@ Test(probes, parallel_unlinkers_contend_on_rwsem_write, .timeout = 120)
 	cr_assert_geq(s->sc[PROBE_NR_UNLINKAT].lat.count, (uint64_t)4 * per);
 	cr_assert(probes_group_attached(p, PROBE_G_LOCKS));
 	cr_assert_gt(s->lock[PROBE_LCB_F_WRITE].wait.count, 0, "no rwsem:W contention seen");
-	cr_assert_gt(probe_lock_wait_ns(s, PROBE_LCB_F_WRITE), 0);
+	cr_assert_gt(probes_lock_wait_ns(s, PROBE_LCB_F_WRITE), 0);
 	check_sums(s);
 	struct probe_caller c[8];
 	int nc = probes_callers(p, c, 8);
 	cr_assert_gt(nc, 0);
-	probe_snapshot_free(s);
+	probes_snapshot_free(s);
 	probes_stop(p);
 }
 
@@ -169,7 +169,7 @@ Test(probes, parallel_unlinkers_contend_on_rwsem_write, .timeout = 120)
 Test(probes, wait_syscalls_match_the_report)
 {
 	for (int nr = 0; nr < PROBE_NR_SYSCALLS; nr++)
-		cr_assert_eq(probe_is_wait_syscall(nr), trace_is_wait_syscall(nr), "syscall %d", nr);
+		cr_assert_eq(probes_is_wait_syscall(nr), trace_is_wait_syscall(nr), "syscall %d", nr);
 }
 
 static void *pipe_writer(void *arg)
@@ -187,7 +187,7 @@ static void *pipe_writer(void *arg)
 Test(probes, sleep_in_a_busy_syscall_is_a_wait_site)
 {
 	struct probes *p = start_or_skip();
-	struct probe_snapshot *s = probe_snapshot_new();
+	struct probe_snapshot *s = probes_snapshot_new();
 	struct probe_wait_site *w = NULL;
 	int fds[2];
 	pthread_t t;
@@ -211,6 +211,6 @@ Test(probes, sleep_in_a_busy_syscall_is_a_wait_site)
 	if (probes_group_attached(p, PROBE_G_RUNQ))
 		cr_assert_gt(s->misc.runq.count, 0);
 	free(w);
-	probe_snapshot_free(s);
+	probes_snapshot_free(s);
 	probes_stop(p);
 }

@@ -192,9 +192,9 @@ bool ctl_source_start_bpf(struct ctl_source *s)
 		snprintf(s->missing, sizeof s->missing, "eBPF: %s%s%s not measured",
 			 locks ? "" : "lock contention", !locks && !off ? " and " : "",
 			 off ? "" : "blocked time");
-	s->snap_prev = probe_snapshot_new();
-	s->snap_now = probe_snapshot_new();
-	s->snap_diff = probe_snapshot_new();
+	s->snap_prev = probes_snapshot_new();
+	s->snap_now = probes_snapshot_new();
+	s->snap_diff = probes_snapshot_new();
 	probes_read(s->probes, s->snap_prev);
 	s->causes_ok = probes_wait_causes(s->probes, false, &s->causes);
 	return true;
@@ -371,7 +371,7 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	s->waited_ns = waited;
 
 	if (s->probes && probes_read(s->probes, s->snap_now) == 0) {
-		probe_snapshot_sub(s->snap_diff, s->snap_now, s->snap_prev);
+		probes_snapshot_sub(s->snap_diff, s->snap_now, s->snap_prev);
 		struct probe_snapshot *tmp = s->snap_prev;
 		s->snap_prev = s->snap_now;
 		s->snap_now = tmp;
@@ -383,7 +383,8 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 		}
 		if (busy_ns > 0) {
 			if (probes_group_attached(s->probes, PROBE_G_LOCKS))
-				sig->contention = share(probe_lock_wait_ns(s->snap_diff, 0), busy_ns);
+				sig->contention =
+					share(probes_lock_wait_ns(s->snap_diff, 0), busy_ns);
 			/* Blocked: off-CPU while busy, less the lock waits. From
 			 * schedstat when it works (it sees FUSE and I/O waits
 			 * whatever the task state), else from D-state time. */
@@ -419,9 +420,9 @@ void ctl_source_free(struct ctl_source *s)
 		return;
 	if (s->probes)
 		probes_stop(s->probes);
-	probe_snapshot_free(s->snap_prev);
-	probe_snapshot_free(s->snap_now);
-	probe_snapshot_free(s->snap_diff);
+	probes_snapshot_free(s->snap_prev);
+	probes_snapshot_free(s->snap_now);
+	probes_snapshot_free(s->snap_diff);
 	free(s->run_ns);
 	free(s->wait_ns);
 	free(s->calls);

@@ -51,7 +51,7 @@ static const char *const group_names[PROBE_G_COUNT] = {
 	"jbd2", "xfs",	    "btrfs", "block",  "oncpu",
 };
 
-const char *probe_group_name(enum probe_group g)
+const char *probes_group_name(enum probe_group g)
 {
 	return (unsigned)g < PROBE_G_COUNT ? group_names[g] : "?";
 }
@@ -228,7 +228,7 @@ static bool group_wanted(unsigned flags, int g)
 	       (g == PROBE_G_BLOCK && (flags & PROBE_WITH_BLOCK));
 }
 
-bool probe_is_wait_syscall(int nr)
+bool probes_is_wait_syscall(int nr)
 {
 	switch (nr) {
 	case SYS_poll:
@@ -262,7 +262,7 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 		return NULL;
 	skel->rodata->want_callers = !(flags & PROBE_NO_CALLERS);
 	for (int nr = 0; nr < PROBE_NR_SYSCALLS; nr++)
-		skel->rodata->wait_sc[nr] = probe_is_wait_syscall(nr);
+		skel->rodata->wait_sc[nr] = probes_is_wait_syscall(nr);
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		group_ok[g] = group_wanted(flags, g);
 	if (no_oncpu)
@@ -659,12 +659,12 @@ int probes_read(struct probes *p, struct probe_snapshot *out)
 	return 0;
 }
 
-struct probe_snapshot *probe_snapshot_new(void)
+struct probe_snapshot *probes_snapshot_new(void)
 {
 	return calloc(1, sizeof(struct probe_snapshot));
 }
 
-void probe_snapshot_free(struct probe_snapshot *s)
+void probes_snapshot_free(struct probe_snapshot *s)
 {
 	free(s);
 }
@@ -674,8 +674,8 @@ static unsigned long long sub0(unsigned long long a, unsigned long long b)
 	return a > b ? a - b : 0;
 }
 
-void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot *now,
-			const struct probe_snapshot *before)
+void probes_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot *now,
+			 const struct probe_snapshot *before)
 {
 	/* every counter struct is an array of u64 (see probes_shared.h);
 	 * the two signed deltas are not meaningful per interval and are
@@ -699,7 +699,7 @@ void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot 
 	struct probe_dev devs[PROBE_MAX_DEVS];
 	uint32_t nd = now->ndevs < PROBE_MAX_DEVS ? now->ndevs : PROBE_MAX_DEVS;
 	for (uint32_t i = 0; i < nd; i++) {
-		const struct probe_dev_stat *b0 = probe_dev_find(before, now->devs[i].dev);
+		const struct probe_dev_stat *b0 = probes_dev_find(before, now->devs[i].dev);
 		const unsigned long long *x = (const void *)&now->devs[i].st;
 		unsigned long long *y = (void *)&devs[i].st;
 		devs[i].dev = now->devs[i].dev;
@@ -713,7 +713,7 @@ void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot 
 	out->misc.tgids_delta = now->misc.tgids_delta - before->misc.tgids_delta;
 }
 
-const struct probe_dev_stat *probe_dev_find(const struct probe_snapshot *s, uint32_t dev)
+const struct probe_dev_stat *probes_dev_find(const struct probe_snapshot *s, uint32_t dev)
 {
 	for (uint32_t i = 0; i < s->ndevs && i < PROBE_MAX_DEVS; i++)
 		if (s->devs[i].dev == dev)
@@ -721,7 +721,7 @@ const struct probe_dev_stat *probe_dev_find(const struct probe_snapshot *s, uint
 	return NULL;
 }
 
-uint64_t probe_lock_wait_ns(const struct probe_snapshot *s, unsigned flags)
+uint64_t probes_lock_wait_ns(const struct probe_snapshot *s, unsigned flags)
 {
 	uint64_t t = 0;
 
@@ -731,7 +731,7 @@ uint64_t probe_lock_wait_ns(const struct probe_snapshot *s, unsigned flags)
 	return t;
 }
 
-const char *probe_lock_type_name(unsigned f)
+const char *probes_lock_type_name(unsigned f)
 {
 	f &= PROBE_LOCK_TYPES - 1;
 	switch (f) {
@@ -1052,7 +1052,7 @@ int probes_cpu_samples(struct probes *p, struct probe_cpu_sample **out)
 	return n;
 }
 
-uint64_t probe_thread_ns(const struct probe_snapshot *s)
+uint64_t probes_thread_ns(const struct probe_snapshot *s)
 {
 	uint64_t t = s->misc.oncpu_ns;
 

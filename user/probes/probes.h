@@ -5,18 +5,22 @@
  *
  *	char err[256];
  *	struct probes *p = probes_start(NULL, 0, 0, err, sizeof err); // own process
- *	struct probe_snapshot *a = probe_snapshot_new(), *b = ..., *d = ...;
+ *	struct probe_snapshot *a = probes_snapshot_new(), *b = ..., *d = ...;
  *	probes_read(p, a); ...100 ms... probes_read(p, b);
- *	probe_snapshot_sub(d, b, a);    // per-interval histograms
- *	hist_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.99)     // ns
- *	probe_lock_wait_ns(d, PROBE_LCB_F_WRITE)                // rwsem write waits
- *	d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total              // ns in D
- *	d->misc.oncpu_ns, probe_thread_ns(d)                    // on CPU, whole
+ *	probes_snapshot_sub(d, b, a);                        // per-interval histograms
+ *	hist_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.99)  // ns
+ *	probes_lock_wait_ns(d, PROBE_LCB_F_WRITE)           // rwsem write waits
+ *	d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total          // ns in D
+ *	d->misc.oncpu_ns, probes_thread_ns(d)               // on CPU, whole
  *	probes_stop(p);
  *
  * probes_read() costs three batch lookups of per-CPU arrays (about 200 KB
  * copied on 2 CPUs), no hash walk: fine every 100 ms. Thread-safe as long as
- * one thread at a time uses a given struct probes. */
+ * one thread at a time uses a given struct probes.
+ *
+ * Every function of this module is named probes_*; the data types and
+ * constants keep probe_ and PROBE_, as in probes_shared.h, which the BPF
+ * side shares. */
 #ifndef ADAPTRM_PROBES_H
 #define ADAPTRM_PROBES_H
 #include <stdbool.h>
@@ -43,7 +47,7 @@ enum probe_group {
 	PROBE_G_ONCPU, /* perf_event cpu-clock sampling: on-CPU kernel stacks */
 	PROBE_G_COUNT,
 };
-const char *probe_group_name(enum probe_group g);
+const char *probes_group_name(enum probe_group g);
 
 enum probe_flag {
 	PROBE_NO_CALLERS = 1, /* skip the kernel stack per contention (cheaper) */
@@ -75,7 +79,7 @@ struct probe_snapshot {
 #define PROBE_DEV_MINOR(d) ((unsigned)(d)&0xfffff)
 #define PROBE_MKDEV(ma, mi) ((uint32_t)(ma) << 20 | ((uint32_t)(mi)&0xfffff))
 /* The counters of DEV in S, or NULL. */
-const struct probe_dev_stat *probe_dev_find(const struct probe_snapshot *s, uint32_t dev);
+const struct probe_dev_stat *probes_dev_find(const struct probe_snapshot *s, uint32_t dev);
 
 struct probes;
 
@@ -99,18 +103,18 @@ const char *probes_notes(const struct probes *p);
 void probes_stop(struct probes *p);
 
 /* Snapshots are ~200 KB: allocate them (zeroed). */
-struct probe_snapshot *probe_snapshot_new(void);
-void probe_snapshot_free(struct probe_snapshot *s);
+struct probe_snapshot *probes_snapshot_new(void);
+void probes_snapshot_free(struct probe_snapshot *s);
 /* out = now - before (counters and histograms; nthreads/ntgids/time from now,
  * time_ns becomes the interval length). OUT may alias NOW. */
-void probe_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot *now,
-			const struct probe_snapshot *before);
+void probes_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot *now,
+			 const struct probe_snapshot *before);
 
 /* Lock wait time (ns) of every type that has all bits of FLAGS set
  * (0 = all locks; PROBE_LCB_F_WRITE = rwsem and rwlock writers; ...). */
-uint64_t probe_lock_wait_ns(const struct probe_snapshot *s, unsigned flags);
+uint64_t probes_lock_wait_ns(const struct probe_snapshot *s, unsigned flags);
 /* Short name of a lock type: "rwsem:W", "mutex", "spinlock", ... */
-const char *probe_lock_type_name(unsigned flags);
+const char *probes_lock_type_name(unsigned flags);
 
 /* Top contended callers since start, by total wait: fills OUT (up to MAX),
  * returns how many. Walks a hash: for the final report, not per interval. */
@@ -159,7 +163,7 @@ const struct ksyms *probes_ksyms(struct probes *p);
  * fork to exit, so that its parts add up to it exactly; it leaves out the
  * wait of a new thread for its first run and any time before a thread's
  * first event once tracing began. Needs the offcpu group. */
-uint64_t probe_thread_ns(const struct probe_snapshot *s);
+uint64_t probes_thread_ns(const struct probe_snapshot *s);
 
 /* Every on-CPU sample since start (PROBE_G_ONCPU; walks a hash: for the
  * final report), one entry per (kernel stack, context), most samples
@@ -178,6 +182,6 @@ int probes_cpu_samples(struct probes *p, struct probe_cpu_sample **out);
 
 /* Syscalls that wait for something else (children, events, time, other
  * threads): their off-CPU time is not the deleter's (x86-64 numbers). */
-bool probe_is_wait_syscall(int nr);
+bool probes_is_wait_syscall(int nr);
 
 #endif

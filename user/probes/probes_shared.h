@@ -90,7 +90,7 @@ struct probe_misc {
 	 * inside busy and inside waiting syscalls (wait_sc[]), the rest ran
 	 * outside syscalls (user mode, and the page faults and interrupts
 	 * taken there). Together with offcpu[] it is the threads' whole time
-	 * (probe_thread_ns). */
+	 * (probes_thread_ns). */
 	unsigned long long oncpu_ns;
 	unsigned long long oncpu_syscall_ns;
 	unsigned long long oncpu_wait_syscall_ns;

@@ -317,7 +317,7 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 		c->base = 1;
 
 	for (int i = 0; i < r->ndevs; i++) {
-		const struct probe_dev_stat *d = probe_dev_find(s, r->devs[i].dev);
+		const struct probe_dev_stat *d = probes_dev_find(s, r->devs[i].dev);
 		if (!d)
 			continue;
 		if (r->devs[i].traced) {
@@ -424,7 +424,7 @@ static const char *slowest_device(const struct finding_ctx *c)
 	const char *name = "";
 	double worst = -1;
 	for (int i = 0; i < c->r->ndevs; i++) {
-		const struct probe_dev_stat *d = probe_dev_find(c->s, c->r->devs[i].dev);
+		const struct probe_dev_stat *d = probes_dev_find(c->s, c->r->devs[i].dev);
 		if (!c->r->devs[i].traced || !d || !d->bio_lat.count)
 			continue;
 		double p50 = trace_quantile(&d->bio_lat, 0.5);

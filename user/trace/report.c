@@ -22,7 +22,7 @@ const int trace_detail_count = sizeof trace_detail_nrs / sizeof *trace_detail_nr
 
 bool trace_is_wait_syscall(int nr)
 {
-	return probe_is_wait_syscall(nr); /* the probes' list: their busy time is ours */
+	return probes_is_wait_syscall(nr); /* the probes' list: their busy time is ours */
 }
 
 uint64_t trace_busy_ns(const struct probe_snapshot *s)
@@ -302,7 +302,7 @@ static void text_header(FILE *f, const struct trace_result *r)
 	fprintf(f, "  probes:");
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		if (r->attached[g])
-			fprintf(f, " %s", probe_group_name(g));
+			fprintf(f, " %s", probes_group_name(g));
 	fprintf(f, "\n");
 	for (const char *p = r->notes; p && *p;) {
 		const char *e = strchr(p, '\n');
@@ -343,7 +343,7 @@ static void json_header(struct json_writer *w, const struct trace_result *r)
 	jw_array_compact(w, "probes");
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		if (r->attached[g])
-			jw_string(w, NULL, probe_group_name(g));
+			jw_string(w, NULL, probes_group_name(g));
 	jw_end(w);
 	jw_array(w, "notes");
 	for (const char *p = r->notes; p && *p;) {
@@ -480,7 +480,7 @@ static void text_locks(FILE *f, const struct trace_result *r)
 			continue;
 		any = true;
 		snprintf(title, sizeof title, "%s (flags 0x%x): %llu waits, %s total, p99 %s",
-			 probe_lock_type_name(k), k, (unsigned long long)h->count,
+			 probes_lock_type_name(k), k, (unsigned long long)h->count,
 			 trace_fmt_ns((double)h->total, b1, sizeof b1),
 			 trace_fmt_ns(trace_quantile(h, 0.99), b2, sizeof b2));
 		if (r->all)
@@ -499,7 +499,7 @@ static void text_locks(FILE *f, const struct trace_result *r)
 		fprintf(f, "  %10llu %12s %12s %12s   %s\n", (unsigned long long)c->count,
 			trace_fmt_ns((double)c->total_ns, b1, sizeof b1),
 			trace_fmt_ns(c->count ? (double)c->total_ns / c->count : 0, b2, sizeof b2),
-			probe_lock_type_name(c->flags), r->caller_names[i]);
+			probes_lock_type_name(c->flags), r->caller_names[i]);
 	}
 }
 
@@ -512,7 +512,7 @@ static void json_locks(struct json_writer *w, const struct trace_result *r)
 		if (!s->lock[k].wait.count)
 			continue;
 		jw_object(w, NULL);
-		jw_string(w, "type", probe_lock_type_name(k));
+		jw_string(w, "type", probes_lock_type_name(k));
 		jw_uint(w, "flags", k);
 		json_hist(w, "wait_ns", &s->lock[k].wait);
 		jw_end(w);
@@ -522,7 +522,7 @@ static void json_locks(struct json_writer *w, const struct trace_result *r)
 	for (int i = 0; i < r->ncallers; i++) {
 		jw_object(w, NULL);
 		jw_string(w, "caller", r->caller_names[i]);
-		jw_string(w, "type", probe_lock_type_name(r->callers[i].flags));
+		jw_string(w, "type", probes_lock_type_name(r->callers[i].flags));
 		jw_uint(w, "count", r->callers[i].count);
 		jw_uint(w, "total_ns", r->callers[i].total_ns);
 		jw_end(w);
@@ -636,7 +636,7 @@ static void text_oncpu(FILE *f, const struct trace_result *r)
 		"  %s on CPU of %s thread time: %s in busy syscalls, %s in waiting syscalls, "
 		"%s outside syscalls\n",
 		trace_fmt_ns((double)on, b1, sizeof b1),
-		trace_fmt_ns((double)probe_thread_ns(r->total), b2, sizeof b2),
+		trace_fmt_ns((double)probes_thread_ns(r->total), b2, sizeof b2),
 		trace_fmt_ns((double)busy, b3, sizeof b3),
 		trace_fmt_ns((double)waitsc, b4, sizeof b4),
 		trace_fmt_ns((double)(on > busy + waitsc ? on - busy - waitsc : 0), b5, sizeof b5));
@@ -673,8 +673,8 @@ static void json_oncpu(struct json_writer *w, const struct trace_result *r)
 	jw_uint(w, "syscall_ns", m->oncpu_syscall_ns);
 	jw_uint(w, "wait_syscall_ns", m->oncpu_wait_syscall_ns);
 	jw_uint(w, "outside_syscall_ns", on > in_sc ? on - in_sc : 0);
-	jw_uint(w, "offcpu_ns", probe_thread_ns(r->total) - on);
-	jw_uint(w, "thread_ns", probe_thread_ns(r->total));
+	jw_uint(w, "offcpu_ns", probes_thread_ns(r->total) - on);
+	jw_uint(w, "thread_ns", probes_thread_ns(r->total));
 	jw_uint(w, "sample_hz", r->attached[PROBE_G_ONCPU] ? PROBE_CPU_SAMPLE_HZ : 0);
 	jw_uint(w, "samples", m->cpu_samples);
 	jw_uint(w, "samples_user", m->cpu_samples_user);
@@ -698,7 +698,7 @@ static void traced_devs_total(const struct trace_result *r, struct probe_dev_sta
 {
 	memset(t, 0, sizeof *t);
 	for (int i = 0; i < r->ndevs; i++) {
-		const struct probe_dev_stat *d = probe_dev_find(r->total, r->devs[i].dev);
+		const struct probe_dev_stat *d = probes_dev_find(r->total, r->devs[i].dev);
 		if (!d || !r->devs[i].traced)
 			continue;
 		unsigned long long *a = (void *)t;
@@ -722,7 +722,7 @@ static void text_devices(FILE *f, const struct trace_result *r)
 	for (int pass = 0; pass < (r->all ? 2 : 1); pass++)
 		for (int i = 0; i < r->ndevs; i++) {
 			const struct trace_dev *td = &r->devs[i];
-			const struct probe_dev_stat *d = probe_dev_find(r->total, td->dev);
+			const struct probe_dev_stat *d = probes_dev_find(r->total, td->dev);
 			if (!d || td->traced != (pass == 0))
 				continue;
 			if (!d->jbd2_commits && !d->bio_lat.count && !d->bio_discards &&
@@ -875,7 +875,7 @@ static void json_fs(struct json_writer *w, const struct trace_result *r)
 	json_block(w, &t);
 	jw_array(w, "devices");
 	for (int i = 0; i < r->ndevs; i++) {
-		const struct probe_dev_stat *d = probe_dev_find(r->total, r->devs[i].dev);
+		const struct probe_dev_stat *d = probes_dev_find(r->total, r->devs[i].dev);
 		char dev[24];
 		if (!d)
 			continue;

@@ -88,7 +88,7 @@ struct trace_result {
 	int ndevs;
 	/* on-CPU samples by category (trace/oncpu.h; CPU_USER: user mode);
 	 * the on-CPU and thread time themselves are in total->misc
-	 * (oncpu_ns, ...) and probe_thread_ns(total) */
+	 * (oncpu_ns, ...) and probes_thread_ns(total) */
 	uint64_t cpu_samples[CPU_COUNT];
 	/* -rf (mode "self"): the adaptive controller's summary and decisions */
 	const char *controller; /* NULL: no controller ran */

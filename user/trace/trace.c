@@ -166,7 +166,7 @@ static void add_row(struct sampler *s, const struct probe_snapshot *snap)
 		s->r->iv = n;
 		s->cap = nc;
 	}
-	probe_snapshot_sub(s->delta, snap, s->prev);
+	probes_snapshot_sub(s->delta, snap, s->prev);
 	const struct probe_snapshot *d = s->delta;
 	s->r->iv[s->r->niv++] = (struct trace_interval){
 		.t_ns = snap->time_ns - s->start_ns,
@@ -179,7 +179,7 @@ static void add_row(struct sampler *s, const struct probe_snapshot *snap)
 		.getdents_calls = d->sc[PROBE_NR_GETDENTS64].lat.count,
 		.getdents_ns = d->sc[PROBE_NR_GETDENTS64].lat.total,
 		.openat_calls = d->sc[SYS_openat].lat.count,
-		.lock_wait_ns = probe_lock_wait_ns(d, 0),
+		.lock_wait_ns = probes_lock_wait_ns(d, 0),
 		.rwsem_write_wait_ns = d->lock[PROBE_LCB_F_WRITE].wait.total,
 		.blocked_ns = d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total,
 		.sleeping_ns = d->misc.offcpu[PROBE_OFFCPU_SLEEPING].total,
@@ -356,12 +356,12 @@ static void limits_of(const struct trace_cgroups *c, struct trace_limits *l)
 static int finish(struct sampler *s)
 {
 	struct trace_result *r = s->r;
-	struct probe_snapshot *final = probe_snapshot_new();
+	struct probe_snapshot *final = probes_snapshot_new();
 	int status = 0;
 
 	if (!final || probes_read(s->p, final)) {
 		warn_errno(errno, "cannot read the probes");
-		probe_snapshot_free(final);
+		probes_snapshot_free(final);
 		return 1;
 	}
 	r->wall_ns = now_ns() - s->start_ns;
@@ -400,7 +400,7 @@ static int finish(struct sampler *s)
 		status |= close_out(&folded_out, trace_write_folded(folded_out.f, s->p) != 0);
 	trace_free_waits(r);
 	r->total = NULL;
-	probe_snapshot_free(final);
+	probes_snapshot_free(final);
 	return status;
 }
 
@@ -413,9 +413,9 @@ static bool start_sampler(struct sampler *s, struct trace_result *r, double inte
 	s->r = r;
 	s->p = p;
 	s->rows = rows;
-	s->prev = probe_snapshot_new();
-	s->cur = probe_snapshot_new();
-	s->delta = probe_snapshot_new();
+	s->prev = probes_snapshot_new();
+	s->cur = probes_snapshot_new();
+	s->delta = probes_snapshot_new();
 	if (!s->prev || !s->cur || !s->delta)
 		return false;
 	s->interval_ns = (uint64_t)(interval * 1e9);
@@ -433,9 +433,9 @@ static bool start_sampler(struct sampler *s, struct trace_result *r, double inte
 
 static void free_sampler(struct sampler *s)
 {
-	probe_snapshot_free(s->prev);
-	probe_snapshot_free(s->cur);
-	probe_snapshot_free(s->delta);
+	probes_snapshot_free(s->prev);
+	probes_snapshot_free(s->cur);
+	probes_snapshot_free(s->delta);
 	free(s->r->iv);
 }
 
