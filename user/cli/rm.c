@@ -494,7 +494,7 @@ static void start_engine(struct rm_run *r)
 {
 	const struct rm_options *o = r->o;
 	struct engine *e = get_engine(r);
-	struct ctl_config cc = {
+	struct controller_config cc = {
 		.pinned_threads = o->threads > 0 ? o->threads : 0,
 		.explain = o->explain,
 		.json_path = o->json_path,

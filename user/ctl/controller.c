@@ -41,7 +41,7 @@
 
 struct controller {
 	struct engine *e;
-	struct ctl_config cfg;
+	struct controller_config cfg;
 	bool steer; /* false: --threads=N, record only */
 	struct ctl_source *src;
 	struct ctl_policy pol;
@@ -144,13 +144,13 @@ static void log_decision(struct controller *c, int from, int to, const char *why
 	snprintf(d->why, sizeof d->why, "%s", why);
 }
 
-struct controller *controller_new(struct engine *e, const struct ctl_config *cfg)
+struct controller *controller_new(struct engine *e, const struct controller_config *cfg)
 {
 	bool steer = cfg->pinned_threads <= 0;
 	if (!steer && !cfg->json_path && !cfg->explain)
 		return NULL;
 	struct controller *c = xcalloc(1, sizeof(*c));
-	const struct ctl_config *o = &c->cfg;
+	const struct controller_config *o = &c->cfg;
 	c->e = e;
 	c->cfg = *cfg;
 	c->steer = steer;

@@ -1,7 +1,11 @@
 /* The adaptive controller: steers the engine's knobs while a tree is removed.
  * controller_new() returns NULL when nothing is to be steered or recorded
  * (--threads=N without --explain/--json); with --threads=N and --json it
- * records the time series without turning anything. */
+ * records the time series without turning anything.
+ *
+ * Names: controller_* is what the faces outside ctl/ use, all of it in this
+ * header; ctl_* are the parts the controller is built from (policy, trial,
+ * signals), which only the controller and their unit tests call. */
 #ifndef ADAPTRM_CONTROLLER_H
 #define ADAPTRM_CONTROLLER_H
 #include "ctl/decision.h"
@@ -14,7 +18,7 @@ struct controller;
 
 /* What the face asks of the controller (the rm face fills it from its
  * options). */
-struct ctl_config {
+struct controller_config {
 	int pinned_threads;    /* --threads=N: record only, steer nothing; 0: steer */
 	bool explain;	       /* --explain: each decision on stderr */
 	const char *json_path; /* --json=FILE: the time series, or NULL */
@@ -25,7 +29,7 @@ struct ctl_config {
 
 /* Workers to create when the controller decides (cap; --max-threads). */
 int controller_default_max_threads(int requested);
-struct controller *controller_new(struct engine *e, const struct ctl_config *cfg);
+struct controller *controller_new(struct engine *e, const struct controller_config *cfg);
 /* A tree inside DIRFD/NAME is about to be removed: choose the start point. */
 void controller_begin_tree(struct controller *c, int dirfd, const char *name);
 /* Called every engine tick (~100 ms) while the tree is being removed. */
