@@ -408,62 +408,89 @@ int probes_traced_tgids(struct probes *p, pid_t *out, int max)
 	return n;
 }
 
-struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *err, size_t errlen)
+/* The load ladder, tried in order until one flavour loads. tp_btf with every
+ * group comes first: libbpf resolves each tracepoint as it loads, and parsing
+ * the kernel's BTF here as well would slow every --trace's start. Only if
+ * that fails are the groups whose tracepoints this kernel lacks left out
+ * (which needs the kernel's BTF), first with tp_btf, then with raw_tp;
+ * ADAPTRM_BPF_RAW_TP=1 goes straight to raw_tp, for its tests. */
+static const struct flavour {
+	bool btf;	  /* tp_btf programs, else raw_tp */
+	bool check_tps;	  /* leave out missing tracepoints; retry without the sampler */
+	const char *note; /* for probes_notes() when this one loads */
+} flavours[] = {
+	{ true, false, NULL },
+	{ true, true, NULL },
+	{ false, true, "tp_btf programs did not load; using raw_tp" },
+};
+
+/* Load the first flavour of the ladder that loads into p->skel, with the
+ * groups it loaded in GROUP_OK. Returns 0 or an errno (either sign). */
+static int load_skeleton(struct probes *p, unsigned flags, bool group_ok[])
 {
-	struct probes *p = calloc(1, sizeof *p);
-	bool group_ok[PROBE_G_COUNT];
-	struct btf *vmlinux;
-	char why[256];
-	int e;
-
-	if (!p) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	if (probes_check(why, sizeof why)) {
-		snprintf(err, errlen, "%s", why);
-		free(p);
-		return NULL;
-	}
-	libbpf_set_print(libbpf_quiet);
-	p->ncpus = libbpf_num_possible_cpus();
-
-	/* tp_btf with every group first: libbpf resolves each tracepoint as
-	 * it loads, and parsing the kernel's BTF here as well would add ~10 ms
-	 * to every --trace. Only if that fails: leave out the groups whose
-	 * tracepoints this kernel lacks, then fall back to raw_tp
-	 * (ADAPTRM_BPF_RAW_TP=1 forces the fallback, for its tests). */
 	bool force_raw = env_flag(ENV_BPF_RAW_TP, 0);
-	p->skel = force_raw ? NULL : open_flavour(p, true, flags, NULL, group_ok, false);
-	e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
-	if (e) {
+	struct btf *vmlinux = NULL;
+	bool vmlinux_tried = false;
+	int e = -ENOENT;
+
+	for (size_t i = 0; i < sizeof flavours / sizeof *flavours; i++) {
+		const struct flavour *f = &flavours[i];
+		if (force_raw && f->btf)
+			continue;
+		if (f->check_tps && !vmlinux_tried) {
+			vmlinux = btf__load_vmlinux_btf();
+			vmlinux_tried = true;
+		}
+		if (f->check_tps) {
+			e = load_flavour(p, f->btf, flags, vmlinux, group_ok);
+		} else {
+			p->skel = open_flavour(p, f->btf, flags, NULL, group_ok, false);
+			e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
+		}
+		if (!e) {
+			if (f->note)
+				note(p, "%s", f->note);
+			break;
+		}
 		probes_bpf__destroy(p->skel);
 		p->skel = NULL;
-		vmlinux = btf__load_vmlinux_btf();
-		if (!force_raw)
-			e = load_flavour(p, true, flags, vmlinux, group_ok);
-		if (e) {
-			probes_bpf__destroy(p->skel);
-			e = load_flavour(p, false, flags, vmlinux, group_ok);
-			if (!e)
-				note(p, "tp_btf programs did not load; using raw_tp");
-		}
-		btf__free(vmlinux);
 	}
-	if (e) {
-		snprintf(err, errlen, "cannot load the BPF probes: %s%s", strerror(e < 0 ? -e : e),
-			 e == -EPERM || e == EPERM ?
-				 " (kernel lockdown or a BPF LSM may forbid it;"
-				 " the libbpf hint about 'ulimit -l' is misleading)" :
-				 "");
-		goto fail;
-	}
+	btf__free(vmlinux);
+	return e;
+}
 
-	/* attach group by group: a group that fails is dropped whole */
+/* Attach the tracepoint programs of group G; on a failure, detach the ones
+ * attached and return false with the tracepoint and errno in *FAILED and
+ * *FERR. */
+static bool attach_tracepoints(struct probes *p, int g, const char **failed, int *ferr)
+{
+	struct bpf_program *prog;
+	int first = p->nlinks;
+
+	bpf_object__for_each_program(prog, p->skel->obj)
+	{
+		bool is_btf;
+		const char *tp = prog_tp(prog, &is_btf);
+		if (!tp || group_of(tp) != g || !bpf_program__autoload(prog))
+			continue;
+		struct bpf_link *l = bpf_program__attach(prog);
+		if (!l || p->nlinks >= (int)(sizeof p->links / sizeof *p->links)) {
+			*ferr = errno;
+			*failed = tp;
+			bpf_link__destroy(l);
+			while (p->nlinks > first)
+				bpf_link__destroy(p->links[--p->nlinks]);
+			return false;
+		}
+		p->links[p->nlinks++] = l;
+	}
+	return true;
+}
+
+/* Attach group by group: a group that fails is dropped whole, with a note. */
+static void attach_groups(struct probes *p, unsigned flags, const bool group_ok[])
+{
 	for (int g = 0; g < PROBE_G_COUNT; g++) {
-		struct bpf_program *prog;
-		int first = p->nlinks;
-		bool ok = group_ok[g];
 		const char *failed = NULL;
 		int ferr = 0;
 
@@ -481,57 +508,81 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 			p->attached[g] = !ferr;
 			continue;
 		}
-		bpf_object__for_each_program(prog, p->skel->obj)
-		{
-			bool is_btf;
-			const char *tp = prog_tp(prog, &is_btf);
-			if (!tp || group_of(tp) != g || !bpf_program__autoload(prog))
-				continue;
-			struct bpf_link *l = bpf_program__attach(prog);
-			if (!l || p->nlinks >= (int)(sizeof p->links / sizeof *p->links)) {
-				ferr = errno;
-				failed = tp;
-				bpf_link__destroy(l);
-				ok = false;
-				break;
-			}
-			p->links[p->nlinks++] = l;
-		}
-		if (!ok) {
-			while (p->nlinks > first)
-				bpf_link__destroy(p->links[--p->nlinks]);
+		p->attached[g] = attach_tracepoints(p, g, &failed, &ferr);
+		if (!p->attached[g])
 			note(p, "%s probes dropped: cannot attach %s: %s", group_names[g],
 			     failed ? failed : "?", strerror(ferr));
-		}
-		p->attached[g] = ok;
 	}
-	if (!p->attached[PROBE_G_PROC] || !p->attached[PROBE_G_SYSCALLS]) {
-		snprintf(err, errlen, "cannot attach the syscall and process probes: %s", p->notes);
-		goto fail;
-	}
+}
 
-	/* batch lookup buffer: the largest per-CPU array */
+/* The batch lookup buffer, sized for the largest per-CPU array. */
+static bool alloc_buffers(struct probes *p)
+{
 	size_t vsz = (sizeof(struct probe_sc_stat) + 7) / 8 * 8;
+
 	p->bufsize = (size_t)PROBE_NR_SYSCALLS * p->ncpus * vsz;
 	p->buf = malloc(p->bufsize);
 	p->keys = malloc(PROBE_NR_SYSCALLS * sizeof *p->keys);
-	if (!p->buf || !p->keys) {
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
+	return p->buf && p->keys;
+}
+
+/* Trace PIDS, or this process when NPIDS is 0. Returns false with a
+ * message in ERR. */
+static bool trace_pids(struct probes *p, const pid_t *pids, int npids, char *err, size_t errlen)
+{
+	pid_t self = getpid();
+	int e;
 
 	if (npids == 0) {
-		pid_t self = getpid();
-		if ((e = probes_add_pid(p, self))) {
-			snprintf(err, errlen, "cannot trace pid %d: %s", (int)self, strerror(-e));
-			goto fail;
-		}
+		pids = &self;
+		npids = 1;
 	}
 	for (int i = 0; i < npids; i++)
 		if ((e = probes_add_pid(p, pids[i])) && e != -EEXIST) {
 			snprintf(err, errlen, "cannot trace pid %d: %s", (int)pids[i], strerror(-e));
-			goto fail;
+			return false;
 		}
+	return true;
+}
+
+struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *err, size_t errlen)
+{
+	struct probes *p = calloc(1, sizeof *p);
+	bool group_ok[PROBE_G_COUNT];
+	char why[256];
+	int e;
+
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (probes_check(why, sizeof why)) {
+		snprintf(err, errlen, "%s", why);
+		free(p);
+		return NULL;
+	}
+	libbpf_set_print(libbpf_quiet);
+	p->ncpus = libbpf_num_possible_cpus();
+
+	if ((e = load_skeleton(p, flags, group_ok))) {
+		snprintf(err, errlen, "cannot load the BPF probes: %s%s", strerror(e < 0 ? -e : e),
+			 e == -EPERM || e == EPERM ?
+				 " (kernel lockdown or a BPF LSM may forbid it;"
+				 " the libbpf hint about 'ulimit -l' is misleading)" :
+				 "");
+		goto fail;
+	}
+	attach_groups(p, flags, group_ok);
+	if (!p->attached[PROBE_G_PROC] || !p->attached[PROBE_G_SYSCALLS]) {
+		snprintf(err, errlen, "cannot attach the syscall and process probes: %s", p->notes);
+		goto fail;
+	}
+	if (!alloc_buffers(p)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (!trace_pids(p, pids, npids, err, errlen))
+		goto fail;
 	return p;
 fail:
 	probes_stop(p);
