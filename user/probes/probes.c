@@ -858,12 +858,33 @@ static void add_addrs(const uint64_t *ips, int depth, struct addr_set *a)
 	}
 }
 
-static void add_stack(struct probes *p, int stackid, struct addr_set *a)
-{
-	uint64_t ips[PROBE_STACK_DEPTH];
+/* The keys of the callers, wait_sites and cpu_samples hashes all begin
+ * with the stack id. */
+union stack_key {
+	int stackid;
+	struct probe_caller_key caller;
+	struct probe_wait_key wait;
+	struct probe_cpu_key cpu;
+};
+_Static_assert(offsetof(struct probe_caller_key, stackid) == 0, "caller key");
+_Static_assert(offsetof(struct probe_wait_key, stackid) == 0, "wait key");
+_Static_assert(offsetof(struct probe_cpu_key, stackid) == 0, "cpu key");
 
-	if (stack_of(p, stackid, ips))
-		add_addrs(ips, PROBE_STACK_DEPTH, a);
+/* Add to A the frames of every stack a key of hash M names; CPU: the
+ * stacks are the on-CPU sampler's. */
+static void add_stacks(struct probes *p, const struct bpf_map *m, bool cpu, struct addr_set *a)
+{
+	union stack_key k, next;
+	const void *prev = NULL;
+	uint64_t ips[PROBE_CPU_STACK_DEPTH];
+	size_t ksz = bpf_map__key_size(m);
+
+	while (ksz <= sizeof k && bpf_map__get_next_key(m, prev, &next, ksz) == 0) {
+		k = next;
+		prev = &k;
+		if (cpu ? cpu_stack_of(p, k.stackid, ips) : stack_of(p, k.stackid, ips))
+			add_addrs(ips, cpu ? PROBE_CPU_STACK_DEPTH : PROBE_STACK_DEPTH, a);
+	}
 }
 
 /* Names for the frames of the contended, wait-site and on-CPU stacks: asked of the
@@ -876,35 +897,9 @@ static void name_stack_frames(struct probes *p)
 	if (p->ksyms_tried)
 		return;
 	p->ksyms_tried = true;
-	{
-		const struct bpf_map *m = p->skel->maps.callers;
-		struct probe_caller_key k, next, *prev = NULL;
-		while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-			k = next;
-			prev = &k;
-			add_stack(p, k.stackid, &a);
-		}
-	}
-	{
-		const struct bpf_map *m = p->skel->maps.wait_sites;
-		struct probe_wait_key k, next, *prev = NULL;
-		while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-			k = next;
-			prev = &k;
-			add_stack(p, k.stackid, &a);
-		}
-	}
-	{
-		const struct bpf_map *m = p->skel->maps.cpu_samples;
-		struct probe_cpu_key k, next, *prev = NULL;
-		uint64_t ips[PROBE_CPU_STACK_DEPTH];
-		while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-			k = next;
-			prev = &k;
-			if (cpu_stack_of(p, k.stackid, ips))
-				add_addrs(ips, PROBE_CPU_STACK_DEPTH, &a);
-		}
-	}
+	add_stacks(p, p->skel->maps.callers, false, &a);
+	add_stacks(p, p->skel->maps.wait_sites, false, &a);
+	add_stacks(p, p->skel->maps.cpu_samples, true, &a);
 	size_t u = 0;
 	if (a.n) {
 		qsort(a.v, a.n, sizeof *a.v, cmp_u64);
