@@ -75,7 +75,7 @@ MPI_LIBS  := $(shell $(MPICC) --showme:link 2>/dev/null || $(MPICC) -link_info 2
 endif
 endif
 # Only the probe library includes the generated skeletons.
-SKEL_USERS := $(OUTPUT)/probes/probes.o $(OUTPUT)/probes/ksym_bpf.o
+SKEL_USERS := $(addprefix $(OUTPUT)/probes/,probes.o snapshot.o stacks.o ksym_bpf.o)
 TEST_SRCS := $(wildcard tests/unit/test_*.c)
 TEST_CFLAGS :=
 TEST_LIBS := -lcriterion
