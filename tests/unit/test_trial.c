@@ -9,6 +9,22 @@
 #include "ctl/trial.h"
 #include "support/sim_noise.h"
 
+/* ctl_trial_tick with the sample's fields in a row, as the tables below
+ * give them. */
+static enum ctl_trial_act tick(struct ctl_trial *t, double rate, double weight, double busy,
+			       bool asked, bool active, int n, int *n_out, char *why, size_t whylen)
+{
+	struct ctl_trial_sample s = {
+		.rate = rate,
+		.weight = weight,
+		.busy = busy,
+		.asked = asked,
+		.active = active,
+		.n = n,
+	};
+	return ctl_trial_tick(t, &s, n_out, why, whylen);
+}
+
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static double noise(double rel)
 {
@@ -40,8 +56,8 @@ static struct outcome run(struct ctl_trial *s, const struct sim *m, int n, int t
 		double rate = m->base * (on ? m->gain : 1) * noise(m->noise);
 		char why[160];
 		int to = n;
-		enum ctl_trial_act a = ctl_trial_tick(s, rate, 0.1, m->busy, big && !on, big && on,
-						      n, &to, why, sizeof why);
+		enum ctl_trial_act a =
+			tick(s, rate, 0.1, m->busy, big && !on, big && on, n, &to, why, sizeof why);
 		if (a == TRIAL_ACT_NONE)
 			continue;
 		cr_assert(strlen(why) > 0, "every action says why");
@@ -261,8 +277,7 @@ static enum ctl_trial_act sort_run(struct ctl_trial *s, double gain, int read_ti
 		double w = reading ? 0 : 0.05 * n;
 		double rate = 50000 * (on ? gain : 1) * noise(0.03);
 		int to = n;
-		enum ctl_trial_act a =
-			ctl_trial_tick(s, rate, w, 1.0, !on, sorted_left, n, &to, why, 160);
+		enum ctl_trial_act a = tick(s, rate, w, 1.0, !on, sorted_left, n, &to, why, 160);
 		cr_assert_eq(to, n, "inode order never moves the worker count");
 		if (a == TRIAL_ACT_NONE || a == TRIAL_ACT_TRY)
 			continue;
@@ -303,15 +318,13 @@ Test(ctl_trial, base_waits_out_ticks_without_a_measure)
 	struct ctl_trial s = fresh_sort();
 	char why[160];
 	int to = 1;
-	ctl_trial_tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why);
+	tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why);
 	cr_assert_eq(s.st, TRIAL_BASE);
 	for (int i = 0; i < 5; i++) /* a slow read: asked, nothing timed */
-		cr_assert_eq(ctl_trial_tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why),
-			     TRIAL_ACT_NONE);
+		cr_assert_eq(tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why), TRIAL_ACT_NONE);
 	cr_assert_eq(s.st, TRIAL_BASE);
-	ctl_trial_tick(&s, 1000, 0.05, 1, true, false, 1, &to, why, sizeof why);
-	cr_assert_eq(ctl_trial_tick(&s, 1000, 0.05, 1, true, false, 1, &to, why, sizeof why),
-		     TRIAL_ACT_TRY);
+	tick(&s, 1000, 0.05, 1, true, false, 1, &to, why, sizeof why);
+	cr_assert_eq(tick(&s, 1000, 0.05, 1, true, false, 1, &to, why, sizeof why), TRIAL_ACT_TRY);
 }
 
 /* Inode order leaves the count alone, so its two sides must have run as
@@ -326,17 +339,16 @@ Test(ctl_trial, inode_order_compares_only_at_equal_concurrency)
 	char why[160];
 	int to = 2;
 	for (int round = 0; round < TRIAL_MAX_ABANDON; round++) {
-		cr_assert_eq(ctl_trial_tick(&s, 0, 0, 1, true, false, 2, &to, why, sizeof why),
-			     TRIAL_ACT_NONE);
+		cr_assert_eq(tick(&s, 0, 0, 1, true, false, 2, &to, why, sizeof why), TRIAL_ACT_NONE);
 		cr_assert_eq(s.st, TRIAL_BASE);
-		ctl_trial_tick(&s, 1000, 0.05, 1.0, true, false, 2, &to, why, sizeof why);
-		cr_assert_eq(ctl_trial_tick(&s, 1000, 0.05, 1.0, true, false, 2, &to, why, sizeof why),
+		tick(&s, 1000, 0.05, 1.0, true, false, 2, &to, why, sizeof why);
+		cr_assert_eq(tick(&s, 1000, 0.05, 1.0, true, false, 2, &to, why, sizeof why),
 			     TRIAL_ACT_TRY);
-		ctl_trial_tick(&s, 0, 0, 1, false, true, 2, &to, why, sizeof why); /* hand-over */
+		tick(&s, 0, 0, 1, false, true, 2, &to, why, sizeof why); /* hand-over */
 		/* one of two workers busy in the trial: 1.5x faster per call */
-		ctl_trial_tick(&s, 1500, 0.05, 0.5, false, true, 2, &to, why, sizeof why);
+		tick(&s, 1500, 0.05, 0.5, false, true, 2, &to, why, sizeof why);
 		enum ctl_trial_act a =
-			ctl_trial_tick(&s, 1500, 0.05, 0.5, false, true, 2, &to, why, sizeof why);
+			tick(&s, 1500, 0.05, 0.5, false, true, 2, &to, why, sizeof why);
 		cr_assert_eq(a, TRIAL_ACT_ABANDON, "%s", why);
 		cr_assert(strstr(why, "2.0 busy workers in the base, 1.0 in the trial"), "%s", why);
 		cr_assert_eq(to, 2);
@@ -357,7 +369,7 @@ Test(ctl_trial, a_trial_without_a_measure_gives_up)
 	enum ctl_trial_act a = TRIAL_ACT_NONE;
 	int t;
 	for (t = 0; t < 10 * TRIAL_MAX_WAIT && a == TRIAL_ACT_NONE; t++)
-		a = ctl_trial_tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why);
+		a = tick(&s, 0, 0, 1, true, false, 1, &to, why, sizeof why);
 	cr_assert_eq(a, TRIAL_ACT_ABANDON);
 	cr_assert_leq(t, TRIAL_MAX_WAIT + 2);
 	cr_assert_eq(s.st, TRIAL_FIXED);

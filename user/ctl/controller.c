@@ -426,17 +426,17 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 }
 
 /* One tick of trial T (trial.c) of the engine switch KNOB, NAME in the
- * log. Its windows pause the worker-count policy. */
+ * log, on what TS measured (its worker count is filled here). Its windows
+ * pause the worker-count policy. */
 static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *knob,
-		       const char *name, double rate, double weight, double busy, bool asked,
-		       bool active, struct ctl_decision *d)
+		       const char *name, struct ctl_trial_sample ts, struct ctl_decision *d)
 {
 	if (t->st == TRIAL_FIXED)
 		return;
 	int n = atomic_load(&engine_knobs(c->e)->active_threads), to = n;
 	char why[CTL_WHY_LEN - 40];
-	enum ctl_trial_act act =
-		ctl_trial_tick(t, rate, weight, busy, asked, active, n, &to, why, sizeof why);
+	ts.n = n;
+	enum ctl_trial_act act = ctl_trial_tick(t, &ts, &to, why, sizeof why);
 	if (act == TRIAL_ACT_NONE)
 		return;
 	atomic_store(knob, ctl_trial_on(t));
@@ -461,6 +461,20 @@ static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *
 	explain(c, "%s", d->why);
 }
 
+/* The sharing trial: throughput over whole ticks. */
+static void share_tick(struct controller *c, const struct ctl_signals *s, struct ctl_decision *d)
+{
+	struct ctl_trial_sample ts = {
+		.rate = s->rate,
+		.weight = s->dt,
+		.busy = s->busy,
+		.asked = s->big_unasked,
+		.active = s->big_shared,
+	};
+	trial_tick(c, &c->share, &engine_knobs(c->e)->share_unknown, "sharing big directories", ts,
+		   d);
+}
+
 /* The inode-order trial: its base unlinks whole batches in readdir order,
  * its trial sorted ones, so that only the order differs: against a base of
  * unlinks between reads, a sorted batch's back-to-back unlinks had read
@@ -472,9 +486,14 @@ static void sort_tick(struct controller *c, const struct ctl_signals *s, struct 
 {
 	struct engine_knobs *k = engine_knobs(c->e);
 	bool trial = c->sort.st == TRIAL_TRIAL;
-	trial_tick(c, &c->sort, &k->sort_unknown, "inode order in big directories",
-		   trial ? s->sorted_rate : s->batch_rate, trial ? s->sorted_secs : s->batch_secs,
-		   s->busy, s->sort_asked, s->sort_active || s->sort_asked, d);
+	struct ctl_trial_sample ts = {
+		.rate = trial ? s->sorted_rate : s->batch_rate,
+		.weight = trial ? s->sorted_secs : s->batch_secs,
+		.busy = s->busy,
+		.asked = s->sort_asked,
+		.active = s->sort_active || s->sort_asked,
+	};
+	trial_tick(c, &c->sort, &k->sort_unknown, "inode order in big directories", ts, d);
 	atomic_store(&k->sort_base, c->sort.st == TRIAL_BASE);
 }
 
@@ -527,8 +546,7 @@ void controller_tick(struct controller *c)
 	/* One trial at a time: each measures against a base of its own. */
 	struct engine_knobs *k = engine_knobs(c->e);
 	if (!ctl_trial_measuring(&c->sort))
-		trial_tick(c, &c->share, &k->share_unknown, "sharing big directories", s.rate, s.dt,
-			   s.busy, s.big_unasked, s.big_shared, &d);
+		share_tick(c, &s, &d);
 	if (!ctl_trial_measuring(&c->share) && !d.changed)
 		sort_tick(c, &s, &d);
 	/* under a budget shared with other ranks the count is its share: a

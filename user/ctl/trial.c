@@ -89,21 +89,96 @@ static enum ctl_trial_act abandon(struct ctl_trial *t, int *n_out, char *why, si
 	return TRIAL_ACT_ABANDON;
 }
 
-enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weight, double busy,
-				  bool asked, bool active, int n, int *n_out, char *why,
-				  size_t whylen)
+/* The base's window: when it is full, switch on and start the trial. */
+static enum ctl_trial_act base_tick(struct ctl_trial *t, const struct ctl_trial_sample *s,
+				    double busy_workers, int *n_out, char *why, size_t whylen)
 {
-	double busy_workers = busy >= 0 ? busy * n : -1;
+	if (!s->asked) { /* that work is done: wait for the next */
+		t->st = TRIAL_UNTRIED;
+		return TRIAL_ACT_NONE;
+	}
+	if (s->weight <= 0)
+		return TRIAL_ACT_NONE;
+	add_tick(t, s->rate, s->weight, busy_workers);
+	if (t->ticks < TRIAL_WINDOW)
+		return TRIAL_ACT_NONE;
+	t->base_rate = t->x / t->w;
+	t->base_max = t->tick_max;
+	t->base_busy = t->bw >= 0 ? t->bw / t->w : -1;
+	t->n_trial = s->n < t->cfg.min_workers ? t->cfg.min_workers : s->n;
+	if (t->n_trial > t->cfg.cap)
+		t->n_trial = t->cfg.cap;
+	t->st = TRIAL_TRIAL;
+	t->handover = true;
+	reset(t);
+	*n_out = t->n_trial;
+	if (t->cfg.min_workers > 1)
+		snprintf(why, whylen, "trying it with %d workers (base %.0f %s at %d)", t->n_trial,
+			 t->base_rate, t->cfg.unit, t->n_before);
+	else
+		snprintf(why, whylen, "trying it (base %.0f %s)", t->base_rate, t->cfg.unit);
+	return TRIAL_ACT_TRY;
+}
+
+/* The trial's window: when it is full, the verdict against the base. */
+static enum ctl_trial_act trial_verdict(struct ctl_trial *t, const struct ctl_trial_sample *s,
+					double busy_workers, int *n_out, char *why, size_t whylen)
+{
+	if (t->handover) {
+		t->handover = false;
+		return TRIAL_ACT_NONE;
+	}
+	if (!s->active)
+		return abandon(t, n_out, why, whylen, "the work ended first");
+	if (s->weight <= 0) /* e.g. a sorted batch still being read */
+		return TRIAL_ACT_NONE;
+	add_tick(t, s->rate, s->weight, busy_workers);
+	if (t->ticks < TRIAL_WINDOW)
+		return TRIAL_ACT_NONE;
+	/* A switch that leaves the count alone is compared per call at
+	 * equal concurrency: one worker alone runs faster per call than
+	 * two side by side (docs/design.md#inode-order-trial). */
+	double trial_busy = t->bw >= 0 ? t->bw / t->w : -1;
+	if (!ctl_trial_moves_workers(t) && t->base_busy > 0 && trial_busy > 0 &&
+	    (trial_busy > 1.25 * t->base_busy || t->base_busy > 1.25 * trial_busy)) {
+		char reason[96];
+		snprintf(reason, sizeof reason, "%.1f busy workers in the base, %.1f in the trial",
+			 t->base_busy, trial_busy);
+		return abandon(t, n_out, why, whylen, reason);
+	}
+	double r = t->x / t->w;
+	double gain = t->base_rate > 0 ? r / t->base_rate - 1 : 0;
+	bool win = gain > 2 * t->cfg.band && t->tick_min > t->base_max;
+	snprintf(why, whylen, "%s: %s %+.0f%% (%.0f -> %.0f %s, %d -> %d workers)%s",
+		 win ? "on" : "off", t->cfg.measure, 100 * gain, t->base_rate, r, t->cfg.unit,
+		 t->n_before, s->n,
+		 win			? "" :
+		 gain > 2 * t->cfg.band ? ", not in every tick" :
+					  "");
+	if (win) {
+		t->st = TRIAL_ON;
+		*n_out = s->n;
+		return TRIAL_ACT_KEEP;
+	}
+	t->st = TRIAL_OFF;
+	*n_out = t->n_before;
+	return TRIAL_ACT_DROP;
+}
+
+enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, const struct ctl_trial_sample *s, int *n_out,
+				  char *why, size_t whylen)
+{
+	double busy_workers = s->busy >= 0 ? s->busy * s->n : -1;
 	/* A switch whose measure never comes (e.g. batches that never pass
 	 * the sort threshold) must not hold the worker count for the rest
 	 * of the delete. */
-	if (ctl_trial_measuring(t) && weight <= 0 && ++t->waited > TRIAL_MAX_WAIT) {
+	if (ctl_trial_measuring(t) && s->weight <= 0 && ++t->waited > TRIAL_MAX_WAIT) {
 		t->abandons = TRIAL_MAX_ABANDON;
 		char reason[64];
 		snprintf(reason, sizeof reason, "nothing measured in %d ticks", TRIAL_MAX_WAIT);
 		return abandon(t, n_out, why, whylen, reason);
 	}
-	if (weight > 0)
+	if (s->weight > 0)
 		t->waited = 0;
 	switch (t->st) {
 	case TRIAL_UNTRIED:
@@ -111,80 +186,15 @@ enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weigh
 		 * free: one worker, or idle ones. While every worker is busy
 		 * elsewhere, a helper could not be used, so a trial would
 		 * measure nothing. */
-		if (asked && (!t->cfg.need_helper || n == 1 || (busy >= 0 && busy < 0.9))) {
+		if (s->asked &&
+		    (!t->cfg.need_helper || s->n == 1 || (s->busy >= 0 && s->busy < 0.9))) {
 			t->st = TRIAL_BASE;
-			t->n_before = n;
+			t->n_before = s->n;
 			reset(t);
 		}
 		return TRIAL_ACT_NONE;
-	case TRIAL_BASE:
-		if (!asked) { /* that work is done: wait for the next */
-			t->st = TRIAL_UNTRIED;
-			return TRIAL_ACT_NONE;
-		}
-		if (weight <= 0)
-			return TRIAL_ACT_NONE;
-		add_tick(t, rate, weight, busy_workers);
-		if (t->ticks < TRIAL_WINDOW)
-			return TRIAL_ACT_NONE;
-		t->base_rate = t->x / t->w;
-		t->base_max = t->tick_max;
-		t->base_busy = t->bw >= 0 ? t->bw / t->w : -1;
-		t->n_trial = n < t->cfg.min_workers ? t->cfg.min_workers : n;
-		if (t->n_trial > t->cfg.cap)
-			t->n_trial = t->cfg.cap;
-		t->st = TRIAL_TRIAL;
-		t->handover = true;
-		reset(t);
-		*n_out = t->n_trial;
-		if (t->cfg.min_workers > 1)
-			snprintf(why, whylen, "trying it with %d workers (base %.0f %s at %d)",
-				 t->n_trial, t->base_rate, t->cfg.unit, t->n_before);
-		else
-			snprintf(why, whylen, "trying it (base %.0f %s)", t->base_rate, t->cfg.unit);
-		return TRIAL_ACT_TRY;
-	case TRIAL_TRIAL: {
-		if (t->handover) {
-			t->handover = false;
-			return TRIAL_ACT_NONE;
-		}
-		if (!active)
-			return abandon(t, n_out, why, whylen, "the work ended first");
-		if (weight <= 0) /* e.g. a sorted batch still being read */
-			return TRIAL_ACT_NONE;
-		add_tick(t, rate, weight, busy_workers);
-		if (t->ticks < TRIAL_WINDOW)
-			return TRIAL_ACT_NONE;
-		/* A switch that leaves the count alone is compared per call at
-		 * equal concurrency: one worker alone runs faster per call than
-		 * two side by side (docs/design.md#inode-order-trial). */
-		double trial_busy = t->bw >= 0 ? t->bw / t->w : -1;
-		if (!ctl_trial_moves_workers(t) && t->base_busy > 0 && trial_busy > 0 &&
-		    (trial_busy > 1.25 * t->base_busy || t->base_busy > 1.25 * trial_busy)) {
-			char reason[96];
-			snprintf(reason, sizeof reason,
-				 "%.1f busy workers in the base, %.1f in the trial", t->base_busy,
-				 trial_busy);
-			return abandon(t, n_out, why, whylen, reason);
-		}
-		double r = t->x / t->w;
-		double gain = t->base_rate > 0 ? r / t->base_rate - 1 : 0;
-		bool win = gain > 2 * t->cfg.band && t->tick_min > t->base_max;
-		snprintf(why, whylen, "%s: %s %+.0f%% (%.0f -> %.0f %s, %d -> %d workers)%s",
-			 win ? "on" : "off", t->cfg.measure, 100 * gain, t->base_rate, r,
-			 t->cfg.unit, t->n_before, n,
-			 win			? "" :
-			 gain > 2 * t->cfg.band ? ", not in every tick" :
-						  "");
-		if (win) {
-			t->st = TRIAL_ON;
-			*n_out = n;
-			return TRIAL_ACT_KEEP;
-		}
-		t->st = TRIAL_OFF;
-		*n_out = t->n_before;
-		return TRIAL_ACT_DROP;
-	}
+	case TRIAL_BASE: return base_tick(t, s, busy_workers, n_out, why, whylen);
+	case TRIAL_TRIAL: return trial_verdict(t, s, busy_workers, n_out, why, whylen);
 	case TRIAL_FIXED:
 	case TRIAL_ON:
 	case TRIAL_OFF: break;

@@ -76,18 +76,21 @@ struct ctl_trial {
 /* KNOWN: -1 untried (the trial may run), 0 off, 1 on (from the profile);
  * FIXED: the type decides or the user pinned it (never a trial). */
 void ctl_trial_init(struct ctl_trial *t, const struct ctl_trial_cfg *cfg, bool fixed, int known);
-/* One tick.
- *   RATE, WEIGHT  the tick's measure of the switch's work (higher is
- *                 better) and what it rests on (seconds measured); WEIGHT
- *                 <= 0: nothing measured this tick (it is waited out)
- *   BUSY          busy share of the active workers (-1 unknown)
- *   ASKED         the engine met work the switch applies to while untried
- *   ACTIVE        the switch, on, acted on such work in this tick
- *   N             active workers
- * Returns the action, with *N_OUT and WHY filled for every action but NONE. */
-enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, double rate, double weight, double busy,
-				  bool asked, bool active, int n, int *n_out, char *why,
-				  size_t whylen);
+/* What one tick measured of the switch's work. */
+struct ctl_trial_sample {
+	double rate;   /* the tick's measure of that work (higher is better) */
+	double weight; /* what RATE rests on (seconds measured); <= 0: nothing
+			* measured this tick (it is waited out) */
+	double busy;   /* busy share of the active workers (-1 unknown) */
+	bool asked;    /* the engine met work the switch applies to while untried */
+	bool active;   /* the switch, on, acted on such work in this tick */
+	int n;	       /* active workers */
+};
+
+/* One tick. Returns the action, with *N_OUT and WHY filled for every action
+ * but NONE. */
+enum ctl_trial_act ctl_trial_tick(struct ctl_trial *t, const struct ctl_trial_sample *s, int *n_out,
+				  char *why, size_t whylen);
 /* Whether the switch moves the worker count (then the policy restarts after
  * the trial). */
 bool ctl_trial_moves_workers(const struct ctl_trial *t);
