@@ -319,6 +319,39 @@ void ctl_source_set_dev(struct ctl_source *s, unsigned major, unsigned minor)
 	s->dev = major ? PROBE_MKDEV(major, minor) : mount_bdev(major, minor);
 }
 
+/* The probes' part of the interval: unlinkat percentiles, lock contention,
+ * blocked time and its causes. BUSY_NS: the busy workers' time. */
+static void sample_bpf(struct ctl_source *s, struct ctl_signals *sig, double busy_ns)
+{
+	if (probes_read(s->probes, s->snap_now) != 0)
+		return;
+	probes_snapshot_sub(s->snap_diff, s->snap_now, s->snap_prev);
+	struct probe_snapshot *tmp = s->snap_prev;
+	s->snap_prev = s->snap_now;
+	s->snap_now = tmp;
+	const struct probe_hist *h = &s->snap_diff->sc[PROBE_NR_UNLINKAT].lat;
+	if (h->count) {
+		sig->lat_mean_us = hist_mean(h) / 1e3;
+		sig->lat_p50_us = hist_quantile(h, 0.5) / 1e3;
+		sig->lat_p99_us = hist_quantile(h, 0.99) / 1e3;
+	}
+	if (busy_ns > 0) {
+		if (probes_group_attached(s->probes, PROBE_G_LOCKS))
+			sig->contention = share(probes_lock_wait_ns(s->snap_diff, 0), busy_ns);
+		/* Blocked: off-CPU while busy, less the lock waits. From
+		 * schedstat when it works (it sees FUSE and I/O waits
+		 * whatever the task state), else from D-state time. */
+		double lw = sig->contention > 0 ? sig->contention * busy_ns : 0;
+		if (sig->blocked >= 0)
+			sig->blocked = share(sig->blocked * busy_ns - lw, busy_ns);
+		else if (probes_group_attached(s->probes, PROBE_G_OFFCPU))
+			sig->blocked = share(
+				s->snap_diff->misc.offcpu[PROBE_OFFCPU_BLOCKED].total - lw, busy_ns);
+	}
+	sample_causes(s, sig, busy_ns);
+	sig->bpf = true;
+}
+
 void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 {
 	memset(sig, 0, sizeof(*sig));
@@ -370,35 +403,8 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	sig->spare = sig->big_shared ? 1 : share(waited - s->waited_ns, sig->dt * 1e9);
 	s->waited_ns = waited;
 
-	if (s->probes && probes_read(s->probes, s->snap_now) == 0) {
-		probes_snapshot_sub(s->snap_diff, s->snap_now, s->snap_prev);
-		struct probe_snapshot *tmp = s->snap_prev;
-		s->snap_prev = s->snap_now;
-		s->snap_now = tmp;
-		const struct probe_hist *h = &s->snap_diff->sc[PROBE_NR_UNLINKAT].lat;
-		if (h->count) {
-			sig->lat_mean_us = hist_mean(h) / 1e3;
-			sig->lat_p50_us = hist_quantile(h, 0.5) / 1e3;
-			sig->lat_p99_us = hist_quantile(h, 0.99) / 1e3;
-		}
-		if (busy_ns > 0) {
-			if (probes_group_attached(s->probes, PROBE_G_LOCKS))
-				sig->contention =
-					share(probes_lock_wait_ns(s->snap_diff, 0), busy_ns);
-			/* Blocked: off-CPU while busy, less the lock waits. From
-			 * schedstat when it works (it sees FUSE and I/O waits
-			 * whatever the task state), else from D-state time. */
-			double lw = sig->contention > 0 ? sig->contention * busy_ns : 0;
-			if (sig->blocked >= 0)
-				sig->blocked = share(sig->blocked * busy_ns - lw, busy_ns);
-			else if (probes_group_attached(s->probes, PROBE_G_OFFCPU))
-				sig->blocked = share(
-					s->snap_diff->misc.offcpu[PROBE_OFFCPU_BLOCKED].total - lw,
-					busy_ns);
-		}
-		sample_causes(s, sig, busy_ns);
-		sig->bpf = true;
-	}
+	if (s->probes)
+		sample_bpf(s, sig, busy_ns);
 	s->tot = t;
 	s->last = now;
 	s->nvcsw = nvcsw;
