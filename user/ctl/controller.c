@@ -569,47 +569,60 @@ void controller_tick(struct controller *c)
 	record(c, &s, &d);
 }
 
-void controller_end_tree(struct controller *c)
+/* How a tree ended, for the profile, --explain and --json. */
+struct tree_end {
+	struct engine_totals tot;
+	int best;	 /* the worker count learned, or -1 */
+	int keep;	 /* the worker count to store, or -1: nothing to store */
+	int share, sort; /* the switches' answers to store (-1: unknown) */
+	double rate;	 /* entries per second over the tree */
+	bool saved;	 /* stored in the profile */
+};
+
+/* What the tree taught: the worker count, and what the trials found. */
+static void learned_count(struct controller *c, struct tree_end *te)
 {
-	if (!c || !c->in_tree)
-		return;
-	c->in_tree = false;
-	c->final_threads = atomic_load(&engine_knobs(c->e)->active_threads);
-	int best = c->steer ? ctl_policy_best(&c->pol, NULL) : -1;
+	te->best = c->steer ? ctl_policy_best(&c->pol, NULL) : -1;
 	/* A switch's answer learned now is worth keeping even when the delete
 	 * was too short to learn a worker count: keep the count known. */
-	int share = ctl_trial_learned(&c->share), sort = ctl_trial_learned(&c->sort);
-	bool news = (share >= 0 && c->share_asked) ||
-		    (sort >= 0 && c->sort_asked); /* a trial decided */
-	if (share < 0 && c->have_profile)
-		share = c->prof.share; /* not asked this time: keep what is known */
-	if (sort < 0 && c->have_profile)
-		sort = c->prof.sort;
-	struct engine_totals tot;
-	engine_totals(c->e, &tot);
+	te->share = ctl_trial_learned(&c->share);
+	te->sort = ctl_trial_learned(&c->sort);
+	bool news = (te->share >= 0 && c->share_asked) ||
+		    (te->sort >= 0 && c->sort_asked); /* a trial decided */
+	if (te->share < 0 && c->have_profile)
+		te->share = c->prof.share; /* not asked this time: keep what is known */
+	if (te->sort < 0 && c->have_profile)
+		te->sort = c->prof.sort;
 	/* A count this tree cannot teach: the ranks' budget set it, or a huge
 	 * file's unlink held a worker for seconds (the end, one worker busy and
 	 * the rest idle, would read as "best 1" for the next delete here). */
-	bool untaught = c->budget_seen || tot.lane.auto_lane;
+	bool untaught = c->budget_seen || te->tot.lane.auto_lane;
 	if (untaught)
-		best = -1;
-	int keep = best > 0 ? best :
-		   news	    ? (c->have_profile ? c->prof.threads : c->final_threads) :
-			      -1;
-	double secs = now_s() - c->tree_t0;
-	double rate = secs > 0 ? (tot.files + tot.dirs - c->tree_entries0) / secs : 0;
-	bool saved = false;
-	if (keep > 0 && c->have_key && !c->cfg.no_profile && !c->cache_in_tree) {
-		struct profile_entry e = {
-			.threads = keep,
-			.rate = rate,
-			.runs = (c->have_profile ? c->prof.runs : 0) + 1,
-			.updated = (int64_t)time(NULL),
-			.share = share,
-			.sort = sort,
-		};
-		saved = profile_store(&c->key, &e);
-	}
+		te->best = -1;
+	te->keep = te->best > 0 ? te->best :
+		   news		? (c->have_profile ? c->prof.threads : c->final_threads) :
+				  -1;
+}
+
+/* Store what the tree taught in the profile; whether it was stored. */
+static bool save_profile(struct controller *c, const struct tree_end *te)
+{
+	if (te->keep <= 0 || !c->have_key || c->cfg.no_profile || c->cache_in_tree)
+		return false;
+	struct profile_entry e = {
+		.threads = te->keep,
+		.rate = te->rate,
+		.runs = (c->have_profile ? c->prof.runs : 0) + 1,
+		.updated = (int64_t)time(NULL),
+		.share = te->share,
+		.sort = te->sort,
+	};
+	return profile_store(&c->key, &e);
+}
+
+/* --explain's closing lines: cold reads, then the count and the evidence. */
+static void explain_end(struct controller *c, const struct tree_end *te)
+{
 	char evidence[96] = "";
 	int el = 0;
 	if (c->cont_dt > 0)
@@ -618,36 +631,59 @@ void controller_end_tree(struct controller *c)
 	if (c->blk_dt > 0)
 		snprintf(evidence + el, sizeof evidence - el, ", blocked %.0f%%",
 			 100 * c->blk_sum / c->blk_dt);
-	if (tot.cold)
+	if (te->tot.cold)
 		explain(c,
 			"cold: directory reads went to the disk (of %llu the workers timed, %llu "
 			"took 100 us or more): entries in readdir order",
-			(unsigned long long)tot.reads_timed, (unsigned long long)tot.reads_waited);
-	if (best > 0)
+			(unsigned long long)te->tot.reads_timed,
+			(unsigned long long)te->tot.reads_waited);
+	if (te->best > 0)
 		explain(c, "end %s %s: threads %d at the end, best %d (%.0f entries/s%s)%s",
-			c->key.fs, c->key.shape, c->final_threads, best, rate, evidence,
-			saved ? ", saved in the profile" : "");
+			c->key.fs, c->key.shape, c->final_threads, te->best, te->rate, evidence,
+			te->saved ? ", saved in the profile" : "");
 	else
 		explain(c, "end %s %s: threads %d at the end, %s%s%s", c->key.fs, c->key.shape,
 			c->final_threads,
-			c->budget_seen	   ? "the count was the ranks' budget's: not learned" :
-			tot.lane.auto_lane ? "a huge file's unlink held a worker: count not learned" :
-					     "too short to learn from",
-			evidence, saved ? "; what the trials found saved in the profile" : "");
-	if (c->json && c->json_tree_open) {
-		jw_end(&c->jw); /* intervals */
-		jw_int(&c->jw, "final_threads", c->final_threads);
-		if (best > 0)
-			jw_int(&c->jw, "learned_threads", best);
-		else
-			jw_null(&c->jw, "learned_threads");
-		jw_bool(&c->jw, "profile_saved", saved);
-		jw_string(&c->jw, "share", ctl_trial_state_name(c->share.st));
-		jw_string(&c->jw, "sort", ctl_trial_state_name(c->sort.st));
-		jw_double(&c->jw, "seconds", now_s() - c->tree_t0);
-		jw_end(&c->jw);
-		c->json_tree_open = false;
-	}
+			c->budget_seen ? "the count was the ranks' budget's: not learned" :
+			te->tot.lane.auto_lane ?
+					 "a huge file's unlink held a worker: count not learned" :
+					 "too short to learn from",
+			evidence, te->saved ? "; what the trials found saved in the profile" : "");
+}
+
+/* --json: the tree's closing fields. */
+static void json_end_tree(struct controller *c, const struct tree_end *te)
+{
+	if (!c->json || !c->json_tree_open)
+		return;
+	jw_end(&c->jw); /* intervals */
+	jw_int(&c->jw, "final_threads", c->final_threads);
+	if (te->best > 0)
+		jw_int(&c->jw, "learned_threads", te->best);
+	else
+		jw_null(&c->jw, "learned_threads");
+	jw_bool(&c->jw, "profile_saved", te->saved);
+	jw_string(&c->jw, "share", ctl_trial_state_name(c->share.st));
+	jw_string(&c->jw, "sort", ctl_trial_state_name(c->sort.st));
+	jw_double(&c->jw, "seconds", now_s() - c->tree_t0);
+	jw_end(&c->jw);
+	c->json_tree_open = false;
+}
+
+void controller_end_tree(struct controller *c)
+{
+	if (!c || !c->in_tree)
+		return;
+	c->in_tree = false;
+	c->final_threads = atomic_load(&engine_knobs(c->e)->active_threads);
+	struct tree_end te;
+	engine_totals(c->e, &te.tot);
+	learned_count(c, &te);
+	double secs = now_s() - c->tree_t0;
+	te.rate = secs > 0 ? (te.tot.files + te.tot.dirs - c->tree_entries0) / secs : 0;
+	te.saved = save_profile(c, &te);
+	explain_end(c, &te);
+	json_end_tree(c, &te);
 }
 
 /* What the large-file lane did over the run (docs/json.md#lane). */
