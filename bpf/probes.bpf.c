@@ -20,6 +20,18 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* The two programs of tracepoint NAME, btf_NAME (tp_btf) and raw_NAME
+ * (raw_tp), both returning BODY, an expression of the context array ctx. */
+#define TP_BOTH(name, body) \
+	SEC("tp_btf/" #name) int btf_##name(__u64 *ctx) \
+	{ \
+		return body; \
+	} \
+	SEC("raw_tp/" #name) int raw_##name(__u64 *ctx) \
+	{ \
+		return body; \
+	}
+
 const volatile bool want_callers = true;
 /* Syscalls that wait for something else (wait4, futex, poll, ...): set by
  * user space from the same list as the report's busy time, so that off-CPU
@@ -327,22 +339,8 @@ static __always_inline int do_exit(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork") int btf_sched_process_fork(__u64 *ctx)
-{
-	return do_fork(ctx);
-}
-SEC("raw_tp/sched_process_fork") int raw_sched_process_fork(__u64 *ctx)
-{
-	return do_fork(ctx);
-}
-SEC("tp_btf/sched_process_exit") int btf_sched_process_exit(__u64 *ctx)
-{
-	return do_exit(ctx);
-}
-SEC("raw_tp/sched_process_exit") int raw_sched_process_exit(__u64 *ctx)
-{
-	return do_exit(ctx);
-}
+TP_BOTH(sched_process_fork, do_fork(ctx))
+TP_BOTH(sched_process_exit, do_exit(ctx))
 
 /* ---- syscalls ---- */
 
@@ -426,6 +424,7 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 	return 0;
 }
 
+/* sys_enter's two programs differ: only tp_btf may read its typed pointers. */
 SEC("tp_btf/sys_enter") int btf_sys_enter(__u64 *ctx)
 {
 	return do_sys_enter(ctx, true);
@@ -434,14 +433,7 @@ SEC("raw_tp/sys_enter") int raw_sys_enter(__u64 *ctx)
 {
 	return do_sys_enter(ctx, false);
 }
-SEC("tp_btf/sys_exit") int btf_sys_exit(__u64 *ctx)
-{
-	return do_sys_exit(ctx);
-}
-SEC("raw_tp/sys_exit") int raw_sys_exit(__u64 *ctx)
-{
-	return do_sys_exit(ctx);
-}
+TP_BOTH(sys_exit, do_sys_exit(ctx))
 
 /* ---- lock contention ---- */
 
@@ -526,22 +518,8 @@ static __always_inline int do_contention_end(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/contention_begin") int btf_contention_begin(__u64 *ctx)
-{
-	return do_contention_begin(ctx);
-}
-SEC("raw_tp/contention_begin") int raw_contention_begin(__u64 *ctx)
-{
-	return do_contention_begin(ctx);
-}
-SEC("tp_btf/contention_end") int btf_contention_end(__u64 *ctx)
-{
-	return do_contention_end(ctx);
-}
-SEC("raw_tp/contention_end") int raw_contention_end(__u64 *ctx)
-{
-	return do_contention_end(ctx);
-}
+TP_BOTH(contention_begin, do_contention_begin(ctx))
+TP_BOTH(contention_end, do_contention_end(ctx))
 
 /* ---- off-CPU: how long, where (wait sites), waiting to run ---- */
 
@@ -730,30 +708,9 @@ static __always_inline int do_sched_wakeup_new(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/sched_wakeup") int btf_sched_wakeup(__u64 *ctx)
-{
-	return do_sched_wakeup(ctx);
-}
-SEC("raw_tp/sched_wakeup") int raw_sched_wakeup(__u64 *ctx)
-{
-	return do_sched_wakeup(ctx);
-}
-SEC("tp_btf/sched_wakeup_new") int btf_sched_wakeup_new(__u64 *ctx)
-{
-	return do_sched_wakeup_new(ctx);
-}
-SEC("raw_tp/sched_wakeup_new") int raw_sched_wakeup_new(__u64 *ctx)
-{
-	return do_sched_wakeup_new(ctx);
-}
-SEC("tp_btf/sched_switch") int btf_sched_switch(__u64 *ctx)
-{
-	return do_sched_switch(ctx);
-}
-SEC("raw_tp/sched_switch") int raw_sched_switch(__u64 *ctx)
-{
-	return do_sched_switch(ctx);
-}
+TP_BOTH(sched_wakeup, do_sched_wakeup(ctx))
+TP_BOTH(sched_wakeup_new, do_sched_wakeup_new(ctx))
+TP_BOTH(sched_switch, do_sched_switch(ctx))
 
 /* ---- filesystems ---- */
 
@@ -852,38 +809,10 @@ static __always_inline int do_ext4_unlink_enter(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/ext4_unlink_enter") int btf_ext4_unlink_enter(__u64 *ctx)
-{
-	return do_ext4_unlink_enter(ctx);
-}
-SEC("raw_tp/ext4_unlink_enter") int raw_ext4_unlink_enter(__u64 *ctx)
-{
-	return do_ext4_unlink_enter(ctx);
-}
-SEC("tp_btf/ext4_unlink_exit") int btf_ext4_unlink_exit(__u64 *ctx)
-{
-	return do_ext4_unlink_exit(ctx);
-}
-SEC("raw_tp/ext4_unlink_exit") int raw_ext4_unlink_exit(__u64 *ctx)
-{
-	return do_ext4_unlink_exit(ctx);
-}
-SEC("tp_btf/ext4_free_blocks") int btf_ext4_free_blocks(__u64 *ctx)
-{
-	return do_ext4_free_blocks(ctx);
-}
-SEC("raw_tp/ext4_free_blocks") int raw_ext4_free_blocks(__u64 *ctx)
-{
-	return do_ext4_free_blocks(ctx);
-}
-SEC("tp_btf/ext4_discard_blocks") int btf_ext4_discard_blocks(__u64 *ctx)
-{
-	return do_ext4_discard_blocks(ctx);
-}
-SEC("raw_tp/ext4_discard_blocks") int raw_ext4_discard_blocks(__u64 *ctx)
-{
-	return do_ext4_discard_blocks(ctx);
-}
+TP_BOTH(ext4_unlink_enter, do_ext4_unlink_enter(ctx))
+TP_BOTH(ext4_unlink_exit, do_ext4_unlink_exit(ctx))
+TP_BOTH(ext4_free_blocks, do_ext4_free_blocks(ctx))
+TP_BOTH(ext4_discard_blocks, do_ext4_discard_blocks(ctx))
 
 /* jbd2 commits run in the journal thread: counted per journal device, user
  * space decides which are the delete's. */
@@ -906,14 +835,7 @@ static __always_inline int do_jbd2_run_stats(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/jbd2_run_stats") int btf_jbd2_run_stats(__u64 *ctx)
-{
-	return do_jbd2_run_stats(ctx);
-}
-SEC("raw_tp/jbd2_run_stats") int raw_jbd2_run_stats(__u64 *ctx)
-{
-	return do_jbd2_run_stats(ctx);
-}
+TP_BOTH(jbd2_run_stats, do_jbd2_run_stats(ctx))
 
 static __always_inline int do_xfs_grant_wake(__u64 *ctx)
 {
@@ -934,30 +856,9 @@ static __always_inline int do_xfs_inodegc_throttle(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/xfs_log_grant_sleep") int btf_xfs_log_grant_sleep(__u64 *ctx)
-{
-	return fs_begin(FS_XFS_GRANT);
-}
-SEC("raw_tp/xfs_log_grant_sleep") int raw_xfs_log_grant_sleep(__u64 *ctx)
-{
-	return fs_begin(FS_XFS_GRANT);
-}
-SEC("tp_btf/xfs_log_grant_wake") int btf_xfs_log_grant_wake(__u64 *ctx)
-{
-	return do_xfs_grant_wake(ctx);
-}
-SEC("raw_tp/xfs_log_grant_wake") int raw_xfs_log_grant_wake(__u64 *ctx)
-{
-	return do_xfs_grant_wake(ctx);
-}
-SEC("tp_btf/xfs_inodegc_throttle") int btf_xfs_inodegc_throttle(__u64 *ctx)
-{
-	return do_xfs_inodegc_throttle(ctx);
-}
-SEC("raw_tp/xfs_inodegc_throttle") int raw_xfs_inodegc_throttle(__u64 *ctx)
-{
-	return do_xfs_inodegc_throttle(ctx);
-}
+TP_BOTH(xfs_log_grant_sleep, fs_begin(FS_XFS_GRANT))
+TP_BOTH(xfs_log_grant_wake, do_xfs_grant_wake(ctx))
+TP_BOTH(xfs_inodegc_throttle, do_xfs_inodegc_throttle(ctx))
 
 /* btrfs passes the wait's start (ktime ns) to both events. */
 static __always_inline int btrfs_wait(__u64 start_ns, bool tree_lock)
@@ -978,22 +879,8 @@ static __always_inline int btrfs_wait(__u64 start_ns, bool tree_lock)
 	return 0;
 }
 
-SEC("tp_btf/btrfs_tree_lock") int btf_btrfs_tree_lock(__u64 *ctx)
-{
-	return btrfs_wait(ctx[1], true);
-}
-SEC("raw_tp/btrfs_tree_lock") int raw_btrfs_tree_lock(__u64 *ctx)
-{
-	return btrfs_wait(ctx[1], true);
-}
-SEC("tp_btf/btrfs_reserve_ticket") int btf_btrfs_reserve_ticket(__u64 *ctx)
-{
-	return btrfs_wait(ctx[3], false);
-}
-SEC("raw_tp/btrfs_reserve_ticket") int raw_btrfs_reserve_ticket(__u64 *ctx)
-{
-	return btrfs_wait(ctx[3], false);
-}
+TP_BOTH(btrfs_tree_lock, btrfs_wait(ctx[1], true))
+TP_BOTH(btrfs_reserve_ticket, btrfs_wait(ctx[3], false))
 
 /* ---- block layer (every device while tracing, by device: completions run
  * in irq, and the loop device and its backing disk are two devices) ---- */
@@ -1039,22 +926,8 @@ static __always_inline int do_rq_complete(__u64 *ctx)
 	return 0;
 }
 
-SEC("tp_btf/block_rq_issue") int btf_block_rq_issue(__u64 *ctx)
-{
-	return do_rq_issue(ctx);
-}
-SEC("raw_tp/block_rq_issue") int raw_block_rq_issue(__u64 *ctx)
-{
-	return do_rq_issue(ctx);
-}
-SEC("tp_btf/block_rq_complete") int btf_block_rq_complete(__u64 *ctx)
-{
-	return do_rq_complete(ctx);
-}
-SEC("raw_tp/block_rq_complete") int raw_block_rq_complete(__u64 *ctx)
-{
-	return do_rq_complete(ctx);
-}
+TP_BOTH(block_rq_issue, do_rq_issue(ctx))
+TP_BOTH(block_rq_complete, do_rq_complete(ctx))
 
 /* ---- on-CPU samples (perf_event, cpu-clock, one event per CPU) ---- */
 
