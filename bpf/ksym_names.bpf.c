@@ -2,7 +2,8 @@
 /* Names kernel text addresses with the kernel's own symbol lookup
  * (bpf_snprintf's %pS), run on demand through BPF_PROG_TEST_RUN and never
  * attached: --trace names a few dozen contended callers this way instead of
- * reading all of /proc/kallsyms (120,000 lines, ~55 ms of system time). */
+ * reading all of /proc/kallsyms, one line per kernel symbol, which costs far
+ * more system time. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "probes/ksym_names_shared.h"

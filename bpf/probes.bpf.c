@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* adaptrm's probes: where a set of processes (and all their descendants)
  * spend their time. Tracepoints only (tp_btf, or raw_tp when BTF-typed
- * attach fails): fentry and kprobes do not work on our kernels, classic
- * tracepoints need tracefs. Every handler asks "is the current tgid traced?"
+ * attach fails): fentry needs the kernel's BPF trampolines, which some
+ * kernels or their security policy refuse at load, and kprobes need
+ * CONFIG_KPROBES, which some kernels leave out; tracepoints come wherever
+ * BPF tracing does, and their arguments change less between versions.
+ * Classic tracepoints need tracefs mounted. Every handler asks "is the current tgid traced?"
  * first, so untraced processes pay one hash lookup.
  *
  * Each tracepoint has two programs with one body: btf_NAME (tp_btf/NAME) and
@@ -525,8 +528,8 @@ TP_BOTH(contention_end, do_contention_end(ctx))
 
 /* Where the current (traced) thread is as it goes off CPU: a PROBE_WAIT_IN_*
  * mask. switch_ctx, switch_out and switch_in are global functions: the
- * verifier checks each once, not once per path through sched_switch (12 ms
- * of every --trace's start when they were inlined). */
+ * verifier checks each once, not once per path through sched_switch, which
+ * keeps every --trace's start short. */
 __noinline int switch_ctx(__u32 tid, __u32 sleeping)
 {
 	struct sc_start *s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL, 0);

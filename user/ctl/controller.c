@@ -34,8 +34,9 @@
 #define TRIAL_RETRY_RUNS 8
 /* Unasked, the probes load only for a delete that lasts (1 s) on a
  * latency-bound filesystem (unlinkat >= 200 us): there the tracing cost
- * vanishes next to each call; on local filesystems it costs ~20% for signals
- * the throughput comparison already gives (docs/design.md#when-the-probes-load). */
+ * vanishes next to each call, while on local filesystems it takes a visible
+ * share of the throughput for signals the throughput comparison already
+ * gives (docs/design.md#when-the-probes-load). */
 #define BPF_LAZY_S 1.0
 #define BPF_LAZY_LAT_US 200.0
 
@@ -157,7 +158,7 @@ struct controller *controller_new(struct engine *e, const struct controller_conf
 	c->log = xcalloc(MAX_DECISIONS, sizeof(*c->log));
 	c->src = ctl_source_new(e);
 	c->t0 = now_s();
-	/* The probes cost a load (~70 ms) and a little per syscall: load them
+	/* The probes cost a load and a little per syscall: load them
 	 * at once when the user asked to see the evidence (ADAPTRM_CTL_BPF=1
 	 * forces, =0 forbids), else only where they pay (BPF_LAZY_*). */
 	int env = env_flag(ENV_CTL_BPF, -1);
@@ -256,8 +257,8 @@ static int choose_start(struct controller *c, int cap, const char **from)
 /* The worker-count policy from START (into CFG), and the engine set to it. */
 static void configure_policy(struct controller *c, int cap, int start, struct ctl_policy_cfg *cfg)
 {
-	/* getdents64 buffer: left at the engine's 64 KiB; a bigger one made
-	 * slowfs slower (docs/design.md#getdents64-buffer). */
+	/* The getdents64 buffer is left at the engine's 64 KiB: a bigger one
+	 * does not pay (docs/design.md#getdents64-buffer). */
 	ctl_policy_defaults(cfg, cap, ncpus());
 	/* A chain has one directory in flight whatever the count: trust the
 	 * prior of 1 as much as a profile (no climb, gentle probes later). */
@@ -272,10 +273,9 @@ static void configure_policy(struct controller *c, int cap, int start, struct ct
 static void setup_trials(struct controller *c, const struct ctl_policy_cfg *cfg)
 {
 	struct engine_knobs *k = engine_knobs(c->e);
-	/* A stored answer came from one trial on a machine that may have been
-	 * busy (a sharing trial run beside another job said off, +79% on the
-	 * same overlayfs later): every TRIAL_RETRY_RUNS runs it is tried again,
-	 * and an abandoned retrial keeps the stored answer. */
+	/* A stored answer came from one trial, on a machine that may have been
+	 * busy with other work, so every TRIAL_RETRY_RUNS runs it is tried
+	 * again; an abandoned retrial keeps the stored answer. */
 	bool retry = c->have_profile && c->prof.runs % TRIAL_RETRY_RUNS == 0;
 	struct ctl_trial_cfg tc = {
 		.band = cfg->band,
@@ -475,13 +475,12 @@ static void share_tick(struct controller *c, const struct ctl_signals *s, struct
 		   d);
 }
 
-/* The inode-order trial: its base unlinks whole batches in readdir order,
- * its trial sorted ones, so that only the order differs: against a base of
- * unlinks between reads, a sorted batch's back-to-back unlinks had read
- * +42% once on overlayfs over tmpfs, where order cannot matter (-17% and
- * +2% in two more runs); against batches, 4 runs: -23%, +0%, +18% (not in
- * every tick), -19%, all off. While it waits for its sorted batch the
- * base's batch may still be unlinked: work all the same. */
+/* The inode-order trial: its base unlinks whole batches in readdir order and
+ * its trial sorted ones, so that only the order differs. Against a base of
+ * unlinks between reads, the back-to-back unlinks of a sorted batch look
+ * faster even where order cannot matter. While the trial waits for its
+ * sorted batch, the base's batch may still be unlinked, which is work all
+ * the same. */
 static void sort_tick(struct controller *c, const struct ctl_signals *s, struct ctl_decision *d)
 {
 	struct engine_knobs *k = engine_knobs(c->e);

@@ -284,8 +284,8 @@ static bool window_close(struct ctl_policy *p, const struct ctl_sample *s, struc
 	mean_add(&a->capped, s->capped);
 	int need = p->fast_up ? 1 : p->cfg.window_ticks;
 	/* Workers clearly blocked from the first tick on (a latency-bound
-	 * filesystem): a one-tick first window, so that a short delete gets to
-	 * climb at all (slowfs 64 x 100 lasts three ticks). */
+	 * filesystem): a one-tick first window, so that a short delete, which
+	 * there may last only a few ticks, gets to climb at all. */
 	if (p->windows == 0 && p->phase == CTL_CLIMB && s->blocked >= 0.6 && s->busy >= 0.8 &&
 	    !(s->capped >= 0.5))
 		need = 1;
@@ -947,7 +947,7 @@ int ctl_policy_best(const struct ctl_policy *p, double *rate)
 		return -1;
 	int n = p->phase == CTL_HOLD ? p->n : p->base_n;
 	/* Ended while climbing up on blocked workers (a short delete on a
-	 * latency-bound filesystem: slowfs 64 x 100 lasts 2-3 windows): every
+	 * latency-bound filesystem may last two or three windows): every
 	 * step so far gained and more blocked workers cost little, so the step
 	 * being tried is the better start for the next run; its gentle probes
 	 * correct an overshoot. */

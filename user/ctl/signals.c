@@ -96,9 +96,9 @@ static int busy_workers(struct ctl_source *s)
 	for (int i = 0; i < s->nworkers; i++) {
 		const struct worker_stats *ws = engine_worker_stats(s->e, i);
 		uint64_t c = atomic_load_explicit(&ws->syscalls, memory_order_relaxed);
-		/* Inside one unlinkat for the whole tick (a read behind a
-		 * cap or on a slow device: 50-300 ms at 400 iops) is busy,
-		 * not idle. A worker in the large-file lane (seconds in one
+		/* Inside one unlinkat for the whole tick (a read behind an
+		 * I/O cap or on a slow device can take most of a tick) is
+		 * busy, not idle. A worker in the large-file lane (seconds in one
 		 * unlinkat) is neither busy nor blocked for the policy: its
 		 * wait is the file's size, not a reason to add workers. */
 		bool inside = atomic_load_explicit(&ws->in_unlink, memory_order_relaxed) != 0;
@@ -132,9 +132,9 @@ static void schedstat_delta(struct ctl_source *s, bool only_moved, uint64_t *dru
 		if (!tid || !read_schedstat(tid, &r, &w))
 			continue;
 		/* A worker seen for the first time (started during the
-		 * interval) has no base: its interval is not measured, and
-		 * must not count as busy time spent off-CPU (the first
-		 * window read "blocked 100%" and climbed on it). */
+		 * interval) has no base, so its interval is not measured:
+		 * counted, all of it would read as busy time spent off-CPU,
+		 * and the policy would add workers on it. */
 		if (r >= s->run_ns[i] && s->run_ns[i]) {
 			*drun += r - s->run_ns[i];
 			if (w >= s->wait_ns[i])
@@ -171,12 +171,10 @@ bool ctl_source_start_bpf(struct ctl_source *s)
 		return false;
 	s->bpf_tried = true;
 	char err[256] = "";
-	/* Only what the decisions read: the filesystem groups cost the most
-	 * (btrfs 200 x 1000 at one thread, 3 interleaved runs: 5.34 s without
-	 * probes, 5.91 s with every group, 5.40 s with these). */
-	/* With stacks (wait causes) and the block group (device service
-	 * time): they tell blocked time that more workers overlap from
-	 * blocked time on a cap (ctl_capped_share). */
+	/* Only the groups the decisions read, because the filesystem groups
+	 * cost the most. The stacks (wait causes) and the block group (the
+	 * device's service time) stay: they tell blocked time that more
+	 * workers overlap from blocked time on a cap (ctl_capped_share). */
 	s->probes = probes_start(NULL, 0, PROBE_CORE_ONLY | PROBE_WITH_BLOCK, err, sizeof err);
 	if (!s->probes) {
 		snprintf(s->missing, sizeof s->missing,
@@ -255,8 +253,9 @@ double ctl_capped_share(const uint64_t *ns, const uint64_t *count, uint64_t thro
 		return -1;
 	/* Held above the device: a read waited 8 times what the device took
 	 * per request (its median; 3 requests at least) and over a
-	 * millisecond (a cold read on a fast device waits about its service
-	 * time; behind blkio.throttle 400 iops, 50-300 ms against 0.1 ms). */
+	 * millisecond. A cold read on a fast device waits about the device's
+	 * service time, while one queued behind blkio.throttle waits hundreds
+	 * of times longer. */
 	if (dev_reqs >= 3 && dev_us > 0 && count[WAIT_META_READ]) {
 		double wait_us = ns[WAIT_META_READ] / 1e3 / count[WAIT_META_READ];
 		if (wait_us >= 8 * dev_us && wait_us >= 1000)

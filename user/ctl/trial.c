@@ -2,8 +2,8 @@
  *
  * Windows of TRIAL_WINDOW ticks (~0.2 s) on each side, as the worker-count
  * policy's; one tick of hand-over, because a switch takes effect at the
- * engine's next getdents64 batch. The answer is stored and used for the next
- * 7 runs, so the bar is high: twice the policy's band plus "every trial tick
+ * engine's next getdents64 batch. The answer is stored and used until the
+ * controller tries it again some runs later, so the bar is high: twice the policy's band plus "every trial tick
  * faster than every base tick", so that noise alone almost never turns a
  * switch on (docs/design.md#trial-bar, tests/unit/test_trial.c). */
 #include "ctl/trial.h"

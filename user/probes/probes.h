@@ -143,11 +143,11 @@ int probes_wait_sites(struct probes *p, struct probe_wait_site **out);
  * start, by cause (enum wait_cause, probes/waitclass.h): live, for the
  * controller. Needs the off-CPU group and the stacks (no PROBE_NO_CALLERS).
  * NAME_NEW: classify stacks not seen before (else they count as WAIT_OTHER
- * until a call that names them: the symbol table costs ~55 ms of CPU, not
- * worth it where nobody waits). THROTTLED_NS: the part whose stack went
+ * until a call that names them: reading the symbol table costs system
+ * time, not worth it where nobody waits). THROTTLED_NS: the part whose stack went
  * through block-layer throttling or
  * a wait for a device tag (more requests in flight cannot pass a cap). Each
- * stack is named and classified once (the first needs /proc/kallsyms, ~55 ms);
+ * stack is named and classified once (the first reads /proc/kallsyms);
  * a walk of the wait-site hash costs two syscalls per site. Returns false if
  * nothing can be classified (no stacks, no symbols). */
 struct probe_wait_causes {

@@ -18,7 +18,7 @@
 #define PROBE_MAX_DEVS 64	  /* block devices and filesystems with events */
 #define PROBE_MAX_WAIT_SITES 4096 /* (stack, state, context) off-CPU sites */
 /* btrfs_tree_lock fires on every tree lock taken: a take shorter than this
- * was not a wait (99.6% of an uncontended delete's takes are under 256 ns) */
+ * was not a wait, since nearly all uncontended takes are far shorter. */
 #define PROBE_BTRFS_CONTENDED_NS 10000
 
 /* contention_begin flags (include/trace/events/lock.h) */

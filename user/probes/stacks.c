@@ -98,9 +98,9 @@ static void add_stacks(struct probes *p, const struct bpf_map *m, bool cpu, stru
 	}
 }
 
-/* Names for the frames of the contended, wait-site and on-CPU stacks: asked of the
- * kernel for just these addresses (ksym_bpf.h); /proc/kallsyms, which costs
- * ~55 ms of system time to read, only where that cannot run. Once. */
+/* Names for the frames of the contended, wait-site and on-CPU stacks, once:
+ * asked of the kernel for just these addresses (ksym_bpf.h), and read from
+ * /proc/kallsyms, which is slow to read whole, only where that cannot run. */
 static void name_stack_frames(struct probes *p)
 {
 	struct addr_set a = { 0 };
