@@ -1,4 +1,5 @@
-/* Golden tests of the DTrace quantize() formatter and the log2 buckets. */
+/* Golden tests of the DTrace quantize() formatter and the log2 buckets,
+ * and the bounds of the one quantile that the controller and --trace share. */
 #include <criterion/criterion.h>
 #include "probes/hist.h"
 
@@ -122,4 +123,83 @@ Test(hist, quantiles_sub_and_mean)
 	hist_sub(&d, &b, &a); /* backwards clamps at zero */
 	cr_assert_eq(d.count, 0);
 	cr_assert_eq(hist_quantile(&d, 0.5), 0);
+}
+
+/* One execve of 222 us: interpolation inside [131072, 262144) alone gives
+ * 260.8 us for p99, more than the one call took; the bounded quantile is the
+ * call itself, at every Q. */
+Test(hist, quantile_of_one_sample_is_the_sample)
+{
+	struct probe_hist h = { 0 };
+	hist_add_value(&h, 222000);
+	cr_assert_float_eq(hist_max(&h), 222000.0, 0.5);
+	cr_assert_float_eq(hist_min(&h), 222000.0, 0.5);
+	cr_assert_float_eq(hist_quantile(&h, 0.99), 222000.0, 0.5);
+	cr_assert_float_eq(hist_quantile(&h, 0.5), 222000.0, 0.5);
+	cr_assert_float_eq(hist_quantile(&h, 0), 222000.0, 0.5);
+}
+
+/* A full bucket of equal samples: interpolation spreads p50 to the middle
+ * of [512, 1024), but a hundred samples summing to 100000 cannot exceed
+ * 1000 + 99 * 488 nor fall below 1000 - 99 * 511; the bucket bounds win. */
+Test(hist, quantile_stays_inside_the_bucket)
+{
+	struct probe_hist h = { 0 };
+	for (int i = 0; i < 100; i++)
+		hist_add_value(&h, 1000);
+	cr_assert_float_eq(hist_quantile(&h, 0.5), 768.0, 0.5);
+	cr_assert_float_eq(hist_quantile(&h, 1), 1023.0, 0.5, "the upper bound is 1023, not 1024");
+	cr_assert_float_eq(hist_max(&h), 1023.0, 0.5);
+	cr_assert_float_eq(hist_min(&h), 512.0, 0.5);
+}
+
+/* Several samples: the largest is at most the total less the others'
+ * floors, and below its bucket's upper bound. */
+Test(hist, quantile_never_exceeds_the_largest_possible_sample)
+{
+	struct probe_hist h = { 0 };
+	hist_add_value(&h, 1100); /* bucket [1024, 2048) */
+	hist_add_value(&h, 1100);
+	hist_add_value(&h, 140000); /* bucket [131072, 262144) */
+	double max = hist_max(&h);
+	cr_assert_leq(max, 140000 + 2 * (1100 - 1024) + 0.5);
+	cr_assert_geq(max, 140000.0);
+	cr_assert_leq(hist_quantile(&h, 0.99), max);
+	cr_assert_leq(hist_quantile(&h, 0.5), 2047.0);
+	/* a full bucket whose total allows anything: the bucket's bound */
+	struct probe_hist g = { 0 };
+	g.count = 2;
+	g.total = 1000000;
+	g.b[hist_bucket(3000)] = 2; /* [2048, 4096), inconsistent total */
+	cr_assert_float_eq(hist_max(&g), 4095.0, 0.5);
+	cr_assert_float_eq(hist_quantile(&g, 1), 4095.0, 0.5);
+	struct probe_hist e = { 0 };
+	cr_assert_float_eq(hist_quantile(&e, 0.99), 0.0, 0.0);
+	cr_assert_float_eq(hist_max(&e), 0.0, 0.0);
+	cr_assert_float_eq(hist_min(&e), 0.0, 0.0);
+}
+
+/* The smallest of two samples: one of 600 and one of 1000 in the same
+ * bucket sum to 1600, so neither is below 1600 - 1023 = 577. */
+Test(hist, quantile_never_falls_below_the_smallest_possible_sample)
+{
+	struct probe_hist h = { 0 };
+	hist_add_value(&h, 600);
+	hist_add_value(&h, 1000);
+	cr_assert_float_eq(hist_min(&h), 577.0, 0.5);
+	cr_assert_float_eq(hist_quantile(&h, 0), 577.0, 0.5);
+	cr_assert_float_eq(hist_quantile(&h, 0.1), 577.0, 0.5, "interpolation alone gives 563.2");
+}
+
+/* A sample in the last bucket, which has no upper bound, says nothing about
+ * the smallest: the quantiles of the low samples stay in their bucket. */
+Test(hist, unbounded_last_bucket_does_not_lift_the_low_quantiles)
+{
+	struct probe_hist h = { 0 };
+	for (int i = 0; i < 99; i++)
+		hist_add_value(&h, 3);
+	hist_add_value(&h, ~0ull >> 4);
+	cr_assert_float_eq(hist_min(&h), 2.0, 0.0);
+	cr_assert_leq(hist_quantile(&h, 0.5), 4.0, "the old bound lifted it to 2^38");
+	cr_assert_geq(hist_quantile(&h, 1), (double)hist_bucket_value(PROBE_HIST_BUCKETS - 1));
 }

@@ -1,7 +1,7 @@
 /* The --trace text report's percentiles and which histograms it prints:
- * p50/p99 estimated inside a log2 bucket never exceed the largest value the
- * histogram can hold, the header says they are estimates, and histograms of
- * syscalls with a handful of calls are left to --all and the JSON. */
+ * the header says the percentiles are estimates (test_hist.c checks how
+ * they are bounded), and histograms of syscalls with a handful of calls are
+ * left to --all and the JSON. */
 #include <criterion/criterion.h>
 #include "probes/hist.h"
 #include "trace/report.h"
@@ -9,41 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-
-/* One execve of 222 us: hist_quantile interpolates to 260.8 us (the
- * defect report's example); the report's estimate is the call itself. */
-Test(trace_report, percentile_of_one_call_is_the_call)
-{
-	struct probe_hist h = { 0 };
-	hist_add_value(&h, 222000);
-	cr_assert_gt(hist_quantile(&h, 0.99), 222000.0, "the raw estimate overshoots");
-	cr_assert_float_eq(trace_hist_max(&h), 222000.0, 0.5);
-	cr_assert_float_eq(trace_quantile(&h, 0.99), 222000.0, 0.5);
-	cr_assert_float_eq(trace_quantile(&h, 0.5), 222000.0, 0.5);
-}
-
-/* Several calls: the largest is at most the total less the others' floors,
- * and below its bucket's upper bound. */
-Test(trace_report, percentiles_never_exceed_the_largest_possible_call)
-{
-	struct probe_hist h = { 0 };
-	hist_add_value(&h, 1100); /* bucket [1024, 2048) */
-	hist_add_value(&h, 1100);
-	hist_add_value(&h, 140000); /* bucket [131072, 262144) */
-	double max = trace_hist_max(&h);
-	cr_assert_leq(max, 140000 + 2 * (1100 - 1024) + 0.5);
-	cr_assert_geq(max, 140000.0);
-	cr_assert_leq(trace_quantile(&h, 0.99), max);
-	cr_assert_leq(trace_quantile(&h, 0.5), 2047.0);
-	/* a full bucket whose total allows anything: the bucket's bound */
-	struct probe_hist g = { 0 };
-	g.count = 2;
-	g.total = 1000000;
-	g.b[hist_bucket(3000)] = 2; /* [2048, 4096), inconsistent total */
-	cr_assert_float_eq(trace_hist_max(&g), 4095.0, 0.5);
-	struct probe_hist e = { 0 };
-	cr_assert_float_eq(trace_quantile(&e, 0.99), 0.0, 0.0);
-}
 
 static char *report(struct trace_result *r)
 {

@@ -25,14 +25,6 @@ void hist_add_value(struct probe_hist *h, uint64_t v)
 	h->b[hist_bucket(v)]++;
 }
 
-void hist_merge(struct probe_hist *dst, const struct probe_hist *src)
-{
-	dst->count += src->count;
-	dst->total += src->total;
-	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
-		dst->b[i] += src->b[i];
-}
-
 static unsigned long long sub0(unsigned long long a, unsigned long long b)
 {
 	return a > b ? a - b : 0;
@@ -55,7 +47,8 @@ uint64_t hist_bucket_sum(const struct probe_hist *h)
 	return s;
 }
 
-double hist_quantile(const struct probe_hist *h, double q)
+/* The estimate inside the bucket, before hist_quantile bounds it. */
+static double interpolate(const struct probe_hist *h, double q)
 {
 	uint64_t n = hist_bucket_sum(h);
 
@@ -79,6 +72,61 @@ double hist_quantile(const struct probe_hist *h, double q)
 		seen += (double)h->b[i];
 	}
 	return (double)hist_bucket_value(PROBE_HIST_BUCKETS - 1);
+}
+
+double hist_max(const struct probe_hist *h)
+{
+	int top = -1;
+	double floors = 0;
+
+	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
+		if (h->b[i]) {
+			top = i;
+			floors += (double)h->b[i] * (double)hist_bucket_value(i);
+		}
+	if (top <= 0)
+		return 0;
+	double lo = (double)hist_bucket_value(top);
+	/* The last bucket also takes everything larger, so it has no upper bound. */
+	double max = top == PROBE_HIST_BUCKETS - 1 ? 1e300 : lo * 2 - 1;
+	/* The other samples are at least their buckets' floors. */
+	double rest = (double)h->total - (floors - lo);
+	if (h->total && rest >= lo && rest < max)
+		max = rest;
+	return max;
+}
+
+double hist_min(const struct probe_hist *h)
+{
+	int low = -1;
+	double ceils = 0;
+
+	for (int i = 0; i < PROBE_HIST_BUCKETS && low < 0; i++)
+		if (h->b[i])
+			low = i;
+	if (low <= 0)
+		return 0;
+	double lo = (double)hist_bucket_value(low), hi = lo * 2 - 1;
+	for (int i = low; i < PROBE_HIST_BUCKETS; i++) {
+		/* The last bucket has no ceiling, so the total bounds nothing. */
+		if (h->b[i] && i == PROBE_HIST_BUCKETS - 1)
+			return lo;
+		ceils += (double)h->b[i] * ((double)hist_bucket_value(i) * 2 - 1);
+	}
+	/* The other samples are at most their buckets' ceilings. */
+	double rest = (double)h->total - (ceils - hi);
+	return rest > lo && rest <= hi ? rest : lo;
+}
+
+double hist_quantile(const struct probe_hist *h, double q)
+{
+	double v = interpolate(h, q), max = hist_max(h), min = hist_min(h);
+
+	if (v > max)
+		v = max;
+	if (v < min)
+		v = min;
+	return v;
 }
 
 double hist_mean(const struct probe_hist *h)

@@ -367,7 +367,7 @@ static void fs_events(const struct json_value *a, const struct json_value *b)
 		       TRACE_INO_NEAR, name_width, "", "A", "B");
 		printf("  %-*s %12s %12s\n", name_width, "in order", sa, sb);
 		printf("  %-*s %12.0f %12.0f\n", name_width, "p50 jump (inodes)",
-		       trace_quantile(&ja, 0.5), trace_quantile(&jb, 0.5));
+		       hist_quantile(&ja, 0.5), hist_quantile(&jb, 0.5));
 	}
 }
 

@@ -406,7 +406,7 @@ static bool io_limit_here(const struct finding_ctx *c)
 static enum read_verdict reads_verdict(const struct finding_ctx *c, double *service, double *per_wait)
 {
 	const struct probe_hist *bl = &c->dev.bio_lat;
-	*service = bl->count ? trace_quantile(bl, 0.5) : 0;
+	*service = bl->count ? hist_quantile(bl, 0.5) : 0;
 	*per_wait = c->read_waits ? c->read_wait_ns / (double)c->read_waits : 0;
 	if (io_limit_here(c) && c->read_wait_ns > 0 &&
 	    (bl->count < 3 || *per_wait > LIMITED_RATIO * *service))
@@ -427,7 +427,7 @@ static const char *slowest_device(const struct finding_ctx *c)
 		const struct probe_dev_stat *d = probes_dev_find(c->s, c->r->devs[i].dev);
 		if (!c->r->devs[i].traced || !d || !d->bio_lat.count)
 			continue;
-		double p50 = trace_quantile(&d->bio_lat, 0.5);
+		double p50 = hist_quantile(&d->bio_lat, 0.5);
 		if (p50 > worst) {
 			worst = p50;
 			name = c->r->devs[i].name;
@@ -574,7 +574,7 @@ static void directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 	    "parent directory's i_rwsem, which every unlink takes for write (%llu rwsem write "
 	    "waits, p99 %s), with up to %u threads. %s",
 	    trace_fmt_ns(c->dir_lock, b1, sizeof b1), (unsigned long long)w->count,
-	    trace_fmt_ns(trace_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads,
+	    trace_fmt_ns(hist_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads,
 	    /* one deleting thread cannot wait for itself: the holder is another
 	     * process, and fewer workers would change nothing */
 	    c->r->max_threads > 1 ? "Fewer workers unlinking in one directory (one directory "
@@ -1053,7 +1053,7 @@ static void kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
 	    "of the unlinks, lookups and directory reads (%s: %llu calls, mean %s, p99 %s%s).",
 	    trace_fmt_ns(ns, b1, sizeof b1), trace_syscall_name(top, b4, sizeof b4),
 	    (unsigned long long)lat->count, trace_fmt_ns(hist_mean(lat), b2, sizeof b2),
-	    trace_fmt_ns(trace_quantile(lat, 0.99), b3, sizeof b3), journaling);
+	    trace_fmt_ns(hist_quantile(lat, 0.99), b3, sizeof b3), journaling);
 }
 
 static void user_cpu(const struct finding_ctx *c, struct finding_sink *k)
@@ -1169,7 +1169,7 @@ static void scattered_inodes(const struct finding_ctx *c, struct finding_sink *k
 	    "unlink reads or dirties another inode-table block and bitmap; unlinking a big "
 	    "directory in inode order (GNU rm sorts past 10,000 entries) touches each block "
 	    "once.",
-	    100.0 * near, (unsigned long long)jh->count, TRACE_INO_NEAR, trace_quantile(jh, 0.5));
+	    100.0 * near, (unsigned long long)jh->count, TRACE_INO_NEAR, hist_quantile(jh, 0.5));
 }
 
 /* more than two non-empty reads per directory, each well under a 64 KiB

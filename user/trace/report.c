@@ -57,59 +57,6 @@ const char *trace_syscall_name(int nr, char *buf, size_t len)
 	return buf;
 }
 
-double trace_hist_max(const struct probe_hist *h)
-{
-	int top = -1;
-	double floors = 0;
-
-	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
-		if (h->b[i]) {
-			top = i;
-			floors += (double)h->b[i] * (double)hist_bucket_value(i);
-		}
-	if (top <= 0)
-		return 0;
-	double lo = (double)hist_bucket_value(top);
-	/* the last bucket also takes everything larger: no upper bound */
-	double max = top == PROBE_HIST_BUCKETS - 1 ? 1e300 : lo * 2 - 1;
-	/* the other samples are at least their buckets' floors */
-	double rest = (double)h->total - (floors - lo);
-	if (h->total && rest >= lo && rest < max)
-		max = rest;
-	return max;
-}
-
-/* The smallest sample H can hold: its lowest bucket's floor, or more when
- * the total leaves no less (the others at most their buckets' ceilings). */
-static double hist_min(const struct probe_hist *h)
-{
-	int low = -1;
-	double ceils = 0;
-
-	for (int i = PROBE_HIST_BUCKETS - 1; i >= 0; i--)
-		if (h->b[i]) {
-			if (i == PROBE_HIST_BUCKETS - 1)
-				return (double)hist_bucket_value(i); /* unbounded */
-			low = i;
-			ceils += (double)h->b[i] * (i ? (double)hist_bucket_value(i) * 2 - 1 : 0);
-		}
-	if (low <= 0)
-		return 0;
-	double lo = (double)hist_bucket_value(low), hi = lo * 2 - 1;
-	double rest = (double)h->total - (ceils - hi);
-	return rest > lo && rest <= hi ? rest : lo;
-}
-
-double trace_quantile(const struct probe_hist *h, double q)
-{
-	double v = hist_quantile(h, q), max = trace_hist_max(h), min = hist_min(h);
-	if (v > max)
-		v = max;
-	if (v < min)
-		v = min;
-	return v;
-}
-
 /* Kernel HZ for the jiffies of jbd2 stats: from the kernel config when
  * readable, else 250 (our kernels). */
 static int kernel_hz(void)
@@ -229,8 +176,8 @@ static void print_syscall_table(FILE *f, const struct probe_snapshot *s, bool al
 			fprintf(f, "%9llu ", (unsigned long long)st->errors);
 		else
 			fprintf(f, "%9s ", "");
-		fprintf(f, "%10.1f %10.1f %s\n", trace_quantile(&st->lat, 0.5) / 1e3,
-			trace_quantile(&st->lat, 0.99) / 1e3,
+		fprintf(f, "%10.1f %10.1f %s\n", hist_quantile(&st->lat, 0.5) / 1e3,
+			hist_quantile(&st->lat, 0.99) / 1e3,
 			trace_syscall_name(order[i], nb, sizeof nb));
 	}
 	fprintf(f,
@@ -272,9 +219,9 @@ static void json_hist(struct json_writer *w, const char *key, const struct probe
 	jw_uint(w, "count", h->count);
 	jw_uint(w, "total", h->total);
 	jw_double(w, "mean", hist_mean(h));
-	jw_double(w, "p50", trace_quantile(h, 0.5));
-	jw_double(w, "p99", trace_quantile(h, 0.99));
-	jw_double(w, "max_bound", trace_hist_max(h));
+	jw_double(w, "p50", hist_quantile(h, 0.5));
+	jw_double(w, "p99", hist_quantile(h, 0.99));
+	jw_double(w, "max_bound", hist_max(h));
 	jw_array_compact(w, "buckets");
 	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
 		if (h->b[i]) {
@@ -482,7 +429,7 @@ static void text_locks(FILE *f, const struct trace_result *r)
 		snprintf(title, sizeof title, "%s (flags 0x%x): %llu waits, %s total, p99 %s",
 			 probes_lock_type_name(k), k, (unsigned long long)h->count,
 			 trace_fmt_ns((double)h->total, b1, sizeof b1),
-			 trace_fmt_ns(trace_quantile(h, 0.99), b2, sizeof b2));
+			 trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2));
 		if (r->all)
 			print_hist_time(f, title, h);
 		else
@@ -577,10 +524,10 @@ static void text_offcpu(FILE *f, const struct trace_result *r)
 		trace_fmt_ns((double)sl->total, b1, sizeof b1), (unsigned long long)sl->count);
 	fprintf(f, "  preempted (runnable)  %12s (%llu times, p99 %s)\n",
 		trace_fmt_ns((double)pr->total, b1, sizeof b1), (unsigned long long)pr->count,
-		trace_fmt_ns(trace_quantile(pr, 0.99), b2, sizeof b2));
+		trace_fmt_ns(hist_quantile(pr, 0.99), b2, sizeof b2));
 	fprintf(f, "  wakeup to running     %12s (%llu times, p99 %s)\n",
 		trace_fmt_ns((double)m->runq.total, b1, sizeof b1), (unsigned long long)m->runq.count,
-		trace_fmt_ns(trace_quantile(&m->runq, 0.99), b2, sizeof b2));
+		trace_fmt_ns(hist_quantile(&m->runq, 0.99), b2, sizeof b2));
 	if (r->all && d->count)
 		print_hist_time(f, "blocked (D) time per switch", d);
 }
@@ -751,8 +698,8 @@ static void text_devices(FILE *f, const struct trace_result *r)
 					"%sblock: %llu requests, %.1f MiB, p50 %s, p99 %s; %llu discards (%.1f MiB)\n",
 					ind, (unsigned long long)d->bio_lat.count,
 					d->bio_bytes / 1048576.0,
-					trace_fmt_ns(trace_quantile(&d->bio_lat, 0.5), b1, sizeof b1),
-					trace_fmt_ns(trace_quantile(&d->bio_lat, 0.99), b2, sizeof b2),
+					trace_fmt_ns(hist_quantile(&d->bio_lat, 0.5), b1, sizeof b1),
+					trace_fmt_ns(hist_quantile(&d->bio_lat, 0.99), b2, sizeof b2),
 					d->bio_discards, d->bio_discard_bytes / 1048576.0);
 			if (d->ext4_discards)
 				fprintf(f, "%sext4: %llu discards (%llu blocks)\n", ind,
@@ -774,7 +721,7 @@ static void text_fs(FILE *f, const struct trace_result *r)
 				"  ext4: %llu unlinks (mean %s, p99 %s); %llu blocks freed in %llu calls\n",
 				(unsigned long long)m->ext4_unlink.count,
 				trace_fmt_ns(hist_mean(&m->ext4_unlink), b1, sizeof b1),
-				trace_fmt_ns(trace_quantile(&m->ext4_unlink, 0.99), b2, sizeof b2),
+				trace_fmt_ns(hist_quantile(&m->ext4_unlink, 0.99), b2, sizeof b2),
 				m->ext4_freed_blocks, m->ext4_free_calls);
 			if (m->ext4_unlink.count && r->all)
 				print_hist_time(f, "ext4_unlink latency", &m->ext4_unlink);
@@ -782,7 +729,7 @@ static void text_fs(FILE *f, const struct trace_result *r)
 				fprintf(f,
 					"\n  unlink order: %.0f%% of a thread's consecutive unlinks stay within %d inodes (p50 jump %.0f inodes)\n",
 					100.0 * trace_ino_near_share(&m->ext4_ino_jump),
-					TRACE_INO_NEAR, trace_quantile(&m->ext4_ino_jump, 0.5));
+					TRACE_INO_NEAR, hist_quantile(&m->ext4_ino_jump, 0.5));
 				if (r->all)
 					print_hist_block(
 						f, "distance to the previous unlinked inode (inodes)",
@@ -1098,8 +1045,8 @@ static void text_runq(FILE *f, const struct trace_result *r)
 	fprintf(f, "\nWaiting to run (run-queue delay of the traced threads)\n");
 	fprintf(f, "  after wakeups        %9llu times, %12s total, p50 %s, p99 %s\n",
 		(unsigned long long)h->count, trace_fmt_ns((double)h->total, b1, sizeof b1),
-		trace_fmt_ns(trace_quantile(h, 0.5), b2, sizeof b2),
-		trace_fmt_ns(trace_quantile(h, 0.99), b3, sizeof b3));
+		trace_fmt_ns(hist_quantile(h, 0.5), b2, sizeof b2),
+		trace_fmt_ns(hist_quantile(h, 0.99), b3, sizeof b3));
 	fprintf(f,
 		"  inside busy syscalls %s after wakeups, %s preempted; %.0f%% of all run-queue "
 		"and preempted time behind other traced threads\n",

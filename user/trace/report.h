@@ -110,13 +110,6 @@ uint64_t trace_busy_ns(const struct probe_snapshot *s);
 void trace_report_text(FILE *f, const struct trace_result *r);
 void trace_report_json(FILE *f, const struct trace_result *r);
 
-/* Percentile Q of H (ns or other units), estimated inside its log2 bucket
- * and never above trace_hist_max(H): what the report and JSON show. */
-double trace_quantile(const struct probe_hist *h, double q);
-/* The largest sample H can hold: below its highest bucket's upper bound and
- * at most its total less the other samples' bucket floors (exact for one
- * sample); 0 when empty. */
-double trace_hist_max(const struct probe_hist *h);
 /* Text histograms by default: the deletion syscalls with at least this many
  * calls; --all shows every syscall's. */
 #define TRACE_HIST_MIN_CALLS 100

@@ -7,6 +7,7 @@
 #include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/msg.h"
+#include "probes/hist.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
 #include "trace/cgroups.h"
@@ -174,8 +175,8 @@ static void add_row(struct sampler *s, const struct probe_snapshot *snap)
 		.nthreads = snap->nthreads,
 		.unlinkat_calls = d->sc[PROBE_NR_UNLINKAT].lat.count,
 		.unlinkat_ns = d->sc[PROBE_NR_UNLINKAT].lat.total,
-		.unlinkat_p50_ns = trace_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.5),
-		.unlinkat_p99_ns = trace_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.99),
+		.unlinkat_p50_ns = hist_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.5),
+		.unlinkat_p99_ns = hist_quantile(&d->sc[PROBE_NR_UNLINKAT].lat, 0.99),
 		.getdents_calls = d->sc[PROBE_NR_GETDENTS64].lat.count,
 		.getdents_ns = d->sc[PROBE_NR_GETDENTS64].lat.total,
 		.openat_calls = d->sc[SYS_openat].lat.count,
