@@ -4,7 +4,7 @@
  * NUL, A and B are the same text); each is written to a memfd and read back
  * by its /proc/self/fd path. The report goes to /dev/null. Built and run by
  * scripts/fuzz.sh. */
-#include "trace/trace.h"
+#include "trace/compare.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #include <criterion/criterion.h>
 #include "probes/hist.h"
 #include "trace/findings.h"
-#include "trace/report.h"
+#include "trace/result.h"
 #include "trace/waits.h"
 
 #include <math.h>

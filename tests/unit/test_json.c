@@ -2,6 +2,8 @@
  * written from a known snapshot parses back with every documented field. */
 #include <criterion/criterion.h>
 #include "lib/json.h"
+#include "trace/findings.h"
+#include "trace/measure.h"
 #include "trace/report.h"
 
 #include <stdlib.h>

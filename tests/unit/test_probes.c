@@ -4,7 +4,7 @@
  * them, fails instead when ADAPTRM_REQUIRE_BPF=1 (CI). */
 #include <criterion/criterion.h>
 #include "probes/probes.h"
-#include "trace/report.h"
+#include "trace/measure.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -4,7 +4,7 @@
 #include "trace/cgroups.h"
 #include "lib/json.h"
 #include "lib/units.h"
-#include "trace/report.h"
+#include "trace/measure.h"
 
 #include <inttypes.h>
 #include <limits.h>

@@ -1,11 +1,11 @@
 /* adaptrm --trace --compare A.json B.json: two saved traces side by side,
  * with the ratio B/A per row and the histograms next to each other. */
+#include "trace/compare.h"
 #include "lib/json.h"
 #include "lib/msg.h"
 #include "probes/hist.h"
-#include "trace/findings.h"
-#include "trace/report.h"
-#include "trace/trace.h"
+#include "trace/measure.h"
+#include "trace/result.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -11,7 +11,9 @@
  * of a finding's time was spent, and never claim more than it. */
 #include "trace/findings.h"
 #include "probes/hist.h"
-#include "trace/report.h"
+#include "trace/measure.h"
+#include "trace/result.h"
+#include "trace/waits.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,17 +82,6 @@ static void add(struct finding_sink *k, double share, const char *fmt, ...)
 	vsnprintf(k->out[k->n].text, sizeof k->out[k->n].text, fmt, ap);
 	va_end(ap);
 	k->n++;
-}
-
-/* Share of the unlinked-inode jumps below TRACE_INO_NEAR (64: a few 4 KiB
- * inode-table blocks of 256-byte inodes), from the log2 histogram: the
- * buckets below TRACE_INO_NEAR's own (a power of two starts a bucket). */
-double trace_ino_near_share(const struct probe_hist *h)
-{
-	uint64_t near = 0;
-	for (int b = 0; b < PROBE_HIST_BUCKETS && b < hist_bucket(TRACE_INO_NEAR); b++)
-		near += h->b[b];
-	return h->count ? (double)near / (double)h->count : 1;
 }
 
 static void add_dev(struct probe_dev_stat *d, const struct probe_dev_stat *x)

@@ -34,9 +34,4 @@ double trace_whole_ns(const struct trace_result *r);
 /* The sum of the top-level shares: 1 (0 with no findings). */
 double trace_findings_total(const struct trace_finding *f, int n);
 
-/* Consecutive ext4 unlinks of a thread whose inodes are fewer than this
- * apart count as in order (the report's "unlink order" line). */
-#define TRACE_INO_NEAR 64
-double trace_ino_near_share(const struct probe_hist *h);
-
 #endif

@@ -2,7 +2,7 @@
 #include "trace/oncpu.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
-#include "trace/report.h"
+#include "trace/result.h"
 
 #include <stdlib.h>
 #include <string.h>

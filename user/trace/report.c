@@ -4,86 +4,16 @@
 #include "trace/report.h"
 #include "lib/json.h"
 #include "probes/hist.h"
-#include "probes/syscall_names.h"
+#include "trace/cgroups.h"
 #include "trace/findings.h"
+#include "trace/measure.h"
 #include "trace/oncpu.h"
+#include "trace/waits.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
-
-const int trace_detail_nrs[] = {
-	SYS_unlinkat,	SYS_unlink, SYS_rmdir, SYS_getdents64, SYS_openat, SYS_close,
-	SYS_newfstatat, SYS_statx,  SYS_brk,   SYS_mmap,       SYS_munmap, SYS_fcntl,
-};
-const int trace_detail_count = sizeof trace_detail_nrs / sizeof *trace_detail_nrs;
-
-bool trace_is_wait_syscall(int nr)
-{
-	return probes_is_wait_syscall(nr); /* the probes' list: their busy time is ours */
-}
-
-uint64_t trace_busy_ns(const struct probe_snapshot *s)
-{
-	uint64_t t = 0;
-
-	for (int k = 0; k < PROBE_NR_SYSCALLS; k++)
-		if (!trace_is_wait_syscall(k))
-			t += s->sc[k].lat.total;
-	return t;
-}
-
-const char *trace_fmt_ns(double ns, char *buf, size_t len)
-{
-	if (ns >= 1e9)
-		snprintf(buf, len, "%.2f s", ns / 1e9);
-	else if (ns >= 1e6)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else if (ns >= 1e3)
-		snprintf(buf, len, "%.2f us", ns / 1e3);
-	else
-		snprintf(buf, len, "%.0f ns", ns);
-	return buf;
-}
-
-const char *trace_syscall_name(int nr, char *buf, size_t len)
-{
-	const char *n = syscall_name((unsigned)nr);
-	if (n)
-		return n;
-	snprintf(buf, len, "syscall_%d", nr);
-	return buf;
-}
-
-/* Kernel HZ for the jiffies of jbd2 stats: from the kernel config when
- * readable, else 250 (our kernels). */
-static int kernel_hz(void)
-{
-	static int hz;
-	struct utsname u;
-	char path[300], line[256];
-
-	if (hz)
-		return hz;
-	hz = 250;
-	if (uname(&u) == 0) {
-		snprintf(path, sizeof path, "/boot/config-%s", u.release);
-		FILE *f = fopen(path, "re");
-		while (f && fgets(line, sizeof line, f))
-			if (sscanf(line, "CONFIG_HZ=%d", &hz) == 1)
-				break;
-		if (f)
-			fclose(f);
-	}
-	return hz;
-}
-
-double trace_jiffies_ms(unsigned long long j, unsigned long long n)
-{
-	return n ? (double)j * 1000.0 / kernel_hz() / (double)n : 0;
-}
 
 /* ---- helpers of the sections ---- */
 
@@ -770,7 +700,7 @@ static void json_jbd2(struct json_writer *w, const struct probe_dev_stat *d)
 {
 	jw_object(w, "jbd2");
 	jw_uint(w, "commits", d->jbd2_commits);
-	jw_uint(w, "hz", (uint64_t)kernel_hz());
+	jw_uint(w, "hz", (uint64_t)trace_kernel_hz());
 	jw_uint(w, "wait_jiffies", d->jbd2_wait);
 	jw_uint(w, "request_delay_jiffies", d->jbd2_request_delay);
 	jw_uint(w, "running_jiffies", d->jbd2_running);

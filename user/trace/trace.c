@@ -11,6 +11,7 @@
 #include "probes/ksyms.h"
 #include "probes/probes.h"
 #include "trace/cgroups.h"
+#include "trace/compare.h"
 #include "trace/oncpu.h"
 #include "trace/report.h"
 

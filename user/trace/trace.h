@@ -3,6 +3,4 @@
 #ifndef ADAPTRM_TRACE_H
 #define ADAPTRM_TRACE_H
 int trace_main(int argc, char **argv);
-/* adaptrm --trace --compare A.json B.json */
-int trace_compare(const char *a, const char *b);
 #endif

@@ -2,7 +2,7 @@
 #include "trace/waits.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
-#include "trace/report.h"
+#include "trace/result.h"
 
 #include <libgen.h>
 #include <limits.h>
