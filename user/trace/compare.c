@@ -4,6 +4,7 @@
 #include "lib/json.h"
 #include "lib/msg.h"
 #include "probes/hist.h"
+#include "trace/fsfields.h"
 #include "trace/measure.h"
 #include "trace/result.h"
 
@@ -278,79 +279,16 @@ static void num_row(const char *name, double a, double b, const char *fmt)
 	printf("  %-*s %12s %12s %7s\n", name_width, name, va, vb, r);
 }
 
-/* jbd2 phase times are jiffies over all commits: ms per commit */
-static double jbd2_ms(const struct json_value *j, const char *key)
-{
-	double c = json_get_num(j, "commits", 0), hz = json_get_num(j, "hz", 250);
-	return c && hz ? json_get_num(j, key, 0) * 1000.0 / hz / c : 0;
-}
-
 static void fs_events(const struct json_value *a, const struct json_value *b)
 {
 	const struct json_value *fa = json_get(a, "fs"), *fb = json_get(b, "fs");
-#define FS(path1, path2) json_get(json_get(fa, path1), path2), json_get(json_get(fb, path1), path2)
-	const struct json_value *ea, *eb;
 
 	printf("\nFilesystem and block events\n  %-*s %12s %12s %7s\n", name_width, "event", "A",
 	       "B", "B/A");
-	ea = json_get(fa, "ext4");
-	eb = json_get(fb, "ext4");
-	num_row("ext4 unlinks", json_get_num(json_get(ea, "unlink_ns"), "count", 0),
-		json_get_num(json_get(eb, "unlink_ns"), "count", 0), "%.0f");
-	num_row("ext4 unlink p99 us", json_get_num(json_get(ea, "unlink_ns"), "p99", 0) / 1e3,
-		json_get_num(json_get(eb, "unlink_ns"), "p99", 0) / 1e3, "%.1f");
-	num_row("ext4 freed blocks", json_get_num(ea, "freed_blocks", 0),
-		json_get_num(eb, "freed_blocks", 0), "%.0f");
-	num_row("ext4 discards", json_get_num(ea, "discards", 0), json_get_num(eb, "discards", 0),
-		"%.0f");
-	ea = json_get(fa, "jbd2");
-	eb = json_get(fb, "jbd2");
-	num_row("jbd2 commits", json_get_num(ea, "commits", 0), json_get_num(eb, "commits", 0),
-		"%.0f");
-	static const char *const phases[][2] = {
-		{ "jbd2 ms waiting/commit", "wait_jiffies" },
-		{ "jbd2 ms running/commit", "running_jiffies" },
-		{ "jbd2 ms locked/commit", "locked_jiffies" },
-		{ "jbd2 ms flushing/commit", "flushing_jiffies" },
-		{ "jbd2 ms logging/commit", "logging_jiffies" },
-	};
-	for (size_t i = 0; i < sizeof phases / sizeof *phases; i++)
-		num_row(phases[i][0], jbd2_ms(ea, phases[i][1]), jbd2_ms(eb, phases[i][1]), "%.1f");
-	num_row("jbd2 handles", json_get_num(ea, "handles", 0), json_get_num(eb, "handles", 0),
-		"%.0f");
-	num_row("jbd2 journal blocks", json_get_num(ea, "blocks", 0), json_get_num(eb, "blocks", 0),
-		"%.0f");
-	const struct json_value *xa, *xb;
-	xa = json_get(json_get(fa, "xfs"), "log_grant_wait_ns");
-	xb = json_get(json_get(fb, "xfs"), "log_grant_wait_ns");
-	num_row("xfs log-grant waits", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0),
-		"%.0f");
-	num_row("xfs log-grant wait s", json_get_num(xa, "total", 0) / 1e9,
-		json_get_num(xb, "total", 0) / 1e9, "%.6f");
-	num_row("xfs inode-GC throttles", json_get_num(json_get(fa, "xfs"), "inodegc_throttles", 0),
-		json_get_num(json_get(fb, "xfs"), "inodegc_throttles", 0), "%.0f");
-	xa = json_get(json_get(fa, "btrfs"), "tree_lock_wait_ns");
-	xb = json_get(json_get(fb, "btrfs"), "tree_lock_wait_ns");
-	num_row("btrfs tree-lock waits", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0),
-		"%.0f");
-	num_row("btrfs tree-lock wait s", json_get_num(xa, "total", 0) / 1e9,
-		json_get_num(xb, "total", 0) / 1e9, "%.6f");
-	xa = json_get(json_get(fa, "btrfs"), "reserve_ticket_wait_ns");
-	xb = json_get(json_get(fb, "btrfs"), "reserve_ticket_wait_ns");
-	num_row("btrfs reservation tickets", json_get_num(xa, "count", 0),
-		json_get_num(xb, "count", 0), "%.0f");
-	xa = json_get(json_get(fa, "block"), "latency_ns");
-	xb = json_get(json_get(fb, "block"), "latency_ns");
-	num_row("block requests", json_get_num(xa, "count", 0), json_get_num(xb, "count", 0), "%.0f");
-	num_row("block MiB", json_get_num(json_get(fa, "block"), "bytes", 0) / 1048576.0,
-		json_get_num(json_get(fb, "block"), "bytes", 0) / 1048576.0, "%.1f");
-	num_row("block p50 us", json_get_num(xa, "p50", 0) / 1e3, json_get_num(xb, "p50", 0) / 1e3,
-		"%.1f");
-	num_row("block p99 us", json_get_num(xa, "p99", 0) / 1e3, json_get_num(xb, "p99", 0) / 1e3,
-		"%.1f");
-	num_row("block discards", json_get_num(json_get(fa, "block"), "discards", 0),
-		json_get_num(json_get(fb, "block"), "discards", 0), "%.0f");
-#undef FS
+	for (const struct trace_fs_field *x = trace_fs_fields; x->group; x++)
+		if (x->label)
+			num_row(x->label, trace_fs_from_json(fa, x), trace_fs_from_json(fb, x),
+				x->fmt);
 
 	/* ext4 unlink order: the share of a thread's consecutive unlinks
 	 * within TRACE_INO_NEAR inodes of each other */

@@ -1,5 +1,6 @@
 /* The measures the --trace analysis, report and comparison share (measure.h). */
 #include "trace/measure.h"
+#include "lib/json.h"
 #include "probes/hist.h"
 #include "probes/probes.h"
 #include "probes/syscall_names.h"
@@ -86,4 +87,25 @@ double trace_ino_near_share(const struct probe_hist *h)
 	for (int b = 0; b < PROBE_HIST_BUCKETS && b < hist_bucket(TRACE_INO_NEAR); b++)
 		near += h->b[b];
 	return h->count ? (double)near / (double)h->count : 1;
+}
+
+void trace_json_hist(struct json_writer *w, const char *key, const struct probe_hist *h)
+{
+	jw_object(w, key);
+	jw_uint(w, "count", h->count);
+	jw_uint(w, "total", h->total);
+	jw_double(w, "mean", hist_mean(h));
+	jw_double(w, "p50", hist_quantile(h, 0.5));
+	jw_double(w, "p99", hist_quantile(h, 0.99));
+	jw_double(w, "max_bound", hist_max(h));
+	jw_array_compact(w, "buckets");
+	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
+		if (h->b[i]) {
+			jw_array_compact(w, NULL);
+			jw_uint(w, NULL, hist_bucket_value(i));
+			jw_uint(w, NULL, h->b[i]);
+			jw_end(w);
+		}
+	jw_end(w);
+	jw_end(w);
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include "probes/probes.h"
 
+struct json_writer;
+
 /* Syscall time excluding waits for children, poll, futex and sleeps: the
  * base of every share. */
 uint64_t trace_busy_ns(const struct probe_snapshot *s);
@@ -34,5 +36,9 @@ int trace_kernel_hz(void);
  * apart count as in order (the report's "unlink order" line). */
 #define TRACE_INO_NEAR 64
 double trace_ino_near_share(const struct probe_hist *h);
+
+/* H as the JSON's histogram object KEY: count, total, mean, p50, p99,
+ * max_bound and the non-empty buckets as [value, count] pairs. */
+void trace_json_hist(struct json_writer *w, const char *key, const struct probe_hist *h);
 
 #endif

@@ -6,6 +6,7 @@
 #include "probes/hist.h"
 #include "trace/cgroups.h"
 #include "trace/findings.h"
+#include "trace/fsfields.h"
 #include "trace/measure.h"
 #include "trace/oncpu.h"
 #include "trace/waits.h"
@@ -141,27 +142,6 @@ static void print_controller(FILE *f, const struct trace_result *r)
 			snprintf(w, sizeof w, "%d", d->to);
 		fprintf(f, "  %8.2f %9s   %s\n", d->t, w, d->why);
 	}
-}
-
-static void json_hist(struct json_writer *w, const char *key, const struct probe_hist *h)
-{
-	jw_object(w, key);
-	jw_uint(w, "count", h->count);
-	jw_uint(w, "total", h->total);
-	jw_double(w, "mean", hist_mean(h));
-	jw_double(w, "p50", hist_quantile(h, 0.5));
-	jw_double(w, "p99", hist_quantile(h, 0.99));
-	jw_double(w, "max_bound", hist_max(h));
-	jw_array_compact(w, "buckets");
-	for (int i = 0; i < PROBE_HIST_BUCKETS; i++)
-		if (h->b[i]) {
-			jw_array_compact(w, NULL);
-			jw_uint(w, NULL, hist_bucket_value(i));
-			jw_uint(w, NULL, h->b[i]);
-			jw_end(w);
-		}
-	jw_end(w);
-	jw_end(w);
 }
 
 /* ---- the sections, each as text and as JSON ---- */
@@ -333,12 +313,12 @@ static void json_syscalls(struct json_writer *w, const struct trace_result *r)
 		jw_uint(w, "calls", st->lat.count);
 		jw_uint(w, "errors", st->errors);
 		jw_uint(w, "total_ns", st->lat.total);
-		json_hist(w, "latency_ns", &st->lat);
+		trace_json_hist(w, "latency_ns", &st->lat);
 		jw_end(w);
 	}
 	jw_end(w);
-	json_hist(w, "unlinkat_removedir_ns", &s->misc.unlinkat_dir);
-	json_hist(w, "getdents64_bytes", &s->misc.getdents_bytes);
+	trace_json_hist(w, "unlinkat_removedir_ns", &s->misc.unlinkat_dir);
+	trace_json_hist(w, "getdents64_bytes", &s->misc.getdents_bytes);
 }
 
 /* wait histograms by lock type, then the top contended callers */
@@ -391,7 +371,7 @@ static void json_locks(struct json_writer *w, const struct trace_result *r)
 		jw_object(w, NULL);
 		jw_string(w, "type", probes_lock_type_name(k));
 		jw_uint(w, "flags", k);
-		json_hist(w, "wait_ns", &s->lock[k].wait);
+		trace_json_hist(w, "wait_ns", &s->lock[k].wait);
 		jw_end(w);
 	}
 	jw_end(w);
@@ -467,9 +447,9 @@ static void json_offcpu(struct json_writer *w, const struct trace_result *r)
 	const struct probe_misc *m = &r->total->misc;
 
 	jw_object(w, "offcpu");
-	json_hist(w, "blocked_ns", &m->offcpu[PROBE_OFFCPU_BLOCKED]);
-	json_hist(w, "sleeping_ns", &m->offcpu[PROBE_OFFCPU_SLEEPING]);
-	json_hist(w, "preempted_ns", &m->offcpu[PROBE_OFFCPU_PREEMPTED]);
+	trace_json_hist(w, "blocked_ns", &m->offcpu[PROBE_OFFCPU_BLOCKED]);
+	trace_json_hist(w, "sleeping_ns", &m->offcpu[PROBE_OFFCPU_SLEEPING]);
+	trace_json_hist(w, "preempted_ns", &m->offcpu[PROBE_OFFCPU_PREEMPTED]);
 	jw_end(w);
 }
 
@@ -589,7 +569,6 @@ static void traced_devs_total(const struct trace_result *r, struct probe_dev_sta
  * others apart (a loop device and its backing disk are two devices) */
 static void text_devices(FILE *f, const struct trace_result *r)
 {
-	char b1[32], b2[32];
 	bool any_other = false;
 
 	if (!r->attached[PROBE_G_JBD2] && !r->attached[PROBE_G_BLOCK])
@@ -614,26 +593,11 @@ static void text_devices(FILE *f, const struct trace_result *r)
 				pass ? "" : " [the delete's]");
 			const char *ind = pass ? "      " : "    ";
 			if (d->jbd2_commits)
-				fprintf(f,
-					"%sjbd2: %llu commits, average %.1f ms waiting, %.1f ms running, %.1f ms locked, %.1f ms flushing, %.1f ms logging; %llu handles, %llu blocks\n",
-					ind, d->jbd2_commits,
-					trace_jiffies_ms(d->jbd2_wait, d->jbd2_commits),
-					trace_jiffies_ms(d->jbd2_running, d->jbd2_commits),
-					trace_jiffies_ms(d->jbd2_locked, d->jbd2_commits),
-					trace_jiffies_ms(d->jbd2_flushing, d->jbd2_commits),
-					trace_jiffies_ms(d->jbd2_logging, d->jbd2_commits),
-					d->jbd2_handles, d->jbd2_blocks);
+				trace_fs_text(f, ind, TRACE_FS_LINE_JBD2, NULL, d);
 			if (d->bio_lat.count || d->bio_discards)
-				fprintf(f,
-					"%sblock: %llu requests, %.1f MiB, p50 %s, p99 %s; %llu discards (%.1f MiB)\n",
-					ind, (unsigned long long)d->bio_lat.count,
-					d->bio_bytes / 1048576.0,
-					trace_fmt_ns(hist_quantile(&d->bio_lat, 0.5), b1, sizeof b1),
-					trace_fmt_ns(hist_quantile(&d->bio_lat, 0.99), b2, sizeof b2),
-					d->bio_discards, d->bio_discard_bytes / 1048576.0);
+				trace_fs_text(f, ind, TRACE_FS_LINE_BLOCK, NULL, d);
 			if (d->ext4_discards)
-				fprintf(f, "%sext4: %llu discards (%llu blocks)\n", ind,
-					d->ext4_discards, d->ext4_discard_blocks);
+				trace_fs_text(f, ind, TRACE_FS_LINE_EXT4_DISCARDS, NULL, d);
 			if (pass == 0 && d->bio_lat.count && r->all)
 				print_hist_time(f, "block I/O latency", &d->bio_lat);
 		}
@@ -642,17 +606,11 @@ static void text_devices(FILE *f, const struct trace_result *r)
 static void text_fs(FILE *f, const struct trace_result *r)
 {
 	const struct probe_misc *m = &r->total->misc;
-	char b1[32], b2[32];
 
 	fprintf(f, "\nFilesystem and block events\n");
 	if (r->attached[PROBE_G_EXT4]) {
 		if (m->ext4_unlink.count || m->ext4_free_calls) {
-			fprintf(f,
-				"  ext4: %llu unlinks (mean %s, p99 %s); %llu blocks freed in %llu calls\n",
-				(unsigned long long)m->ext4_unlink.count,
-				trace_fmt_ns(hist_mean(&m->ext4_unlink), b1, sizeof b1),
-				trace_fmt_ns(hist_quantile(&m->ext4_unlink, 0.99), b2, sizeof b2),
-				m->ext4_freed_blocks, m->ext4_free_calls);
+			trace_fs_text(f, "  ", TRACE_FS_LINE_EXT4, m, NULL);
 			if (m->ext4_unlink.count && r->all)
 				print_hist_time(f, "ext4_unlink latency", &m->ext4_unlink);
 			if (m->ext4_ino_jump.count) {
@@ -670,11 +628,7 @@ static void text_fs(FILE *f, const struct trace_result *r)
 	}
 	if (r->attached[PROBE_G_XFS]) {
 		if (m->xfs_log_grant.count || m->xfs_inodegc_throttles) {
-			fprintf(f,
-				"  xfs: %llu log-grant waits (%s total); %llu inode-GC throttles\n",
-				(unsigned long long)m->xfs_log_grant.count,
-				trace_fmt_ns((double)m->xfs_log_grant.total, b1, sizeof b1),
-				m->xfs_inodegc_throttles);
+			trace_fs_text(f, "  ", TRACE_FS_LINE_XFS, m, NULL);
 			if (m->xfs_log_grant.count && r->all)
 				print_hist_time(f, "xfs log-grant wait", &m->xfs_log_grant);
 		} else
@@ -682,44 +636,13 @@ static void text_fs(FILE *f, const struct trace_result *r)
 	}
 	if (r->attached[PROBE_G_BTRFS]) {
 		if (m->btrfs_tree_lock.count || m->btrfs_reserve.count) {
-			fprintf(f,
-				"  btrfs: %llu tree-lock waits (%s total); %llu reservation tickets (%s total)\n",
-				(unsigned long long)m->btrfs_tree_lock.count,
-				trace_fmt_ns((double)m->btrfs_tree_lock.total, b1, sizeof b1),
-				(unsigned long long)m->btrfs_reserve.count,
-				trace_fmt_ns((double)m->btrfs_reserve.total, b2, sizeof b2));
+			trace_fs_text(f, "  ", TRACE_FS_LINE_BTRFS, m, NULL);
 			if (m->btrfs_tree_lock.count && r->all)
 				print_hist_time(f, "btrfs tree-lock wait", &m->btrfs_tree_lock);
 		} else
 			fprintf(f, "  btrfs: no tree-lock waits or reservation tickets\n");
 	}
 	text_devices(f, r);
-}
-
-static void json_jbd2(struct json_writer *w, const struct probe_dev_stat *d)
-{
-	jw_object(w, "jbd2");
-	jw_uint(w, "commits", d->jbd2_commits);
-	jw_uint(w, "hz", (uint64_t)trace_kernel_hz());
-	jw_uint(w, "wait_jiffies", d->jbd2_wait);
-	jw_uint(w, "request_delay_jiffies", d->jbd2_request_delay);
-	jw_uint(w, "running_jiffies", d->jbd2_running);
-	jw_uint(w, "locked_jiffies", d->jbd2_locked);
-	jw_uint(w, "flushing_jiffies", d->jbd2_flushing);
-	jw_uint(w, "logging_jiffies", d->jbd2_logging);
-	jw_uint(w, "handles", d->jbd2_handles);
-	jw_uint(w, "blocks", d->jbd2_blocks);
-	jw_end(w);
-}
-
-static void json_block(struct json_writer *w, const struct probe_dev_stat *d)
-{
-	jw_object(w, "block");
-	json_hist(w, "latency_ns", &d->bio_lat);
-	jw_uint(w, "bytes", d->bio_bytes);
-	jw_uint(w, "discards", d->bio_discards);
-	jw_uint(w, "discard_bytes", d->bio_discard_bytes);
-	jw_end(w);
 }
 
 /* ext4, jbd2 and block: the delete's devices (traced_devs_total); every
@@ -732,24 +655,9 @@ static void json_fs(struct json_writer *w, const struct trace_result *r)
 	traced_devs_total(r, &t);
 
 	jw_object(w, "fs");
-	jw_object(w, "ext4");
-	json_hist(w, "unlink_ns", &m->ext4_unlink);
-	json_hist(w, "inode_jump", &m->ext4_ino_jump);
-	jw_uint(w, "free_calls", m->ext4_free_calls);
-	jw_uint(w, "freed_blocks", m->ext4_freed_blocks);
-	jw_uint(w, "discards", t.ext4_discards);
-	jw_uint(w, "discard_blocks", t.ext4_discard_blocks);
-	jw_end(w);
-	json_jbd2(w, &t);
-	jw_object(w, "xfs");
-	json_hist(w, "log_grant_wait_ns", &m->xfs_log_grant);
-	jw_uint(w, "inodegc_throttles", m->xfs_inodegc_throttles);
-	jw_end(w);
-	jw_object(w, "btrfs");
-	json_hist(w, "tree_lock_wait_ns", &m->btrfs_tree_lock);
-	json_hist(w, "reserve_ticket_wait_ns", &m->btrfs_reserve);
-	jw_end(w);
-	json_block(w, &t);
+	static const char *const groups[] = { "ext4", "jbd2", "xfs", "btrfs", "block" };
+	for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
+		trace_fs_json(w, groups[i], m, &t);
 	jw_array(w, "devices");
 	for (int i = 0; i < r->ndevs; i++) {
 		const struct probe_dev_stat *d = probes_dev_find(r->total, r->devs[i].dev);
@@ -766,8 +674,8 @@ static void json_fs(struct json_writer *w, const struct trace_result *r)
 		jw_uint(w, "unlinks", d->unlinks);
 		jw_uint(w, "ext4_discards", d->ext4_discards);
 		jw_uint(w, "ext4_discard_blocks", d->ext4_discard_blocks);
-		json_jbd2(w, d);
-		json_block(w, d);
+		trace_fs_json(w, "jbd2", NULL, d);
+		trace_fs_json(w, "block", NULL, d);
 		jw_end(w);
 	}
 	jw_end(w);
@@ -990,7 +898,7 @@ static void json_runq(struct json_writer *w, const struct trace_result *r)
 	const struct probe_misc *m = &r->total->misc;
 
 	jw_object(w, "runq");
-	json_hist(w, "wakeup_to_run_ns", &m->runq);
+	trace_json_hist(w, "wakeup_to_run_ns", &m->runq);
 	jw_uint(w, "busy_runq_ns", m->busy_runq_ns);
 	jw_uint(w, "busy_preempted_ns", m->busy_preempt_ns);
 	jw_uint(w, "behind_traced_ns", m->runq_traced_ns);
