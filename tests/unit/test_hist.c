@@ -19,8 +19,7 @@ static char *render(const unsigned long long *b, int n)
 #define HDR "\n           value  ------------- Distribution ------------- count    \n"
 
 /* 3, 10, 40, 25 in buckets 1, 2, 4, 8: zero rows frame the data, 40 '@'
- * scaled to the sum (78) and rounded: 40*40/78 = 20.51 gives 21 (the sample
- * in our notes shows 20, which is not what rounding gives). */
+ * scaled to the sum (78) and rounded: 40*40/78 = 20.51 gives 21. */
 Test(quantize, dtrace_example)
 {
 	unsigned long long b[PROBE_HIST_BUCKETS] = { 0 };

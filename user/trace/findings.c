@@ -136,10 +136,6 @@ static void cpu_parts(struct finding_ctx *c, double blocked_in_busy)
 	}
 }
 
-/* Runnable: wakeup to running, and preempted. A CPU quota's throttling is
- * the cgroup's throttled time (never more than the runnable time); of the
- * rest, what ended when another traced thread left the CPU was behind the
- * traced threads themselves. */
 /* Lock contention on CPU: a contended lock's wait (contention_begin to
  * _end) is spinning until it sleeps, then the sleep and the run-queue delay
  * after it, which the wait sites hold. What the sites do not hold was spent
@@ -178,8 +174,8 @@ static void lock_spin_parts(struct finding_ctx *c)
 		dir_spin = 0;
 	if (other_spin < 0)
 		other_spin = 0;
-	/* measured, it replaces the samples' guess; never more than the
-	 * kernel's CPU it comes out of */
+	/* The measured spin replaces the samples' guess, and never takes more
+	 * than the kernel's CPU it comes out of. */
 	double pool = c->kcpu[TCPU_UNLINK] + c->kcpu[TCPU_OTHER] + c->kcpu[TCPU_SPIN];
 	double take = dir_spin + other_spin;
 	if (take <= 0)
@@ -198,6 +194,10 @@ static void lock_spin_parts(struct finding_ctx *c)
 	c->dir_lock += dir_spin;
 }
 
+/* Runnable: wakeup to running, and preempted. A CPU quota's throttling is
+ * the cgroup's throttled time (never more than the runnable time); of the
+ * rest, what ended when another traced thread left the CPU was behind the
+ * traced threads themselves. */
 static void runnable_parts(struct finding_ctx *c)
 {
 	const struct probe_misc *m = c->m;

@@ -734,16 +734,14 @@ static void json_intervals(struct json_writer *w, const struct trace_result *r)
 	jw_end(w);
 }
 
-/* The controller's decisions and the findings are one section: the text
- * has always shown the decisions first, the JSON the findings. */
-/* The verdict, first: the busy syscall time partitioned into findings
- * whose shares sum to 100%, each followed by what explains it. */
 /* unlink, unlinkat and rmdir calls: a trace without one saw no deletion. */
 static uint64_t deletions_seen(const struct probe_snapshot *s)
 {
 	return s->sc[PROBE_NR_UNLINKAT].lat.count + s->sc[87].lat.count + s->sc[84].lat.count;
 }
 
+/* The verdict, first: the traced threads' time partitioned into findings
+ * whose shares sum to 100%, each followed by what explains it. */
 static void text_verdict(FILE *f, const struct trace_result *r)
 {
 	struct trace_finding fs[TRACE_MAX_FINDINGS];

@@ -351,10 +351,9 @@ static void limits_of(const struct trace_cgroups *c, struct trace_limits *l)
 	}
 }
 
-/* Finish: final read, callers, report on stdout (stderr for the in-process
- * delete so that rm -v output stays clean is not needed: rm prints on stdout
- * too, the report follows it), JSON file. Returns nonzero on a JSON write
- * error. */
+/* Finish: the final read, the callers, the report on stdout (for the
+ * in-process delete it follows rm's own output there), the JSON file.
+ * Returns nonzero on a JSON write error. */
 static int finish(struct sampler *s)
 {
 	struct trace_result *r = s->r;
