@@ -146,12 +146,13 @@ check_headers() {
 declare -A LAYER_ALLOWS=(
 	[lib]="lib"
 	[engine]="lib engine"
+	[listdel]="lib engine listdel"
 	[probes]="lib probes"
 	[ctl]="lib engine probes ctl"
-	[cli]="lib engine probes ctl cli"
-	[dist]="lib engine probes ctl cli dist"
-	[mpi]="lib engine probes ctl cli dist mpi"
-	[trace]="lib engine probes ctl cli trace"
+	[cli]="lib engine listdel probes ctl cli"
+	[ranks]="lib engine listdel probes ctl cli ranks"
+	[mpi]="lib engine listdel probes ctl cli ranks mpi"
+	[trace]="lib engine listdel probes ctl cli trace"
 )
 check_layers() {
 	local f layer hit lineno inc target
@@ -159,7 +160,7 @@ check_layers() {
 		layer=${f#user/}
 		layer=${layer%%/*}
 		if [ -z "${LAYER_ALLOWS[$layer]+set}" ]; then
-			finding "$f:1" "user/$layer/ is not a layer (lib engine probes ctl cli trace)"
+			finding "$f:1" "user/$layer/ is not a layer (${!LAYER_ALLOWS[*]})"
 			continue
 		fi
 		while IFS= read -r hit; do

@@ -1,10 +1,10 @@
-/* The ranks' shared budget (user/dist/budget.c): the rule every rank applies
+/* The ranks' shared budget (user/ranks/budget.c): the rule every rank applies
  * to the same sums, and the shares; and the policy following it
  * (ctl_policy_set_budget). */
 #include <criterion/criterion.h>
 
 #include "ctl/policy.h"
-#include "dist/budget.h"
+#include "ranks/budget.h"
 
 /* A window of one second at RATE entries/s, LAT µs mean unlink latency,
  * THREADS running of MAX allowed, after PREV. */

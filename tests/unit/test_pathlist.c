@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "engine/pathlist.h"
+#include "listdel/pathlist.h"
 
 /* A reader over an unlinked temporary file holding DATA (LEN bytes). */
 static void reader_over(struct pathlist_reader *r, const char *data, size_t len, int sep)

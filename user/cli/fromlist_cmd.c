@@ -2,10 +2,10 @@
  * the unlinkers by parent directory, wait for all of them (the phase
  * boundary), then replay the spooled parents to prune the empty ones. */
 #include "cli/fromlist_cmd.h"
-#include "engine/pathlist.h"
 #include "lib/clock.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
+#include "listdel/pathlist.h"
 
 #include <stdio.h>
 #include <string.h>

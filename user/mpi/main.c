@@ -1,20 +1,20 @@
 /* adaptrm-mpi: `mpirun -np N adaptrm-mpi -rf DIR...`, one rank per node.
  * Rank 0 runs the rm face on the operands; every other rank runs an engine
  * with no operand of its own and deletes the subtrees it steals
- * (dist/rank.h). Every rank reads its operands in its own spelling of the
+ * (ranks/rank.h). Every rank reads its operands in its own spelling of the
  * same trees (the same paths on a cluster; one mount per rank on a test
  * machine: mpirun's MPMD form gives each rank its arguments). The exit
  * status is 1 on every rank if anything failed on any. */
 #include "cli/options.h"
 #include "cli/progress.h"
 #include "cli/rm.h"
-#include "dist/fromlist.h"
-#include "dist/rank.h"
 #include "lib/env.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/xalloc.h"
 #include "mpi/transport_mpi.h"
+#include "ranks/fromlist.h"
+#include "ranks/rank.h"
 
 #include <locale.h>
 #include <mpi.h>

@@ -1,4 +1,4 @@
-/* The MPI transport (dist/transport.h): only non-blocking calls, made by
+/* The MPI transport (ranks/transport.h): only non-blocking calls, made by
  * the rank's communication thread (MPI_THREAD_SERIALIZED). Sends copy their
  * bytes and are completed as later calls come; messages are found with
  * MPI_Iprobe; sums are MPI_Iallreduce. */

@@ -1,7 +1,7 @@
-/* The MPI back-end of dist/transport.h (adaptrm-mpi only). */
+/* The MPI back-end of ranks/transport.h (adaptrm-mpi only). */
 #ifndef ADAPTRM_TRANSPORT_MPI_H
 #define ADAPTRM_TRANSPORT_MPI_H
-#include "dist/transport.h"
+#include "ranks/transport.h"
 /* This process's end of MPI_COMM_WORLD (after MPI_Init_thread). */
 struct transport *mpi_transport(void);
 #endif

@@ -1,6 +1,6 @@
 /* The scale-out protocol without mpirun: ranks as thread groups of this
  * process over the in-process transport, each with its own engine
- * (user/dist/rank.c, user/engine/steal.c). Forced steals after every
+ * (user/ranks/rank.c, user/engine/steal.c). Forced steals after every
  * directory, re-steals, a failed subtree, a directory swapped under a thief,
  * and termination. Also run under TSan (scripts/check.sh). */
 #ifdef CRITERION_LITE
@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dist/rank.h"
-#include "dist/transport.h"
 #include "engine/engine.h"
 #include "lib/msg.h"
 #include "lib/strbuf.h"
+#include "ranks/rank.h"
+#include "ranks/transport.h"
 
 #define TMPL "/tmp/adaptrm-dist.XXXXXX"
 static char tmpl[sizeof TMPL];

@@ -2,8 +2,8 @@
  * thread has a byte ring of length-prefixed paths that the reader fills and
  * blocks on when full, so memory stays bounded by the rings and the longest
  * path, whatever the list's length. */
-#include "engine/pathlist.h"
 #include "lib/xalloc.h"
+#include "listdel/pathlist.h"
 
 #include <pthread.h>
 #include <stdlib.h>

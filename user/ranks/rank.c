@@ -8,14 +8,14 @@
  *   DONE    thief -> donor    { u64 token, u8 failed } per directory given
  *   STOP    rank 0 -> all     every operand is done
  */
-#include "dist/rank.h"
+#include "ranks/rank.h"
 #include "cli/rm.h"
-#include "dist/budget.h"
-#include "dist/transport.h"
 #include "lib/clock.h"
 #include "lib/msg.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "ranks/budget.h"
+#include "ranks/transport.h"
 
 #include <errno.h>
 #include <fcntl.h>

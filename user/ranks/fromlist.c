@@ -1,17 +1,17 @@
 /* --from-list over the ranks (fromlist.h): rank 0 reads the list and deals
  * each path by its parent directory's hash, so that a directory stays with
  * one rank (and, inside it, one thread: pathdel_pool's HASH_DIV); each rank
- * unlinks what it is dealt, fd-relative (engine/pathlist.h). Then, once
+ * unlinks what it is dealt, fd-relative (listdel/pathlist.h). Then, once
  * every rank is done (a sum says so), rank 0 alone prunes the directories
  * left empty: it saw every path. */
-#include "dist/fromlist.h"
-#include "dist/rank.h"
-#include "engine/pathlist.h"
+#include "ranks/fromlist.h"
 #include "lib/clock.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "listdel/pathlist.h"
+#include "ranks/rank.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * doubling until the first cut. Mean unlink latency, not a log2
  * histogram: a knee shows as a rise of tens of percent, finer than one
  * histogram bucket. */
-#include "dist/budget.h"
+#include "ranks/budget.h"
 
 #define MIN_UNLINKS 16 /* timed unlinks a window needs to say anything */
 #define CONGESTED 1.5  /* latency this far above its floor: queueing */

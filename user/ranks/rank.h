@@ -55,7 +55,7 @@ void rank_free(struct rank *r);
 void rank_set_budget(struct rank *r, bool on, uint64_t max_ops, bool explain);
 
 /* --from-list over the ranks: rank 0 reads the list and deals the paths by
- * parent directory (dist/fromlist.c); these carry them. */
+ * parent directory (ranks/fromlist.c); these carry them. */
 struct strbuf;
 /* Rank 0: hand BATCH (paths, each ending in a NUL) to rank DEST; waits
  * while DEST holds too many batches it has not taken. */

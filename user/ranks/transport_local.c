@@ -1,9 +1,9 @@
 /* The in-process transport: ranks are thread groups of one process, each
  * with a mailbox; sums meet in the world. For the protocol's tests without
  * mpirun (tests/unit/test_dist.c). */
-#include "dist/transport.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "ranks/transport.h"
 
 #include <pthread.h>
 #include <stdlib.h>

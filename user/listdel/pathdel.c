@@ -5,12 +5,12 @@
  * anywhere in a path is followed. The chain of open parents stays open for
  * the next path: lists from find or lfs find come grouped by directory, so
  * usually only the leaf changes and a path costs one unlinkat. */
-#include "engine/pathlist.h"
 #include "engine/rawsys.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
+#include "listdel/pathlist.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /* The list reader, the parent hash, the kept ancestors and the prune spool
  * (pathlist.h); the unlinker and the replay are in pathdel.c. */
-#include "engine/pathlist.h"
+#include "listdel/pathlist.h"
 #include "lib/env.h"
 #include "lib/xalloc.h"
 
