@@ -6,7 +6,7 @@
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make SAN=asan|tsan   sanitizer build in its own output directory
 #
-#   make lint            format, shellcheck, header, layer and static-analyzer checks
+#   make lint            format, shellcheck, header, layer, loop and static-analyzer checks
 #   make compdb          compile_commands.json for editors and clang tools
 #
 # Every user/**/*.c is part of adaptrm (objects mirror the folders under
@@ -165,7 +165,8 @@ check:
 bench: all tools
 	$(Q)bash scripts/bench/bench.sh
 
-lint: $(SKELS)
+# The objects too: the circles check reads their symbols (nm).
+lint: $(SKELS) $(USER_OBJS) $(if $(MPI_BIN),$(MPI_OBJS))
 	$(Q)OUTPUT=$(OUTPUT) bash scripts/lint.sh
 
 # compile_commands.json: one entry per user/ source, with this build's flags.

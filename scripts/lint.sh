@@ -8,6 +8,9 @@
 #  * headers: each user/**/*.h compiles on its own
 #  * layers: includes follow the layer matrix (below); getenv() only in
 #    user/lib/env.c; no hand-written x86-64 syscall numbers
+#  * circles: no two files of user/ or bpf/ depend on each other in a loop
+#    of any length, through #include "x.h" (x.c's header) or a call that
+#    nm shows between their objects under $OUTPUT (scripts/circles.py)
 #  * analyze: clang --analyze over every user/**/*.c: any report fails
 #
 # Usage: scripts/lint.sh [CHECK]...   (default: all of them, in that order)
@@ -194,6 +197,28 @@ check_layers() {
 }
 
 # ---------------------------------------------------------------------------
+# circles: a loop between files makes each of them unreadable without the
+# others; scripts/circles.py finds the strongly connected components of the
+# include and call graph. The call edges need the objects (`make lint`
+# builds them); without them only the includes are seen, except under
+# CI_REQUIRE_LINT=1, where a missing object fails.
+check_circles() {
+	command -v python3 >/dev/null || { missing_tool python3 circles; return; }
+	command -v nm >/dev/null || { missing_tool nm circles; return; }
+	local out line require=()
+	[ "${CI_REQUIRE_LINT:-0}" = 1 ] && require=(--require-objects)
+	out=$(python3 scripts/circles.py --objdir "$OUTPUT" "${require[@]}" user bpf)
+	local rc=$?
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		finding "${line%%: *}" "${line#*: }"
+	done <<<"$out"
+	if [ $rc != 0 ] && [ -z "$out" ]; then
+		finding scripts/circles.py "failed with status $rc"
+	fi
+}
+
+# ---------------------------------------------------------------------------
 # analyze: the clang static analyzer, one file per job, the build's flags.
 analyze_one() { # FILE: prints the analyzer's output
 	"$CLANG" --analyze "${BUILD_FLAGS[@]}" -Xanalyzer -analyzer-output=text \
@@ -237,7 +262,7 @@ check_analyze() {
 }
 
 # ---------------------------------------------------------------------------
-all_checks=(format shellcheck headers layers analyze)
+all_checks=(format shellcheck headers layers circles analyze)
 checks=("$@")
 [ ${#checks[@]} -gt 0 ] || checks=("${all_checks[@]}")
 for c in "${checks[@]}"; do
