@@ -1,5 +1,6 @@
 /* adaptrm: entry point. Picks the face (rm, --trace, --profiles) and leaves
- * the rest to it; checks stdout at exit like GNU's close_stdout. */
+ * the rest to it; checks stdout at exit like GNU's close_stdout (a failed write of stdout,
+ * -v into a full disk or a closed fd, is an error). */
 #include "cli/fromlist_cmd.h"
 #include "cli/options.h"
 #include "cli/profiles_cmd.h"
@@ -17,12 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Report a failed write of stdout (-v into a full disk or a closed fd). */
-static int close_stdout(int status)
-{
-	return msg_close_stdout(status);
-}
-
 int main(int argc, char **argv)
 {
 	xalloc_fit_address_limit(); /* before any thread allocates */
@@ -30,19 +25,18 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	msg_init(argv[0]);
 	if (argc > 1 && !strcmp(argv[1], "--trace"))
-		return close_stdout(trace_main(argc, argv));
+		return msg_close_stdout(trace_main(argc, argv));
 	if (argc > 1 && !strcmp(argv[1], "--profiles"))
-		return close_stdout(profiles_main(argc - 1, argv + 1));
+		return msg_close_stdout(profiles_main(argc - 1, argv + 1));
 
 	struct rm_options o;
 	int first = options_parse(&o, argc, argv);
 	int nfiles = argc - first;
 	if (o.from_list || o.prune_empty)
-		return close_stdout(fromlist_main(&o, nfiles, argv + first));
+		return msg_close_stdout(fromlist_main(&o, nfiles, argv + first));
 	if (nfiles == 0 && !o.ignore_missing) {
 		warn_errno(0, "missing operand");
 		options_usage(1);
 	}
-	int status = rm_main(&o, nfiles, argv + first);
-	return close_stdout(status);
+	return msg_close_stdout(rm_run(&o, nfiles, argv + first, NULL));
 }

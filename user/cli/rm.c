@@ -22,21 +22,8 @@
 
 static struct engine *volatile g_engine;
 static volatile sig_atomic_t g_signal;
-static void (*g_on_interrupt)(int sig, void *arg);
-static void *g_on_interrupt_arg;
-
-void rm_on_interrupt(void (*fn)(int sig, void *arg), void *arg)
-{
-	g_on_interrupt = fn;
-	g_on_interrupt_arg = arg;
-}
-
-static struct rm_hooks g_hooks;
-
-void rm_set_hooks(const struct rm_hooks *h)
-{
-	g_hooks = h ? *h : (struct rm_hooks){ 0 };
-}
+/* The plain rm face: no report, no hooks, no serving. */
+static const struct rm_face plain_face;
 
 static void on_signal(int sig)
 {
@@ -131,8 +118,9 @@ char *rm_display_name(const char *path)
 	return d;
 }
 
-struct rm_run {
+struct rm_state {
 	const struct rm_options *o;
+	const struct rm_face *face;
 	struct engine *engine;
 	struct controller *ctl;
 	struct progress *progress;
@@ -141,7 +129,7 @@ struct rm_run {
 	bool have_root_st;
 };
 
-static struct engine *get_engine(struct rm_run *r)
+static struct engine *get_engine(struct rm_state *r)
 {
 	if (r->engine)
 		return r->engine;
@@ -170,22 +158,22 @@ static struct engine *get_engine(struct rm_run *r)
 	if (o->max_ops)
 		atomic_store(&k->op_interval_ns, 1000000000ull / o->max_ops);
 	g_engine = r->engine;
-	if (g_hooks.engine_ready)
-		g_hooks.engine_ready(r->engine, g_hooks.arg);
+	if (r->face->engine_ready)
+		r->face->engine_ready(r->engine, r->face->arg);
 	return r->engine;
 }
 
 static void tick(struct engine *e, void *arg)
 {
-	struct rm_run *r = arg;
+	struct rm_state *r = arg;
 	if (r->ctl)
 		controller_tick(r->ctl);
 	if (r->progress)
 		progress_update(r->progress, e);
 }
 
-static void start_engine(struct rm_run *r);
-static int finish_run(struct rm_run *r, bool ok, struct rm_report *rep);
+static void start_engine(struct rm_state *r);
+static int finish_run(struct rm_state *r, bool ok);
 
 static bool same_file(const struct stat *a, const struct stat *b)
 {
@@ -228,7 +216,7 @@ static enum op_action fail(struct operand *op, int err, enum op_action how)
 }
 
 /* --preserve-root is in effect and '/' could be stat'ed. */
-static bool guards_root(const struct rm_run *r)
+static bool guards_root(const struct rm_state *r)
 {
 	return r->o->preserve_root != PRESERVE_ROOT_NONE && r->have_root_st;
 }
@@ -244,7 +232,7 @@ static bool on_other_device(const struct operand *op)
 
 /* GNU rm's checks of an operand in GNU's order (for a directory, those of
  * rm_fts's FTS_D case); opens the parent and fills OP on the way. */
-static enum op_action check_operand(const struct rm_run *r, struct operand *op)
+static enum op_action check_operand(const struct rm_state *r, struct operand *op)
 {
 	const struct rm_options *o = r->o;
 	const char *arg = op->arg;
@@ -283,7 +271,7 @@ static enum op_action check_operand(const struct rm_run *r, struct operand *op)
 /* --free-rate and a file operand: held before its unlink, as the lane holds
  * a file (-1 if not); after it, freed in paced steps if nobody else can
  * reach it. A failed truncation is said (the file is unlinked anyway). */
-static int hold_operand(struct rm_run *r, const struct operand *op)
+static int hold_operand(struct rm_state *r, const struct operand *op)
 {
 	if (!r->o->free_rate || !S_ISREG(op->st.st_mode) ||
 	    (uint64_t)op->st.st_blocks * 512 < ENGINE_LANE_CHUNK)
@@ -291,7 +279,7 @@ static int hold_operand(struct rm_run *r, const struct operand *op)
 	return engine_hold_file(get_engine(r), op->pfd, op->base);
 }
 
-static bool free_operand(struct rm_run *r, const struct operand *op, int held)
+static bool free_operand(struct rm_state *r, const struct operand *op, int held)
 {
 	if (held < 0)
 		return true;
@@ -303,7 +291,7 @@ static bool free_operand(struct rm_run *r, const struct operand *op, int held)
 
 /* OP_REMOVE_FILE and OP_REMOVE_EMPTY_DIR: ask if asked, then unlink or rmdir.
  * A missing file is ignorable under -f, a directory's error is not. */
-static enum op_action remove_one(struct rm_run *r, struct operand *op, bool dir)
+static enum op_action remove_one(struct rm_state *r, struct operand *op, bool dir)
 {
 	const struct rm_options *o = r->o;
 	if (interactive_needed(o)) {
@@ -323,7 +311,7 @@ static enum op_action remove_one(struct rm_run *r, struct operand *op, bool dir)
 }
 
 /* OP_PROMPT_TREE and OP_ENGINE_TREE: the tree, shown as GNU shows it. */
-static enum op_action remove_tree(struct rm_run *r, struct operand *op, bool prompt)
+static enum op_action remove_tree(struct rm_state *r, struct operand *op, bool prompt)
 {
 	char *display = rm_display_name(op->arg);
 	bool ok;
@@ -381,7 +369,7 @@ static bool report(const struct rm_options *o, const struct operand *op, enum op
 	}
 }
 
-static bool remove_operand(struct rm_run *r, const char *arg)
+static bool remove_operand(struct rm_state *r, const char *arg)
 {
 	struct operand op = { .arg = arg, .pfd = AT_FDCWD };
 	enum op_action a = check_operand(r, &op);
@@ -399,7 +387,7 @@ static bool remove_operand(struct rm_run *r, const char *arg)
 	return ok;
 }
 
-static void interrupted(struct rm_run *r)
+static void interrupted(struct rm_state *r)
 {
 	int sig = g_signal ? g_signal : SIGINT;
 	if (r->progress)
@@ -415,8 +403,8 @@ static void interrupted(struct rm_run *r)
 	warn_errno(0, "interrupted by %s: removed %llu files and %llu directories; the rest is left",
 		   sig == SIGTERM ? "SIGTERM" : "SIGINT", (unsigned long long)t.files,
 		   (unsigned long long)t.dirs);
-	if (g_on_interrupt)
-		g_on_interrupt(sig, g_on_interrupt_arg);
+	if (r->face->on_interrupt)
+		r->face->on_interrupt(sig, r->face->arg);
 	/* Nodes and fds of the abandoned tree die with the process. */
 	_exit(128 + sig);
 }
@@ -436,16 +424,17 @@ static void copy_report(const struct controller *c, struct rm_report *rep)
 	rep->ndecisions = n;
 }
 
-int rm_main(const struct rm_options *o, int nfiles, char **files)
-{
-	return rm_main_report(o, nfiles, files, NULL);
-}
+static int serve(const struct rm_options *o, int nfiles, char **files, const struct rm_face *face);
 
-int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct rm_report *rep)
+int rm_run(const struct rm_options *o, int nfiles, char **files, const struct rm_face *face)
 {
-	if (rep)
-		*rep = (struct rm_report){ 0 };
-	struct rm_run r = { .o = o };
+	if (!face)
+		face = &plain_face;
+	if (face->report)
+		*face->report = (struct rm_report){ 0 };
+	if (face->serve_until)
+		return serve(o, nfiles, files, face);
+	struct rm_state r = { .o = o, .face = face };
 	if (stat("/", &r.root_st) == 0)
 		r.have_root_st = true;
 	install_signal_handlers();
@@ -486,11 +475,11 @@ int rm_main_report(const struct rm_options *o, int nfiles, char **files, struct 
 		if (g_signal)
 			interrupted(&r);
 	}
-	return finish_run(&r, ok, rep);
+	return finish_run(&r, ok);
 }
 
 /* The engine and its controller, ticking the progress line. */
-static void start_engine(struct rm_run *r)
+static void start_engine(struct rm_state *r)
 {
 	const struct rm_options *o = r->o;
 	struct engine *e = get_engine(r);
@@ -506,9 +495,11 @@ static void start_engine(struct rm_run *r)
 	engine_set_tick(e, tick, r);
 }
 
-int rm_serve(const struct rm_options *o, int nfiles, char **files, const atomic_bool *stop)
+/* No operands of its own: run the trees given to the engine until the face's
+ * stop flag, the controller tuned for the first directory among FILES. */
+static int serve(const struct rm_options *o, int nfiles, char **files, const struct rm_face *face)
 {
-	struct rm_run r = { .o = o };
+	struct rm_state r = { .o = o, .face = face };
 	install_signal_handlers();
 	if (o->stats)
 		r.freed = freed_new();
@@ -528,7 +519,7 @@ int rm_serve(const struct rm_options *o, int nfiles, char **files, const atomic_
 	}
 	if (op.copy)
 		controller_begin_tree(r.ctl, op.pfd, op.base);
-	engine_serve(r.engine, stop);
+	engine_serve(r.engine, face->serve_until);
 	if (op.copy)
 		controller_end_tree(r.ctl);
 	if (op.pfd >= 0)
@@ -536,14 +527,14 @@ int rm_serve(const struct rm_options *o, int nfiles, char **files, const atomic_
 	free(op.copy);
 	if (g_signal)
 		interrupted(&r);
-	return finish_run(&r, true, NULL);
+	return finish_run(&r, true);
 }
 
 /* After the operands (or the serving): the hooks' word on the other ranks,
  * the summary, and the exit status. */
-static int finish_run(struct rm_run *rr, bool ok, struct rm_report *rep)
+static int finish_run(struct rm_state *rr, bool ok)
 {
-	struct rm_run r = *rr;
+	struct rm_state r = *rr;
 	const struct rm_options *o = r.o;
 	if (r.engine) {
 		struct engine_totals t;
@@ -551,16 +542,16 @@ static int finish_run(struct rm_run *rr, bool ok, struct rm_report *rep)
 		if (t.errors)
 			ok = false;
 	}
-	if (g_hooks.finish && !g_hooks.finish(r.engine, ok, g_hooks.arg))
+	if (r.face->finish && !r.face->finish(r.engine, ok, r.face->arg))
 		ok = false;
 	if (r.progress)
 		progress_finish(r.progress, r.engine);
 	if (r.ctl && !controller_finish(r.ctl))
 		ok = false; /* the --json file asked for is missing or cut short */
-	if (o->stats && !g_hooks.quiet)
+	if (o->stats && !r.face->quiet)
 		progress_print_stats(r.engine, r.ctl, r.freed, o->free_rate);
-	if (rep)
-		copy_report(r.ctl, rep);
+	if (r.face->report)
+		copy_report(r.ctl, r.face->report);
 	controller_free(r.ctl);
 	freed_free(r.freed);
 	g_engine = NULL;

@@ -108,18 +108,17 @@ int main(int argc, char **argv)
 	/* --max-ops is the total: the rank's share is set by its engine */
 	rank_set_budget(g_rank, env_flag(ENV_DIST_BUDGET, 1) == 1, o.max_ops, o.explain);
 	o.max_ops = 0;
-	rm_set_hooks(&(struct rm_hooks){ .engine_ready = engine_ready,
-					 .finish = finish,
-					 .quiet = t->rank > 0 });
+	struct rm_face face = { .engine_ready = engine_ready, .finish = finish, .quiet = t->rank > 0 };
 	int status;
 	if (o.from_list) {
 		status = dist_fromlist_main(g_rank, t->rank, t->size, &o);
 	} else if (t->rank == 0) {
 		progress_set_cluster(cluster_counts, NULL);
-		status = rm_main(&o, nfiles, argv + first);
+		status = rm_run(&o, nfiles, argv + first, &face);
 	} else {
 		o.progress = 0;
-		status = rm_serve(&o, nfiles, argv + first, rank_stop_flag(g_rank));
+		face.serve_until = rank_stop_flag(g_rank);
+		status = rm_run(&o, nfiles, argv + first, &face);
 	}
 	rank_free(g_rank);
 	transport_close(t);

@@ -37,12 +37,12 @@ struct rank_totals {
  * spelling of the same trees as rank 0's, in the same order); starts its
  * communication thread. */
 struct rank *rank_new(struct transport *t, int nfiles, char **files);
-/* Its engine, once it exists (rm_hooks.engine_ready). */
+/* Its engine, once it exists (rm_face.engine_ready). */
 void rank_attach(struct rank *r, struct engine *e);
 /* Set when rank 0 has said STOP: engine_serve's flag. */
 const atomic_bool *rank_stop_flag(struct rank *r);
 /* This rank is done (OK: without error): wait until every rank is, and
- * return whether all went well everywhere (rm_hooks.finish). */
+ * return whether all went well everywhere (rm_face.finish). */
 bool rank_finish(struct rank *r, bool ok);
 /* The totals as of the last sum (final after rank_finish). */
 void rank_totals(struct rank *r, struct rank_totals *t);

@@ -792,10 +792,10 @@ static int trace_self(int argc, char **argv, double interval, unsigned flags)
 	 * the trace itself, so intervals are not sampled in-process */
 	if (!start_sampler(&s, &r, interval, p, false))
 		die(ENOMEM, "--trace");
-	rm_on_interrupt(self_interrupted, &s);
 	struct rm_report rep;
-	int status = rm_main_report(&o, nfiles, argv + first, &rep);
-	rm_on_interrupt(NULL, NULL);
+	int status = rm_run(
+		&o, nfiles, argv + first,
+		&(struct rm_face){ .report = &rep, .on_interrupt = self_interrupted, .arg = &s });
 	r.exit_status = status;
 	if (rep.controller[0]) {
 		r.controller = rep.controller;
