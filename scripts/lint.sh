@@ -11,6 +11,9 @@
 #  * circles: no two files of user/ or bpf/ depend on each other in a loop
 #    of any length, through #include "x.h" (x.c's header) or a call that
 #    nm shows between their objects under $OUTPUT (scripts/circles.py)
+#  * exits: user/engine, listdel, probes, ctl and lib never end the process
+#    (no exit, _exit, _Exit, quick_exit, abort, assert, die, err, errx);
+#    out of memory ends it only through lib/xalloc (docs/design.md#how-errors-travel)
 #  * analyze: clang --analyze over every user/**/*.c: any report fails
 #
 # Usage: scripts/lint.sh [CHECK]...   (default: all of them, in that order)
@@ -219,6 +222,26 @@ check_circles() {
 }
 
 # ---------------------------------------------------------------------------
+# exits: only the faces (cli, trace, ranks, mpi, main.c) choose to end the
+# process; the layers below return their errors. The one way out below the
+# faces is lib/xalloc's "memory exhausted" (xmalloc and friends,
+# xalloc_die), defined with die() in lib/xalloc.c and lib/msg.[ch], which are
+# therefore not checked. Comments are not code: a line whose first
+# non-blank is * or // is skipped.
+EXIT_LAYERS=(user/engine user/listdel user/probes user/ctl user/lib)
+EXIT_CALLS='\b(exit|_exit|_Exit|quick_exit|abort|assert|die|err|errx|verr|verrx)[[:space:]]*\('
+check_exits() {
+	local hit file
+	while IFS= read -r hit; do
+		[ -n "$hit" ] || continue
+		file=${hit%%:*}
+		case $file in user/lib/msg.[ch] | user/lib/xalloc.c) continue ;; esac
+		finding "$file:$(cut -d: -f2 <<<"$hit")" "ends the process below the faces (return the error; out of memory: lib/xalloc.h): $(cut -d: -f3- <<<"$hit" | sed 's/^[[:space:]]*//')"
+	done < <(grep -rnE "$EXIT_CALLS" --include='*.[ch]' "${EXIT_LAYERS[@]}" |
+		grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|//|/\*)')
+}
+
+# ---------------------------------------------------------------------------
 # analyze: the clang static analyzer, one file per job, the build's flags.
 analyze_one() { # FILE: prints the analyzer's output
 	"$CLANG" --analyze "${BUILD_FLAGS[@]}" -Xanalyzer -analyzer-output=text \
@@ -262,7 +285,7 @@ check_analyze() {
 }
 
 # ---------------------------------------------------------------------------
-all_checks=(format shellcheck headers layers circles analyze)
+all_checks=(format shellcheck headers layers circles exits analyze)
 checks=("$@")
 [ ${#checks[@]} -gt 0 ] || checks=("${all_checks[@]}")
 for c in "${checks[@]}"; do

@@ -1,5 +1,5 @@
 #include "engine/dirnode.h"
-#include "lib/msg.h"
+#include "lib/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +40,7 @@ struct dnode *dnode_new(struct dnode *parent, const char *name, size_t len)
 {
 	struct dnode *n = dnode_try_new(parent, name, len);
 	if (!n)
-		die(ENOMEM, "memory exhausted");
+		xalloc_die();
 	return n;
 }
 

@@ -236,7 +236,7 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	/* one more slot of counters: the lane's, after the workers' */
 	size_t nstats = (size_t)n + 1;
 	if (posix_memalign((void **)&e->stats, 64, nstats * sizeof(*e->stats)) != 0)
-		die(ENOMEM, "memory exhausted");
+		xalloc_die();
 	memset(e->stats, 0, nstats * sizeof(*e->stats));
 	e->lane = lane_new(e, &e->stats[n], e->cfg.free_rate);
 

@@ -6,10 +6,15 @@
 #include <string.h>
 #include <sys/resource.h>
 
+void xalloc_die(void)
+{
+	die(ENOMEM, "memory exhausted");
+}
+
 static void *check(void *p)
 {
 	if (!p)
-		die(ENOMEM, "memory exhausted");
+		xalloc_die();
 	return p;
 }
 

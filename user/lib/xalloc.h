@@ -1,4 +1,7 @@
-/* Allocation that never returns NULL: out of memory is reported and fatal. */
+/* Allocation that never returns NULL: out of memory is reported and fatal.
+ * This is the one way a layer below the faces may end the process
+ * (docs/design.md#how-errors-travel): only where ENOMEM leaves nothing to
+ * go on with, as GNU's xalloc_die. */
 #ifndef ADAPTRM_XALLOC_H
 #define ADAPTRM_XALLOC_H
 #include <stdlib.h>
@@ -7,6 +10,9 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* "memory exhausted", exit status 1: for an allocator of its own
+ * (posix_memalign, a node) that has failed in the same way. */
+void xalloc_die(void) __attribute__((noreturn));
 
 /* Under an address-space limit (prlimit --as, ulimit -v), have every thread
  * allocate from one malloc arena. Call before the process starts threads. */
