@@ -32,10 +32,10 @@
 #                 tool "base": the report adds auto / base, paired by
 #                 repetition, to check that a change is no slower
 #   BENCH_MPI=1   instead of all this, adaptrm-mpi on the metadata-server
-#                 stand-in (issue 20): scripts/bench/mpi.sh, its variables
+#                 stand-in: scripts/bench/mpi.sh, its variables
 #                 (MPI_*, BENCH_SCALE, BENCH_REPS, BENCH_OUT) in its header
 #
-# Real I/O (issue 19): trees whose files hold blocks, cold caches, slow disks.
+# Real I/O: trees whose files hold blocks, cold caches, slow disks.
 #   BENCH_FS      also ext4noext: ext4 without extents (mkfs.ext4 -O
 #                 ^extent,^64bit), ext3's indirect-block format; it has no
 #                 fallocate, so its files are written with zeros
@@ -97,7 +97,7 @@
 #                 inodegc, btrfs's cleaner): xfs frees a 262,144-extent
 #                 file in 0.01 s of the tool's time
 #
-# The default (no variables) is issue 2's matrix: {tmpfs, ext4, xfs, btrfs} x
+# The default (no variables) is the warm matrix: {tmpfs, ext4, xfs, btrfs} x
 # {tree, flat, chain} x {adaptrm auto, --threads=1, 2, rm, rmz, find, rsync},
 # three repetitions, about 25 minutes here (BENCH_FULL=1: about 2 hours).
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The gentle mode's measurement (issue 19): how long a database's commits
+# The gentle mode's measurement: how long a database's commits
 # stall while huge files are deleted. A probe on the same filesystem
 # (tests/tools/fsync_probe.c) writes 4 KiB and fsyncs every 10 ms and records
 # each latency while a tool deletes the tree; the table has the tool's wall

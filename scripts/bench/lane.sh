@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The large-file lane's measurement (issue 19): does a tree with a few huge
+# The large-file lane's measurement: does a tree with a few huge
 # files delete in about max(time of the huge files, time of the rest), not
 # their sum? Three trees on one filesystem, each deleted cold on a slow disk
 # (results and what they mean: docs/benchmarks.md#large-files-the-lane):
@@ -10,7 +10,7 @@
 # ADAPTRM_LANE_WATCHDOG_MS=0: the lane on at 1 GiB from the start), wd0-t1
 # (both), ds1 (auto with ADAPTRM_DIR_SHARE=1: one worker per directory, so
 # no read is batched), base and base-t1 (LANE_BASE, an adaptrm without the
-# lane, e.g. built from 9ff9fdc), rm (GNU rm). Medians of LANE_REPS
+# lane, e.g. built from a commit before it), rm (GNU rm). Medians of LANE_REPS
 # interleaved repetitions; the table adds, per tool, mix / max and mix / sum
 # of the huge and small medians (1 at max: the huge files cost the mix
 # nothing; 1 at sum: they held the rest up).
@@ -30,7 +30,7 @@
 #                  requests overlap (a buffered loop device serves one request
 #                  at a time: the disk is then serial, and the sum is all it
 #                  can show); slowfs opens its backing file without the
-#                  client's O_DIRECT (since 9b33b5a; an older one fails)
+#                  client's O_DIRECT (an older slowfs that passed it on fails)
 #   LANE_SLOW_RA_KB  read-ahead of slowfs's mount, KiB (unset: the kernel's,
 #                  128; 0 makes every 4 KiB metadata read a request)
 #   LANE_HUGE_GIB  LANE_HUGE_COUNT  (6, 4)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# adaptrm-mpi on the metadata-server stand-in (issue 20; `make bench
-# BENCH_MPI=1`; results: docs/benchmarks.md#across-machines). One slowfs
-# daemon serves N client mounts of one backing directory (a parallel
-# filesystem's metadata server and N client nodes): every request costs
+# adaptrm-mpi on the metadata-server stand-in (`make bench BENCH_MPI=1`;
+# results: docs/benchmarks.md#across-machines). One slowfs daemon serves N
+# client mounts of one backing directory (a parallel filesystem's metadata
+# server and N client nodes): every request costs
 # MPI_DELAYS µs in one of the server's MPI_SLOTS service slots (a knee at
 # slots / delay requests a second), and each mount has at most MPI_CAP
 # requests in flight (Lustre's max_mod_rpcs_in_flight, 7). adaptrm-mpi runs

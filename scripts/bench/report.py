@@ -123,7 +123,8 @@ def main():
     runs_path, md_path, json_path = sys.argv[1:4]
     with open(runs_path, newline="") as f:
         runs = [r for r in csv.DictReader(f, delimiter="\t") if r.get("status") and not r.get(None)]
-    # Rows of runs before issue 19 have no condition: warm cache, no slow disk.
+    # Rows of runs from before the cache and disk conditions were recorded have
+    # none: they ran warm, without a slow disk.
     for r in runs:
         r["cache"] = r.get("cache") or "warm"
         r["disk"] = r.get("disk") or "none"

@@ -3,7 +3,7 @@
 #
 # A scenario builds a slow delete whose cause is known, traces it with
 # `adaptrm --trace --json`, and asserts on the verdict (`findings[]`, ranked
-# by share): the top finding(s), that the shares add up (issue 17), and
+# by share): the top finding(s), that the shares add up to the whole, and
 # that the top finding's text names the remedy (expect_text).
 #
 # The cause is built as a kernel engineer would build it (a cgroup limit, a
@@ -42,9 +42,9 @@ DIAG_MISSES=0
 miss() { echo "FAIL: $*" >&2; DIAG_MISSES=$((DIAG_MISSES + 1)); }
 verdict_ok() { [ "$DIAG_MISSES" = 0 ] || fail "$DIAG_MISSES verdict check(s) missed"; }
 
-# The filesystem's own CPU cost ("Baseline"; kernel_cpu in the partition of
-# issue 17, syscall_cost before it): present in nearly every verdict, and
-# nothing can be done about it, so "the top finding" of a scenario whose
+# The filesystem's own CPU cost ("Baseline"; kernel_cpu in the verdict's
+# partition, syscall_cost its former name): present in nearly every
+# verdict, and nothing can be done about it, so "the top finding" of a scenario whose
 # cause is a wait means the first finding that is not one of these.
 BASELINE_IDS="kernel_cpu syscall_cost"
 # Other load on the machine (cpu_contention) is reported, but it is never
@@ -130,7 +130,7 @@ expect_text() {
 setup_failed() { fail "set-up did not produce the cause: $*"; }
 
 # expect_shares_sum JSON: the verdict's shares sum to 100% (+-1%).
-# Issue 17's contract ("A verdict that adds up"): the findings that are parts
+# The verdict's contract (a verdict that adds up): the findings that are parts
 # of the traced threads' busy time (kernel CPU, each lock type, each class of
 # wait site, run-queue delay, ...) partition it, so their shares sum to 1;
 # a finding that only explains a part (it carries `explains: ID`, e.g.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The diagnosis suite (issue 17): slow deletes whose cause is known, each
+# The diagnosis suite: slow deletes whose cause is known, each
 # traced with `adaptrm --trace --json`, asserting the verdict's top
 # finding(s), that its shares add up to 100% and that the top finding names
 # the remedy; each scenario first checks that its cause happened, with an

@@ -50,8 +50,8 @@ throttle_expect() {
 # (a) A cold ext4 behind a blkio read-IOPS limit.
 
 # Expect device_throttled on top: offcputime puts ~90% of the blocked time
-# of this delete in __ext4_get_inode_loc <- __ext4_iget <- ext4_lookup
-# (trace-evaluation 3.3), but each read waits in blk-throttle far longer
+# of this delete in __ext4_get_inode_loc <- __ext4_iget <- ext4_lookup,
+# but each read waits in blk-throttle far longer
 # than the device takes to serve it, so the remedy is the group's limit
 # (named with the group), not the reads; no discard on this mount.
 test_cold_ext4_behind_read_iops_limit() {

@@ -30,7 +30,7 @@ test_ext4_mounted_with_discard() {
 
 # Expect no discard_io (and no journal finding): tmpfs neither discards
 # nor journals; the discards and jbd2 commits belong to another device and
-# another process (issue 17, Scope; trace-evaluation D2).
+# another process, and the verdict covers only the traced threads' time.
 test_tmpfs_beside_a_discarding_ext4() {
 	need_bpf
 	local n=50

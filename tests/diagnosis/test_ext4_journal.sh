@@ -6,8 +6,9 @@
 # Expect journal_space (or journal_commit_waits, its former name, or
 # scattered_inode_order) first after the filesystem's own CPU: offcputime
 # puts the blocked time of such a delete in jbd2_log_wait_commit <-
-# jbd2_log_do_checkpoint <- __jbd2_log_wait_for_space (trace-evaluation
-# 3.1, rmz), the remedy being a bigger journal or inode order.
+# jbd2_log_do_checkpoint <- __jbd2_log_wait_for_space (rmz's delete too),
+# so the verdict must name the journal, the remedy being a bigger journal or
+# inode order.
 test_small_journal_scattered_unlinks() {
 	need_bpf
 	local n=30000

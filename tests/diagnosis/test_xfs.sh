@@ -2,8 +2,8 @@
 # parent's i_rwsem for write.
 
 # Expect directory_lock_contention on top (of everything): with 8 workers in
-# one directory 84% of the time is rwsem:W waits at do_unlinkat, and perf
-# lock counts the same waits (trace-evaluation 3.2).
+# one directory most of the time is rwsem:W waits at do_unlinkat, the same
+# waits perf lock counts, so the verdict must name the directory's lock.
 test_xfs_workers_share_one_directory() {
 	need_bpf
 	local n=50000
@@ -27,8 +27,8 @@ test_xfs_workers_share_one_directory() {
 # cpu_oversubscription: offcputime puts ~60% of the blocked time in the
 # inodegc throttle (destroy_inode -> __flush_work) and ~30% in
 # xlog_grant_head_wait; perf sched shows one thread running, preempted by
-# kworkers (among them xfs's own inodegc worker), never by traced threads
-# (trace-evaluation 3.2, D4, D5). How the xfs waits rank against the others
+# kworkers (among them xfs's own inodegc worker), never by traced threads,
+# so no finding may blame the traced threads for each other's waits. How the xfs waits rank against the others
 # is the machine's: beside other processes the run-queue delay grows, and so
 # do the waits in xfs_buf_iowait, and either may outrank them; the ranking of
 # given waits is asserted on simulated input (test_findings.c).

@@ -1,4 +1,4 @@
-# Resource limits and a closed stdout (issue 18): an address-space limit, a
+# Resource limits and a closed stdout: an address-space limit, a
 # process-count limit and a small fd limit degrade the delete instead of
 # aborting it, and `-v` into a closed pipe stops it promptly, as GNU rm's
 # stdio does. Big cases (1,000 x 1,000, a 100,000-deep chain): E2E_BIG=1.

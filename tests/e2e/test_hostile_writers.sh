@@ -1,8 +1,8 @@
 # Writers that keep creating files and directories in the tree being removed
-# (issue 18). GNU rm reads each directory once and reports what appeared
-# after as the rmdir's "Directory not empty"; adaptrm reads a directory at
-# most what it could hold when it was opened (plus a margin), so it
-# always ends: exit 0 with the operand gone, or exit 1 with GNU-style
+# must not make adaptrm loop forever. GNU rm reads each directory once and
+# reports what appeared after as the rmdir's "Directory not empty"; adaptrm
+# reads a directory at most what it could hold when it was opened (plus a
+# margin), so it always ends: exit 0 with the operand gone, or exit 1 with GNU-style
 # messages and the operand still there. `timeout 60` is the hang detector
 # (before the fix, --threads=1 on tmpfs was still unlinking after minutes).
 # The writers and adaptrm share one CPU, so that the writers create faster

@@ -42,7 +42,8 @@ test_large_lane_auto_default_mode_ext4() {
 	expect_eq "$rc" 0 "exit status"
 	expect_gone t
 	grep -q '^large files: 3 by the lane (auto' "$SCRATCH/err" || fail "the lane's count in --stats"
-	# one worker held by a huge file is not a count to learn (6a10327)
+	# A tree where a huge file's unlink held a worker says nothing about the
+	# worker count, so the controller must not store one from it.
 	grep -q "a huge file's unlink held a worker: count not learned" "$SCRATCH/err" ||
 		fail "a worker count learned from a tree the lane ran in"
 	for i in 1 2 3; do

@@ -1,4 +1,4 @@
-# The profile store stays bounded (issue 18): filesystems whose id is made up
+# The profile store stays bounded: filesystems whose id is made up
 # at mount time (tmpfs, overlay, FUSE) share one file per type; profiles
 # unused for 30 days expire; at most 256 files are kept, the least recently
 # used going first; nothing in the directory that is not a profile of ours is

@@ -169,8 +169,8 @@ test_slowfs_usage_errors() {
 # A file whose unlink takes seconds (a huge file on a cold disk) must not
 # hold up the rest of the tree: the read that found it gives its
 # subdirectories to the other worker before unlinking any of its files, so
-# files inside them go while the slow unlink runs. (Before de08c09 they sat
-# unpublished in the reader's buffer until its slow unlink returned.)
+# files inside them go while the slow unlink runs, instead of waiting
+# unpublished in the reader's buffer until its slow unlink returns.
 test_slowfs_slow_unlink_does_not_hold_the_subdirectories() {
 	mount_slowfs smnt 0 --slow-unlink=huge --slow-unlink-us=3000000
 	mkdir "$SLOWFS_BACKING/t"

@@ -214,7 +214,7 @@ Test(engine, trial_counters_apart)
 	cr_assert_eq(t.trial.batch_unlink_calls + t.trial.sorted_unlink_calls, 0);
 }
 
-/* -v into a pipe nobody reads, SIGPIPE ignored (issue 18): the first failed
+/* -v into a pipe nobody reads, SIGPIPE ignored: the first failed
  * write of stdout stops the removing, and the rest of the tree drains
  * silently (every node freed: LeakSanitizer checks the ASan build), the
  * tree reported as not removed. */

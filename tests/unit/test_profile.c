@@ -264,7 +264,8 @@ Test(profile, creates_its_directory_but_never_the_cache_home, .init = setup, .fi
 	cr_expect_eq(access(p, F_OK), 0);
 }
 
-/* ---- Bounded store (issue 18): per-type keys, expiry, the file cap. ---- */
+/* ---- The store stays bounded however many filesystems come and go:
+ * per-type keys, expiry, the file cap. ---- */
 
 #define DAYS(n) ((int64_t)(n)*86400)
 
