@@ -18,6 +18,7 @@
 
 #include "engine/engine.h"
 #include "lib/msg.h"
+#include "support/tree.h"
 
 #define TMPL "/tmp/adaptrm-eng.XXXXXX"
 static char tmpl[sizeof TMPL];
@@ -25,37 +26,11 @@ static char tmpl[sizeof TMPL];
 static void setup(void)
 {
 	msg_init("adaptrm");
-	memcpy(tmpl, TMPL, sizeof TMPL); /* fresh per test, also in one process */
-	cr_assert_not_null(mkdtemp(tmpl));
+	tree_scratch_new(tmpl, TMPL);
 }
 static void teardown(void)
 {
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "umount -l '%s/t/d3' 2>/dev/null; rm -rf '%s'", tmpl, tmpl);
-	(void)!system(cmd);
-}
-
-/* TOP/t with NDIRS dirs of NFILES files, plus a 30-deep chain. */
-static void build(int ndirs, int nfiles)
-{
-	char p[4096];
-	snprintf(p, sizeof p, "%s/t", tmpl);
-	cr_assert_eq(mkdir(p, 0755), 0);
-	for (int d = 0; d < ndirs; d++) {
-		snprintf(p, sizeof p, "%s/t/d%d", tmpl, d);
-		cr_assert_eq(mkdir(p, 0755), 0);
-		for (int f = 0; f < nfiles; f++) {
-			snprintf(p, sizeof p, "%s/t/d%d/f%d", tmpl, d, f);
-			int fd = open(p, O_CREAT | O_WRONLY, 0644);
-			cr_assert_geq(fd, 0);
-			close(fd);
-		}
-	}
-	int len = snprintf(p, sizeof p, "%s/t/chain", tmpl);
-	for (int i = 0; i < 30; i++) {
-		cr_assert_eq(mkdir(p, 0755), 0);
-		len += snprintf(p + len, sizeof p - len, "/c");
-	}
+	tree_scratch_remove(tmpl);
 }
 
 static bool remove_t(struct engine *e)
@@ -72,7 +47,7 @@ TestSuite(engine, .init = setup, .fini = teardown);
 
 Test(engine, counts_parallel)
 {
-	build(40, 50);
+	tree_build(tmpl, 40, 50, 0);
 	struct engine_config cfg = { .max_threads = 4, .force = true };
 	struct engine *e = engine_create(&cfg, 4);
 	cr_assert(remove_t(e));
@@ -108,7 +83,7 @@ static void *turn_knobs(void *arg)
 Test(engine, knobs_turned_while_running_parallel)
 {
 	for (int round = 0; round < 3; round++) {
-		build(60, 60);
+		tree_build(tmpl, 60, 60, 0);
 		struct engine_config cfg = { .max_threads = 4, .force = true };
 		struct engine *e = engine_create(&cfg, 2);
 		struct turner tu = { .e = e };
@@ -132,7 +107,7 @@ Test(engine, failure_propagates_parallel)
 {
 	/* A mount point cannot be removed (EBUSY), even by root; the files
 	 * under it are hidden by the empty tmpfs. */
-	build(10, 10);
+	tree_build(tmpl, 10, 10, 0);
 	char p[4096];
 	snprintf(p, sizeof p, "%s/t/d3", tmpl);
 	if (mount("tmpfs", p, "tmpfs", 0, "size=1M") != 0)
@@ -180,7 +155,7 @@ Test(engine, workers_start_when_first_made_active)
 	cr_assert_eq(nthreads(), base + 5);
 	engine_set_active(e, 3);
 	cr_assert_eq(nthreads(), base + 5);
-	build(20, 20);
+	tree_build(tmpl, 20, 20, 0);
 	cr_assert(remove_t(e));
 	struct engine_totals t;
 	engine_totals(e, &t);
@@ -197,7 +172,7 @@ Test(engine, trial_counters_apart)
 {
 	if (mount("tmpfs", tmpl, "tmpfs", 0, "size=16M") != 0)
 		cr_skip_test("cannot mount tmpfs (not root?)");
-	build(1, 3000);
+	tree_build(tmpl, 1, 3000, 0);
 	struct engine_config cfg = { .max_threads = 1, .force = true };
 	struct engine *e = engine_create(&cfg, 1);
 	bool ok = remove_t(e);
@@ -220,7 +195,7 @@ Test(engine, trial_counters_apart)
  * tree reported as not removed. */
 Test(engine, verbose_into_a_closed_pipe_stops_parallel)
 {
-	build(20, 200);
+	tree_build(tmpl, 20, 200, 0);
 	int p[2];
 	cr_assert_eq(pipe(p), 0);
 	close(p[0]);

@@ -23,6 +23,7 @@
 #include "lib/strbuf.h"
 #include "ranks/rank.h"
 #include "ranks/transport.h"
+#include "support/tree.h"
 
 #define TMPL "/tmp/adaptrm-dist.XXXXXX"
 static char tmpl[sizeof TMPL];
@@ -30,50 +31,16 @@ static char tmpl[sizeof TMPL];
 static void setup(void)
 {
 	msg_init("adaptrm");
-	memcpy(tmpl, TMPL, sizeof TMPL);
-	cr_assert_not_null(mkdtemp(tmpl));
+	tree_scratch_new(tmpl, TMPL);
 }
 static void teardown(void)
 {
-	char cmd[256];
-	snprintf(cmd, sizeof cmd, "umount -l '%s/t/d3' 2>/dev/null; rm -rf '%s'", tmpl, tmpl);
-	(void)!system(cmd);
+	tree_scratch_remove(tmpl);
 }
 
-static void touch(const char *p)
-{
-	int fd = open(p, O_CREAT | O_WRONLY, 0644);
-	cr_assert_geq(fd, 0, "%s", p);
-	close(fd);
-}
-
-/* TMPL/t: NDIRS dirs of NFILES files, each with a subdirectory of 3 files,
- * and a 30-deep chain. */
-static void build(int ndirs, int nfiles)
-{
-	char p[4096];
-	snprintf(p, sizeof p, "%s/t", tmpl);
-	cr_assert_eq(mkdir(p, 0755), 0);
-	for (int d = 0; d < ndirs; d++) {
-		snprintf(p, sizeof p, "%s/t/d%d", tmpl, d);
-		cr_assert_eq(mkdir(p, 0755), 0);
-		for (int f = 0; f < nfiles; f++) {
-			snprintf(p, sizeof p, "%s/t/d%d/f%d", tmpl, d, f);
-			touch(p);
-		}
-		snprintf(p, sizeof p, "%s/t/d%d/sub", tmpl, d);
-		cr_assert_eq(mkdir(p, 0755), 0);
-		for (int f = 0; f < 3; f++) {
-			snprintf(p, sizeof p, "%s/t/d%d/sub/g%d", tmpl, d, f);
-			touch(p);
-		}
-	}
-	int len = snprintf(p, sizeof p, "%s/t/chain", tmpl);
-	for (int i = 0; i < 30; i++) {
-		cr_assert_eq(mkdir(p, 0755), 0);
-		len += snprintf(p + len, sizeof p - len, "/c");
-	}
-}
+/* The trees here give each directory a subdirectory of 3 files, so that a
+ * stolen subtree has a level of its own. */
+enum { SUBFILES = 3 };
 
 static bool exists(const char *rel)
 {
@@ -157,7 +124,7 @@ TestSuite(dist, .init = setup, .fini = teardown);
 
 Test(dist, forced_steals_delete_everything_once)
 {
-	build(40, 20);
+	tree_build(tmpl, 40, 20, SUBFILES);
 	struct member m[4];
 	run_cluster(m, 4, 2, true);
 	uint64_t files = 0, dirs = 0;
@@ -181,7 +148,7 @@ Test(dist, re_steals_report_back_along_the_chain)
 {
 	uint64_t given_on = 0;
 	for (int round = 0; round < 10 && !given_on; round++) {
-		build(40, 5);
+		tree_build(tmpl, 40, 5, SUBFILES);
 		struct member m[4];
 		run_cluster(m, 4, 1, true);
 		for (int i = 0; i < 4; i++) {
@@ -205,7 +172,7 @@ Test(dist, a_flat_directory_is_shared_in_slices)
 		cr_assert_eq(mkdir(p, 0755), 0);
 		for (int f = 0; f < 20000; f++) {
 			snprintf(p, sizeof p, "%s/t/f%05d", tmpl, f);
-			touch(p);
+			tree_touch(p);
 		}
 		struct member m[3];
 		run_cluster(m, 3, 2, true);
@@ -223,7 +190,7 @@ Test(dist, a_flat_directory_is_shared_in_slices)
 Test(dist, idle_ranks_steal_and_terminate)
 {
 	for (int round = 0; round < 3; round++) {
-		build(30, 30);
+		tree_build(tmpl, 30, 30, SUBFILES);
 		struct member m[3];
 		run_cluster(m, 3, 1, false);
 		for (int i = 0; i < 3; i++)
@@ -237,7 +204,7 @@ Test(dist, a_failed_subtree_fails_every_rank_and_keeps_ancestors)
 {
 	if (geteuid() != 0)
 		return; /* needs a mount point inside the tree */
-	build(20, 10);
+	tree_build(tmpl, 20, 10, SUBFILES);
 	char p[4096];
 	snprintf(p, sizeof p, "%s/t/d3", tmpl);
 	cr_assert_eq(mount("none", p, "tmpfs", 0, "size=1m"), 0);
@@ -352,9 +319,9 @@ static void build_ab(void)
 	snprintf(p, sizeof p, "mkdir -p '%s/t/a/b/c' '%s/elsewhere/b'", tmpl, tmpl);
 	cr_assert_eq(system(p), 0);
 	snprintf(p, sizeof p, "%s/t/a/b/c/f", tmpl);
-	touch(p);
+	tree_touch(p);
 	snprintf(p, sizeof p, "%s/elsewhere/b/keep", tmpl);
-	touch(p);
+	tree_touch(p);
 }
 
 /* t/a/b is moved away (to "moved") and another directory takes its name. */
@@ -393,9 +360,9 @@ Test(dist, a_slice_of_names_is_unlinked_in_the_verified_directory_only)
 	build_ab();
 	char p[4096];
 	snprintf(p, sizeof p, "%s/t/a/b/x", tmpl);
-	touch(p);
+	tree_touch(p);
 	snprintf(p, sizeof p, "%s/t/a/b/y", tmpl);
-	touch(p);
+	tree_touch(p);
 	const char *names[] = { "x", "y", NULL };
 	struct strbuf msg = STRBUF_INIT;
 	slice(&msg, ino_of("t/a"), ino_of("t/a/b"), names);
@@ -412,7 +379,7 @@ Test(dist, a_slice_of_names_is_unlinked_in_the_verified_directory_only)
 	slice(&msg, ino_of("t/a"), ino_of("t/a/b"), names);
 	swap_b();
 	snprintf(p, sizeof p, "%s/t/a/b/x", tmpl);
-	touch(p);
+	tree_touch(p);
 	rep.n = 0;
 	adopt(&msg, &rep, true);
 	cr_assert_eq(rep.n, 1);
