@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, as `make check` runs it:
-#   0. make lint: format, shellcheck, headers, layers, static analyzer;
+#   0. make lint: format, shellcheck, headers, layers, circles, exits, static analyzer;
 #   1. plain build: Criterion unit tests, the end-to-end tests, then the
 #      diagnosis suite (tests/diagnosis: the --trace verdict on known causes);
 #   2. ASan+UBSan build: unit tests, then the end-to-end tests again;
