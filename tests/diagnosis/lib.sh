@@ -166,6 +166,24 @@ mount_img() {
 	on_exit umount -l "$dir"
 }
 
+# trace_flat_delete TYPE N BIG_N ARG...: a flat directory m/d of N files
+# (BIG_N under DIAG_FULL) on a fresh 2G TYPE filesystem, deleted by
+# `adaptrm --trace --json t.json ARG... m/d` (the report in report.txt);
+# then m/d must be gone and the verdict's shares must add up. The caller
+# asserts on t.json's findings and ends with verdict_ok.
+trace_flat_delete() {
+	local type=$1 n=$2
+	big && n=$3
+	shift 3
+	mount_img "$type" m 2G || skip "cannot mount $type"
+	make_flat m/d "$n"
+	sync
+	"$ADAPTRM" --trace --json t.json "$@" m/d >report.txt || fail "trace failed"
+	expect_gone m/d
+	show_verdict t.json
+	expect_shares_sum t.json
+}
+
 # make_cold DIR: unmount the filesystem at DIR and mount it again from
 # DIAG_LOOP, then drop caches: drop_caches alone leaves the blocks cached
 # (machine.md), the remount makes the delete read from the device.

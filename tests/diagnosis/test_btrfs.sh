@@ -8,15 +8,7 @@
 # finding here would be the trace mistaking a lock's fast path for a wait.
 test_btrfs_single_thread() {
 	need_bpf
-	local n=50000
-	big && n=200000
-	mount_img btrfs m 2G || skip "cannot mount btrfs"
-	make_flat m/d $n
-	sync
-	"$ADAPTRM" --trace --json t.json -- rm -rf m/d >report.txt || fail "trace failed"
-	expect_gone m/d
-	show_verdict t.json
-	expect_shares_sum t.json
+	trace_flat_delete btrfs 50000 200000 -- rm -rf
 	expect_absent t.json btrfs_waits lock_contention directory_lock_contention
 	expect_top t.json "$BASELINE_IDS" "cpu_contention"
 	verdict_ok

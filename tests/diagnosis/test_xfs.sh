@@ -6,16 +6,7 @@
 # waits perf lock counts, so the verdict must name the directory's lock.
 test_xfs_workers_share_one_directory() {
 	need_bpf
-	local n=50000
-	big && n=200000
-	mount_img xfs m 2G || skip "cannot mount xfs"
-	make_flat m/d $n
-	sync
-	ADAPTRM_DIR_SHARE=8 "$ADAPTRM" --trace --json t.json -rf --threads=8 m/d >report.txt ||
-		fail "trace failed"
-	expect_gone m/d
-	show_verdict t.json
-	expect_shares_sum t.json
+	ADAPTRM_DIR_SHARE=8 trace_flat_delete xfs 50000 200000 -rf --threads=8
 	expect_top t.json directory_lock_contention ""
 	verdict_ok
 }
@@ -28,21 +19,14 @@ test_xfs_workers_share_one_directory() {
 # inodegc throttle (destroy_inode -> __flush_work) and ~30% in
 # xlog_grant_head_wait; perf sched shows one thread running, preempted by
 # kworkers (among them xfs's own inodegc worker), never by traced threads,
-# so no finding may blame the traced threads for each other's waits. How the xfs waits rank against the others
-# is the machine's: beside other processes the run-queue delay grows, and so
-# do the waits in xfs_buf_iowait, and either may outrank them; the ranking of
-# given waits is asserted on simulated input (test_findings.c).
+# so no finding may blame the traced threads for each other's waits. How
+# the xfs waits rank against the others is the machine's: beside other
+# processes the run-queue delay grows, and so do the waits in
+# xfs_buf_iowait, and either may outrank them; the ranking of given waits
+# is asserted on simulated input (test_findings.c).
 test_xfs_one_worker_flat_directory() {
 	need_bpf
-	local n=100000
-	big && n=200000
-	mount_img xfs m 2G || skip "cannot mount xfs"
-	make_flat m/d $n
-	sync
-	"$ADAPTRM" --trace --json t.json -rf --threads=8 m/d >report.txt || fail "trace failed"
-	expect_gone m/d
-	show_verdict t.json
-	expect_shares_sum t.json
+	trace_flat_delete xfs 100000 200000 -rf --threads=8
 	expect_absent t.json cpu_oversubscription
 	expect_any t.json "xfs_inodegc xfs_log_waits"
 	verdict_ok
