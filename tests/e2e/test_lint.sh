@@ -7,6 +7,11 @@
 
 lint_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
+# circles ARG...: scripts/circles.py on the fake tree (need_circles first:
+# a skip inside $(...) would not reach the runner).
+circles() { python3 "$lint_repo/scripts/circles.py" "$@"; }
+need_circles() { command -v python3 >/dev/null || skip "needs python3"; }
+
 # fake_file PATH TEXT: writes one source file of the fake tree.
 fake_file() {
 	mkdir -p "$(dirname "$1")"
@@ -66,10 +71,11 @@ int mid_fn(void) { return low_fn(); }'
 }
 
 test_lint_circles_found() {
+	need_circles
 	make_fake_loops
 	fake_objects
 	local out rc=0
-	out=$(python3 "$lint_repo/scripts/circles.py" --objdir obj src) || rc=$?
+	out=$(circles --objdir obj src) || rc=$?
 	expect_eq "$rc" 1 "exit status with loops"
 	# One line per file in a loop, naming the others.
 	expect_eq "$(cut -d: -f1 <<<"$out" | tr '\n' ' ')" \
@@ -85,21 +91,23 @@ test_lint_circles_found() {
 }
 
 test_lint_circles_clean() {
+	need_circles
 	make_fake_chain
 	fake_objects
 	local out
-	out=$(python3 "$lint_repo/scripts/circles.py" --objdir obj src) || fail "a one-way chain fails: $out"
+	out=$(circles --objdir obj src) || fail "a one-way chain fails: $out"
 	expect_eq "$out" "" "output on a tree without loops"
 }
 
 test_lint_circles_needs_objects() {
+	need_circles
 	make_fake_chain
 	local err rc=0
 	# Without objects the calls are invisible: a note, or with
 	# --require-objects a failure, never a silent pass.
-	err=$(python3 "$lint_repo/scripts/circles.py" --objdir obj src 2>&1 >/dev/null) ||
+	err=$(circles --objdir obj src 2>&1 >/dev/null) ||
 		fail "missing objects fail without --require-objects"
 	grep -q 'without an object' <<<"$err" || fail "no note about the missing objects: $err"
-	python3 "$lint_repo/scripts/circles.py" --objdir obj --require-objects src 2>/dev/null || rc=$?
+	circles --objdir obj --require-objects src 2>/dev/null || rc=$?
 	expect_eq "$rc" 1 "exit status with --require-objects and no objects"
 }
