@@ -3,7 +3,9 @@
 # looks the same as a clean tree):
 #   - circles (scripts/circles.py): files that include or call each other in
 #     a loop of any length are reported, each file once, and a tree whose
-#     dependencies only point one way passes.
+#     dependencies only point one way passes;
+#   - exits (scripts/lint.sh exits): a layer below the faces that ends the
+#     process is reported, comments and the faces are not.
 
 lint_repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -110,4 +112,40 @@ test_lint_circles_needs_objects() {
 	grep -q 'without an object' <<<"$err" || fail "no note about the missing objects: $err"
 	circles --objdir obj --require-objects src 2>/dev/null || rc=$?
 	expect_eq "$rc" 1 "exit status with --require-objects and no objects"
+}
+
+# lint_in_fake CHECK: scripts/lint.sh's CHECK run on a fake tree here (the
+# script works on the tree it sits in).
+lint_in_fake() {
+	mkdir -p scripts
+	cp "$lint_repo/scripts/lint.sh" scripts/
+	bash scripts/lint.sh "$1"
+}
+
+test_lint_exits_found() {
+	fake_file user/engine/a.c 'void a(void) { exit(1); }'
+	fake_file user/probes/b.c 'void b(void)
+{
+	die(0, "no");
+}'
+	fake_file user/lib/c.c 'void c(void) { abort(); }'
+	local out rc=0
+	out=$(lint_in_fake exits 2>/dev/null) || rc=$?
+	expect_eq "$rc" 1 "exit status with exits below the faces"
+	expect_eq "$(cut -d: -f1,2 <<<"$out" | tr '\n' ' ')" \
+		"user/engine/a.c:1 user/probes/b.c:3 user/lib/c.c:1 " "the places reported"
+}
+
+test_lint_exits_clean() {
+	# The faces may exit; a comment that names exit() is not a call;
+	# xalloc and msg are where the process dies of out of memory.
+	fake_file user/cli/a.c 'void a(void) { exit(1); }'
+	fake_file user/trace/b.c 'void b(void) { die(0, "no"); }'
+	fake_file user/engine/c.c '/* Never exit() here:
+ * the caller decides. */
+int c(void) { return -1; }'
+	fake_file user/lib/xalloc.c 'void xalloc_die(void) { die(12, "memory exhausted"); }'
+	local out
+	out=$(lint_in_fake exits 2>/dev/null) || fail "exits fails on a clean tree: $out"
+	expect_eq "$out" "" "output on a clean tree"
 }
