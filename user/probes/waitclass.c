@@ -1,7 +1,7 @@
 /* Wait causes from kernel stacks (waitclass.h). */
 #include "probes/waitclass.h"
 #include "probes/frames.h"
-#include "probes/probes.h"
+#include "probes/probes_shared.h"
 
 #include <stddef.h>
 #include <string.h>
