@@ -155,10 +155,11 @@ declare -A LAYER_ALLOWS=(
 	[listdel]="lib engine listdel"
 	[probes]="lib probes"
 	[ctl]="lib engine probes ctl"
-	[cli]="lib engine listdel probes ctl cli"
-	[ranks]="lib engine listdel probes ctl cli ranks"
-	[mpi]="lib engine listdel probes ctl cli ranks mpi"
-	[trace]="lib engine listdel probes ctl cli trace"
+	[hold]="lib engine hold"
+	[cli]="lib engine listdel probes ctl hold cli"
+	[ranks]="lib engine listdel probes ctl hold cli ranks"
+	[mpi]="lib engine listdel probes ctl hold cli ranks mpi"
+	[trace]="lib engine listdel probes ctl hold cli trace"
 )
 check_layers() {
 	local f layer hit lineno inc target

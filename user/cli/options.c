@@ -40,6 +40,10 @@ enum {
 	OPT_MAX_OPS,
 	OPT_FROM_LIST,
 	OPT_PRUNE_EMPTY,
+	OPT_BACKGROUND,
+	OPT_PENDING,
+	OPT_WAIT,
+	OPT_RESUME,
 };
 
 /* GNU rm's long options, in rm.c's order. An abbreviation that GNU rm reads
@@ -76,6 +80,10 @@ static const struct option own_opts[] = {
 	{ "max-ops", required_argument, NULL, OPT_MAX_OPS },
 	{ "from-list", required_argument, NULL, OPT_FROM_LIST },
 	{ "prune-empty", no_argument, NULL, OPT_PRUNE_EMPTY },
+	{ "background", no_argument, NULL, OPT_BACKGROUND },
+	{ "pending", no_argument, NULL, OPT_PENDING },
+	{ "wait", no_argument, NULL, OPT_WAIT },
+	{ "resume", no_argument, NULL, OPT_RESUME },
 };
 #define N_OWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
@@ -173,6 +181,12 @@ adaptrm options:\n\
       --prune-empty     with --from-list: then remove the directories left\n\
                           empty, bottom-up, below the listed paths' deepest\n\
                           common ancestor\n\
+      --background      with -r: rename each tree into a holding place on\n\
+                          its filesystem and return; a detached, polite\n\
+                          deleter deletes it (the space is freed then)\n\
+      --pending         list what is held and not yet deleted\n\
+      --wait [PATH]...  wait until what is held (below PATH) is deleted\n\
+      --resume          start deleters for what a kill or crash left held\n\
 \n\
 Other modes:\n\
   adaptrm --trace [--json FILE] -- COMMAND [ARG]...   trace a command's deletion\n\
@@ -460,6 +474,10 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 			break;
 		case OPT_FROM_LIST: o->from_list = optarg; break;
 		case OPT_PRUNE_EMPTY: o->prune_empty = true; break;
+		case OPT_BACKGROUND: o->background = true; break;
+		case OPT_PENDING: o->pending_held = true; break;
+		case OPT_WAIT: o->wait_held = true; break;
+		case OPT_RESUME: o->resume_held = true; break;
 		default: bad_option(argc, argv);
 		}
 	}

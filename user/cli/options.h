@@ -43,6 +43,10 @@ struct rm_options {
 	uint64_t max_ops;	 /* --max-ops=N: unlinks and rmdirs per second (0: any) */
 	const char *from_list;	 /* --from-list=FILE: the paths to unlink ("-": stdin) */
 	bool prune_empty;	 /* --prune-empty: then the directories left empty */
+	bool background;	 /* --background: hold trees for the detached deleter */
+	bool pending_held;	 /* --pending: list what is held */
+	bool wait_held;		 /* --wait [PATH]...: until it is deleted */
+	bool resume_held;	 /* --resume: start deleters for what is left */
 };
 
 /* Parse ARGV. Returns the index of the first operand; exits on usage errors,

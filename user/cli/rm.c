@@ -1,6 +1,7 @@
 /* The rm face: each operand in command-line order, checked the way GNU rm
  * checks it, then a plain unlink, an rmdir, or the parallel engine for a tree. */
 #include "cli/rm.h"
+#include "cli/background.h"
 #include "cli/freed.h"
 #include "cli/interactive.h"
 #include "cli/progress.h"
@@ -373,6 +374,9 @@ static bool remove_operand(struct rm_state *r, const char *arg)
 {
 	struct operand op = { .arg = arg, .pfd = AT_FDCWD };
 	enum op_action a = check_operand(r, &op);
+	if (a == OP_ENGINE_TREE && r->o->background &&
+	    background_take(r->o, op.pfd, op.base, op.arg, &op.st))
+		a = OP_DONE;
 	switch (a) {
 	case OP_REMOVE_FILE: a = remove_one(r, &op, false); break;
 	case OP_REMOVE_EMPTY_DIR: a = remove_one(r, &op, true); break;
@@ -463,7 +467,7 @@ int rm_run(const struct rm_options *o, int nfiles, char **files, const struct rm
 	for (int i = 0; i < nfiles; i++) {
 		if (g_signal)
 			interrupted(&r);
-		if (o->recursive && !r.engine && !interactive_needed(o)) {
+		if (o->recursive && !r.engine && !interactive_needed(o) && !o->background) {
 			/* Start the engine (and controller) before the first tree. */
 			struct stat st;
 			if (lstat(files[i], &st) == 0 && S_ISDIR(st.st_mode))

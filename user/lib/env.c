@@ -48,6 +48,10 @@ const struct env_desc env_table[ENV_COUNT] = {
 	[ENV_XDG_CACHE_HOME] = { "XDG_CACHE_HOME",
 				 "profiles are kept in $XDG_CACHE_HOME/adaptrm (absolute paths only)",
 				 false },
+	[ENV_XDG_STATE_HOME] = { "XDG_STATE_HOME",
+				 "--background keeps its index of holding places and the deleter's log"
+				 " in $XDG_STATE_HOME/adaptrm (absolute paths only)",
+				 false },
 	[ENV_HOME] = { "HOME", "without XDG_CACHE_HOME, profiles are kept in $HOME/.cache/adaptrm",
 		       false },
 	[ENV_PATH] = { "PATH", "where --trace -- COMMAND is looked up, as execvp does", false },

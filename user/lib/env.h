@@ -21,6 +21,7 @@ enum env_var {
 	ENV_DIST_BUDGET,      /* adaptrm-mpi: 0 turns the shared budget off */
 	ENV_TMPDIR,	      /* where --prune-empty spools its directories */
 	ENV_XDG_CACHE_HOME,   /* where profiles are kept */
+	ENV_XDG_STATE_HOME,   /* where --background keeps its index and log */
 	ENV_HOME,
 	ENV_PATH, /* where --trace -- COMMAND is looked up */
 	ENV_COUNT

@@ -1,0 +1,206 @@
+# --background: the operand is renamed into a holding place on its
+# filesystem and adaptrm returns; a detached deleter deletes it. What is held
+# survives a killed deleter (--resume or the next --background finish it),
+# concurrent calls share one deleter, a mount below an operand or an unsafe
+# holding place sends the operand to the foreground, and --pending and
+# --wait see it. No test depends on timing: --wait is the bound.
+
+# The deleters started here are killed at exit: the pid in a place's lock,
+# if that process is a deleter of that place.
+bg_kill_deleters() {
+	local lock pid
+	for lock in "$@"; do
+		[ -f "$lock" ] || continue
+		pid=$(cat "$lock" 2>/dev/null) || continue
+		[ -n "$pid" ] && grep -qa -- ---background-deleter "/proc/$pid/cmdline" 2>/dev/null &&
+			kill -9 "$pid"
+	done
+	return 0
+}
+
+# A fresh tmpfs at m with the sentinel tree keep, the state kept in the
+# scratch directory; the deleters of its place killed at exit.
+bg_setup() {
+	need_root
+	export XDG_STATE_HOME=$SCRATCH/state
+	mount_fs tmpfs m "${1:-512M}" || skip "cannot mount tmpfs"
+	make_sentinel m/keep
+	on_exit bg_kill_deleters "$SCRATCH/m/.adaptrm-held-0/lock"
+	KEEP_SUM=$(sentinel_sum m/keep)
+}
+
+# What the place in DIR holds besides its lock and status: nothing, once
+# every held entry is gone.
+bg_held() {
+	find "$1" -mindepth 1 -maxdepth 1 ! -name lock ! -name status -printf '%f\n' 2>/dev/null
+}
+
+# The pid of the deleter --pending names for PLACE, polled a bounded number
+# of times (empty if it finished first).
+bg_deleter_pid() {
+	local i pid
+	for i in $(seq 1 100); do
+		pid=$("$ADAPTRM" --pending | sed -n "s|^$1: deleter \([0-9]*\) running.*|\1|p")
+		[ -n "$pid" ] && { echo "$pid"; return; }
+		[ -z "$(bg_held "$1")" ] && return
+		sleep 0.05
+	done
+}
+
+test_background_returns_and_the_tree_goes() {
+	bg_setup
+	make_tree m/big 40 4000
+	"$ADAPTRM" -rf --background m/big
+	expect_gone m/big
+	"$ADAPTRM" --wait "$SCRATCH/m/big"
+	expect_eq "$(bg_held m/.adaptrm-held-0)" "" "the place is empty after --wait"
+	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
+	expect_eq "$(stat -c '%a %U' m/.adaptrm-held-0)" "700 root" "the place's mode and owner"
+}
+
+test_background_without_it_is_the_foreground() {
+	bg_setup
+	make_tree m/t 5 50
+	"$ADAPTRM" -rf m/t
+	expect_gone m/t
+	expect_gone m/.adaptrm-held-0
+}
+
+# A deleter killed with SIGKILL mid-way loses nothing: --resume, or the next
+# --background on the filesystem, deletes everything held and nothing else.
+test_background_killed_deleter_then_resume() {
+	bg_setup
+	local i pid
+	for i in 1 2 3; do make_tree "m/t$i" 20 3000; done
+	"$ADAPTRM" -rf --background --max-ops=2000 m/t1 m/t2 m/t3
+	for i in 1 2 3; do expect_gone "m/t$i"; done
+	pid=$(bg_deleter_pid "$SCRATCH/m/.adaptrm-held-0")
+	[ -z "$pid" ] || kill -9 "$pid"
+	"$ADAPTRM" --resume
+	"$ADAPTRM" --wait "$SCRATCH/m"
+	expect_eq "$(bg_held m/.adaptrm-held-0)" "" "the place is empty after --resume"
+	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
+	make_tree m/t4 10 1000
+	"$ADAPTRM" -rf --background --max-ops=2000 m/t4
+	pid=$(bg_deleter_pid "$SCRATCH/m/.adaptrm-held-0")
+	[ -z "$pid" ] || kill -9 "$pid"
+	make_tree m/t5 2 10
+	"$ADAPTRM" -rf --background m/t5
+	"$ADAPTRM" --wait "$SCRATCH/m"
+	expect_eq "$(bg_held m/.adaptrm-held-0)" "" "the next --background finished the leftovers"
+	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
+}
+
+# N concurrent calls on one filesystem: every tree goes, one place.
+bg_concurrent() {
+	bg_setup
+	local i pids=()
+	for i in $(seq 1 "$1"); do make_tree "m/c$i" 5 500; done
+	for i in $(seq 1 "$1"); do
+		"$ADAPTRM" -rf --background "m/c$i" &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do wait "$i" || fail "a --background call failed"; done
+	for i in $(seq 1 "$1"); do expect_gone "m/c$i"; done
+	"$ADAPTRM" --wait "$SCRATCH/m"
+	expect_eq "$(bg_held m/.adaptrm-held-0)" "" "the place is empty"
+	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
+}
+test_background_two_concurrent() { bg_concurrent 2; }
+test_background_eight_concurrent() { bg_concurrent 8; }
+
+# A mount below the operand is never carried into the place: the operand
+# goes to the foreground (here with --one-file-system, so the mount stays).
+test_background_mount_below_is_foreground() {
+	bg_setup
+	make_tree m/t 3 30
+	mkdir -p m/t/inner
+	mount -t tmpfs -o size=1M tmpfs m/t/inner || skip "cannot mount tmpfs"
+	on_exit umount -l "$SCRATCH/m/t/inner"
+	echo data >m/t/inner/file
+	local out rc=0
+	out=$("$ADAPTRM" -rf --one-file-system --background -v m/t 2>&1) || rc=$?
+	expect_eq "$rc" 1 "the mount point itself cannot go"
+	grep -q "deleted in the foreground: a mount point" <<<"$out" || fail "no reason given: $out"
+	expect_exists m/t/inner/file
+	expect_eq "$(bg_held m/.adaptrm-held-0)" "" "nothing was held"
+}
+
+# A holding place that is a symlink, or another user's directory, is
+# refused with a message; the operand goes in the foreground and nothing is
+# deleted or moved through the place.
+bg_unsafe_place() {
+	local out
+	make_tree m/t 3 30
+	out=$("$ADAPTRM" -rf --background m/t 2>&1) || fail "adaptrm failed: $out"
+	grep -q "refusing the holding place" <<<"$out" || fail "no message: $out"
+	expect_gone m/t
+}
+test_background_symlinked_place_refused() {
+	bg_setup
+	mkdir elsewhere && echo keep >elsewhere/file
+	chmod 700 elsewhere
+	ln -s "$SCRATCH/elsewhere" m/.adaptrm-held-0
+	bg_unsafe_place
+	expect_eq "$(ls elsewhere)" file "the symlink's target changed"
+}
+test_background_foreign_place_refused() {
+	bg_setup
+	mkdir -m 700 m/.adaptrm-held-0 && echo keep >m/.adaptrm-held-0/file
+	chown -R nobody m/.adaptrm-held-0
+	bg_unsafe_place
+	expect_eq "$(ls m/.adaptrm-held-0)" file "the foreign place changed"
+}
+
+# A full filesystem: the record cannot be written, so the operand is
+# deleted in the foreground, or it is held and deleted; either way it goes.
+test_background_full_filesystem() {
+	bg_setup 4M
+	make_tree m/t 3 30
+	head -c 8M /dev/zero >m/fill 2>/dev/null || true
+	"$ADAPTRM" -rf --background m/t
+	expect_gone m/t
+	"$ADAPTRM" --wait "$SCRATCH/m"
+	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
+}
+
+# An unprivileged user who cannot write the mount's root holds the tree in
+# a place in the operand's directory.
+test_background_unprivileged_user() {
+	bg_setup
+	command -v setpriv >/dev/null || skip "no setpriv"
+	local nobody
+	nobody=$(id -u nobody 2>/dev/null) || skip "no user nobody"
+	chmod 755 m # a tmpfs's root is world-writable unless told otherwise
+	mkdir -p m/home/state && make_tree m/home/t 5 200
+	chown -R nobody m/home
+	on_exit bg_kill_deleters "$SCRATCH/m/home/.adaptrm-held-$nobody/lock"
+	as_nobody() {
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			env XDG_STATE_HOME="$SCRATCH/m/home/state" "$ADAPTRM" "$@"
+	}
+	as_nobody -rf --background m/home/t
+	expect_gone m/home/t
+	as_nobody --wait "$SCRATCH/m/home/t"
+	expect_eq "$(stat -c '%a %U' "m/home/.adaptrm-held-$nobody")" "700 nobody" "the place"
+	expect_eq "$(bg_held "m/home/.adaptrm-held-$nobody")" "" "the place is empty"
+	expect_gone m/.adaptrm-held-0
+}
+
+# --pending lists a held path until it is gone; --wait returns once it is.
+test_background_pending_and_wait() {
+	bg_setup
+	make_tree m/slow 10 300
+	"$ADAPTRM" -rf --background --max-ops=1000 m/slow
+	local pending
+	pending=$("$ADAPTRM" --pending)
+	# the deleter may have finished already: then nothing is listed
+	[ -z "$(bg_held m/.adaptrm-held-0)" ] || grep -q "$SCRATCH/m/slow" <<<"$pending" ||
+		grep -q "$SCRATCH/m/.adaptrm-held-0: deleter" <<<"$pending" ||
+		fail "--pending does not list it: $pending"
+	"$ADAPTRM" --wait "$SCRATCH/m/slow"
+	expect_eq "$(bg_held m/.adaptrm-held-0)" "" "--wait returned before the end"
+	pending=$("$ADAPTRM" --pending)
+	grep -q "$SCRATCH/m/slow" <<<"$pending" && fail "--pending still lists it: $pending"
+	return 0
+}

@@ -1,0 +1,353 @@
+#include "cli/background.h"
+#include "hold/deleter.h"
+#include "hold/place.h"
+#include "hold/record.h"
+#include "lib/msg.h"
+#include "lib/quote.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void say_foreground(const struct rm_options *o, const char *arg, const char *why)
+{
+	if (o->verbose || o->stats)
+		fprintf(stderr, "%s: %s: deleted in the foreground: %s\n", program_name,
+			quote_n(0, arg), why);
+}
+
+/* A name no other call can pick: time, pid and a counter. */
+static void entry_name(char *buf, size_t n)
+{
+	static unsigned counter;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(buf, n, "h%lld.%09ld-%d-%u", (long long)ts.tv_sec, ts.tv_nsec, (int)getpid(),
+		 counter++);
+}
+
+/* Rename BASE into the place PLACEFD as R records it, verified by device
+ * and inode after the move: 0, or the errno of the refused rename. */
+static int hold_into(int placefd, int pfd, const char *base, const struct stat *st,
+		     struct held_record *r)
+{
+	int err = held_record_write(placefd, r);
+	if (err)
+		return err;
+	if (renameat2(pfd, base, placefd, r->name, RENAME_NOREPLACE) < 0) {
+		err = errno;
+		held_record_remove(placefd, r);
+		return err;
+	}
+	struct stat now;
+	if (fstatat(placefd, r->name, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == st->st_dev &&
+	    now.st_ino == st->st_ino)
+		return 0;
+	/* Something else was swapped in between the lstat and the rename: put
+	 * it back where it was and leave the operand to the foreground. */
+	if (renameat2(placefd, r->name, pfd, base, RENAME_NOREPLACE) == 0)
+		held_record_remove(placefd, r);
+	return ESTALE;
+}
+
+struct candidate {
+	char *dir; /* where the place is, an absolute path */
+	int dirfd;
+};
+
+/* Try the place in C: 0 and *PLACE set (malloc'd) if the operand is held
+ * there; else the errno, EPERM for an unsafe place (said here). */
+static int try_place(const struct candidate *c, int pfd, const char *base, const struct stat *st,
+		     const char *abs, char **place)
+{
+	struct strbuf name = STRBUF_INIT;
+	place_name(geteuid(), &name);
+	enum place_check why;
+	int fd = place_open_at(c->dirfd, sb_str(&name), geteuid(), st->st_dev, true, &why);
+	int err = fd < 0 ? errno : 0;
+	struct strbuf path = STRBUF_INIT;
+	sb_addf(&path, "%s%s%s", c->dir, strcmp(c->dir, "/") ? "/" : "", sb_str(&name));
+	sb_free(&name);
+	if (fd < 0 && why == PLACE_FOREIGN)
+		warn_errno(0,
+			   "refusing the holding place %s: not a directory of mode 0700 owned by "
+			   "you on the operand's filesystem",
+			   quote_n(0, sb_str(&path)));
+	if (fd >= 0) {
+		struct held_record r = { .path = (char *)abs,
+					 .uid = geteuid(),
+					 .time = time(NULL),
+					 .dev = st->st_dev,
+					 .ino = st->st_ino,
+					 .size = (uint64_t)st->st_blocks * 512 };
+		entry_name(r.name, sizeof r.name);
+		err = hold_into(fd, pfd, base, st, &r);
+		close(fd);
+	}
+	if (!err)
+		*place = xstrdup(sb_str(&path));
+	sb_free(&path);
+	return why == PLACE_FOREIGN ? EPERM : err;
+}
+
+/* ARG is held in PLACE: note the place, start its deleter. */
+static void started(const struct rm_options *o, const char *arg, const char *place)
+{
+	state_note_place(place);
+	struct deleter_options d = { .free_rate = o->free_rate,
+				     .max_ops = o->max_ops,
+				     .stats = o->stats };
+	if (!deleter_spawn(place, &d))
+		warn_errno(errno, "cannot start the deleter for %s (adaptrm --resume will)",
+			   quote_n(0, place));
+	if (o->verbose)
+		printf("held %s for the background deleter\n", quote_n(0, arg));
+}
+
+bool background_take(const struct rm_options *o, int pfd, const char *base, const char *arg,
+		     const struct stat *st)
+{
+	char *parent = place_fd_path(pfd);
+	if (!parent) {
+		say_foreground(o, arg, "its directory's path is unknown");
+		return false;
+	}
+	struct strbuf abs = STRBUF_INIT;
+	sb_addf(&abs, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", base);
+	/* A mount below the operand would be carried into the place. */
+	if (place_mount_below(sb_str(&abs))) {
+		say_foreground(o, arg, "a mount point is at or below it");
+		sb_free(&abs);
+		free(parent);
+		return false;
+	}
+	char *root = place_mount_root(parent);
+	struct candidate c[2] = { { root, -1 }, { parent, pfd } };
+	if (root)
+		c[0].dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *place = NULL;
+	int err = ENOENT;
+	/* The mount's root first; where the user cannot make the place there
+	 * (or the rename leaves the mount), the operand's own directory. */
+	for (int i = 0; i < 2 && !place && err != EPERM; i++)
+		if (c[i].dirfd >= 0 || c[i].dirfd == AT_FDCWD)
+			err = try_place(&c[i], pfd, base, st, sb_str(&abs), &place);
+	if (c[0].dirfd >= 0)
+		close(c[0].dirfd);
+	bool held = place != NULL;
+	if (!held)
+		say_foreground(o, arg, err == EPERM ? "no safe holding place" : strerror(err));
+	else
+		started(o, arg, place);
+	free(place);
+	free(root);
+	free(parent);
+	sb_free(&abs);
+	return held;
+}
+
+/* What one place holds, as --pending and --wait see it. */
+struct place_view {
+	size_t records, matching; /* all valid records of ours; those --wait waits for */
+	uint64_t bytes;
+	pid_t locker;
+};
+
+/* PATH is the held path or below it (the paths --wait was given). */
+static bool wanted(const char *held, int nwant, char **want)
+{
+	if (nwant == 0)
+		return true;
+	for (int i = 0; i < nwant; i++) {
+		size_t n = strlen(want[i]);
+		while (n > 1 && want[i][n - 1] == '/')
+			n--;
+		if (!strncmp(held, want[i], n) && (held[n] == '\0' || held[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static void print_record(const struct held_record *r)
+{
+	long long age = (long long)time(NULL) - r->time;
+	printf("%s\theld %llds ago\t%" PRIu64 " bytes at the top\n", r->path, age < 0 ? 0 : age,
+	       r->size);
+}
+
+/* Look at PLACE's records: count them into V, print them if PRINT. */
+static bool view_place(const char *place, int nwant, char **want, bool print, struct place_view *v)
+{
+	*v = (struct place_view){ 0 };
+	enum place_check why;
+	int fd = place_open(place, geteuid(), false, &why);
+	if (fd < 0)
+		return false;
+	v->locker = place_locker(fd);
+	DIR *dir = fdopendir(dup(fd));
+	struct dirent *de;
+	size_t sl = strlen(HELD_RECORD_SUFFIX);
+	while (dir && (de = readdir(dir))) {
+		size_t n = strlen(de->d_name);
+		struct held_record r;
+		if (de->d_name[0] == '.' || n <= sl ||
+		    strcmp(de->d_name + n - sl, HELD_RECORD_SUFFIX) ||
+		    held_record_read(fd, de->d_name, &r) != 0)
+			continue;
+		if (r.uid == geteuid()) {
+			v->records++;
+			v->bytes += r.size;
+			if (wanted(r.path, nwant, want))
+				v->matching++;
+			if (print)
+				print_record(&r);
+		}
+		held_record_free(&r);
+	}
+	if (dir)
+		closedir(dir);
+	close(fd);
+	return true;
+}
+
+/* The deleter's own account of its progress (hold/deleter.c's status). */
+static void print_status(const char *place, pid_t pid)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s/status", place);
+	FILE *fp = fopen(sb_str(&sb), "re");
+	sb_free(&sb);
+	unsigned long long files = 0, dirs = 0;
+	char line[128];
+	while (fp && fgets(line, sizeof line, fp))
+		if (sscanf(line, "files %llu", &files) != 1)
+			sscanf(line, "dirs %llu", &dirs);
+	if (fp)
+		fclose(fp);
+	printf("%s: deleter %d running: %llu files and %llu directories removed so far\n", place,
+	       (int)pid, files, dirs);
+}
+
+struct walk {
+	const struct rm_options *o;
+	int nwant;
+	char **want;
+	char **seen;
+	size_t nseen;
+	size_t matching; /* --wait: records it still waits for */
+	bool stuck;	 /* a place with records and no deleter */
+	enum { W_PENDING, W_RESUME, W_POLL } mode;
+};
+
+static bool seen_before(struct walk *w, const char *place)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		if (!strcmp(w->seen[i], place))
+			return true;
+	w->seen = xrealloc(w->seen, (w->nseen + 1) * sizeof *w->seen);
+	w->seen[w->nseen++] = xstrdup(place);
+	return false;
+}
+
+static void visit(const char *place, void *arg)
+{
+	struct walk *w = arg;
+	struct place_view v;
+	if (seen_before(w, place) || !view_place(place, w->nwant, w->want, w->mode == W_PENDING, &v))
+		return;
+	w->matching += v.matching;
+	if (w->mode == W_PENDING && v.locker)
+		print_status(place, v.locker);
+	else if (w->mode == W_PENDING && v.records)
+		printf("%s: no deleter running (adaptrm --resume starts one)\n", place);
+	if (w->mode == W_RESUME && v.records && !v.locker) {
+		struct deleter_options d = { .free_rate = w->o->free_rate,
+					     .max_ops = w->o->max_ops,
+					     .stats = w->o->stats };
+		if (!deleter_spawn(place, &d))
+			warn_errno(errno, "cannot start the deleter for %s", quote_n(0, place));
+	}
+	if (w->mode == W_POLL && v.matching && !v.locker)
+		w->stuck = true;
+}
+
+static void forget_seen(struct walk *w)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		free(w->seen[i]);
+	w->nseen = 0;
+}
+
+static void walk(struct walk *w, int mode)
+{
+	w->mode = mode;
+	w->matching = 0;
+	w->stuck = false;
+	forget_seen(w);
+	state_each_place(geteuid(), visit, w);
+}
+
+/* --wait: resume, then poll until nothing asked for is held. A place whose
+ * records stay without a deleter for a while holds what the deleter leaves
+ * (see its log): resumed once more, then given up on. */
+static int wait_done(struct walk *w)
+{
+	walk(w, W_RESUME);
+	unsigned idle = 0;
+	for (;;) {
+		walk(w, W_POLL);
+		if (!w->matching)
+			return 0;
+		idle = w->stuck ? idle + 1 : 0;
+		if (idle == 30)
+			walk(w, W_RESUME);
+		if (idle >= 60) {
+			warn_errno(0,
+				   "%zu held entries are left that no deleter removes (see the log "
+				   "in the state directory)",
+				   w->matching);
+			return 1;
+		}
+		struct timespec ts = { 0, 100000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+int background_main(const struct rm_options *o, int nfiles, char **files)
+{
+	struct walk w = { .o = o, .nwant = o->wait_held ? nfiles : 0 };
+	w.want = xcalloc((size_t)nfiles + 1, sizeof *w.want);
+	for (int i = 0; i < w.nwant; i++) {
+		/* The held paths are absolute: so must the asked ones be. */
+		const char *f = files[i];
+		while (f[0] == '.' && f[1] == '/')
+			f += 2;
+		char *cwd = f[0] == '/' ? NULL : getcwd(NULL, 0);
+		struct strbuf sb = STRBUF_INIT;
+		sb_addf(&sb, "%s%s%s", cwd ? cwd : "", cwd ? "/" : "", f);
+		w.want[i] = xstrdup(sb_str(&sb));
+		sb_free(&sb);
+		free(cwd);
+	}
+	int status = 0;
+	if (o->resume_held)
+		walk(&w, W_RESUME);
+	if (o->pending_held)
+		walk(&w, W_PENDING);
+	if (o->wait_held)
+		status = wait_done(&w);
+	forget_seen(&w);
+	for (int i = 0; i < w.nwant; i++)
+		free(w.want[i]);
+	free(w.want);
+	free(w.seen);
+	return status;
+}

@@ -1,0 +1,297 @@
+#include "hold/deleter.h"
+#include "engine/engine.h"
+#include "hold/place.h"
+#include "hold/polite.h"
+#include "hold/record.h"
+#include "lib/clock.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define IOPRIO_CLASS_IDLE 3
+#define IOPRIO_CLASS_SHIFT 13
+#define IOPRIO_WHO_PROCESS 1
+
+bool deleter_spawn(const char *place, const struct deleter_options *o)
+{
+	char *dir = state_dir(true);
+	struct strbuf log = STRBUF_INIT;
+	sb_addf(&log, "%s/deleter.log", dir ? dir : "/tmp");
+	free(dir);
+	char rate[24], ops[24];
+	snprintf(rate, sizeof rate, "%" PRIu64, o->free_rate);
+	snprintf(ops, sizeof ops, "%" PRIu64, o->max_ops);
+	char *argv[] = { "adaptrm", DELETER_ARG, (char *)place, rate, ops, o->stats ? "stats" : "-",
+			 NULL };
+	const char *logp = sb_str(&log);
+	fflush(NULL);
+	/* Fork twice so that the deleter is nobody's child: the caller returns
+	 * at once and no zombie waits for it. Only async-signal-safe calls
+	 * between fork and exec: the caller may have threads. */
+	pid_t pid = fork();
+	if (pid == 0) {
+		setsid();
+		if (fork() != 0)
+			_exit(0);
+		int null = open("/dev/null", O_RDONLY);
+		int lfd = open(logp, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0600);
+		if (null >= 0)
+			dup2(null, 0);
+		if (lfd >= 0) {
+			dup2(lfd, 1);
+			dup2(lfd, 2);
+		}
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	sb_free(&log);
+	if (pid < 0)
+		return false;
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return true;
+}
+
+/* Idle I/O class and the lowest CPU priority, before any worker starts:
+ * the workers inherit both. */
+static void be_polite(void)
+{
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT) <
+	    0)
+		fprintf(stderr, "adaptrm deleter: idle I/O class refused: %s\n", strerror(errno));
+	if (setpriority(PRIO_PROCESS, 0, 19) < 0)
+		fprintf(stderr, "adaptrm deleter: nice 19 refused: %s\n", strerror(errno));
+}
+
+struct deleter {
+	const char *place;
+	int placefd;
+	dev_t dev;
+	struct engine *engine;
+	uint64_t base_interval_ns;
+	/* politeness between ticks */
+	uint64_t last_ns, dev_sectors, own_bytes, unlink_ns, unlink_calls, floor_ns;
+	bool have_dev;
+	unsigned ticks;
+	struct held_record *current;
+};
+
+static void write_status(struct deleter *d, const struct engine_totals *t, uint64_t interval)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof buf,
+			 "pid %d\nentry %s\nfiles %" PRIu64 "\ndirs %" PRIu64
+			 "\ninterval_ns %" PRIu64 "\nupdated %lld\n",
+			 (int)getpid(), d->current ? d->current->name : "-", t->files, t->dirs,
+			 interval, (long long)time(NULL));
+	int fd = openat(d->placefd, ".status.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	bool ok = write(fd, buf, (size_t)n) == n;
+	close(fd);
+	if (ok)
+		renameat(d->placefd, ".status.tmp", d->placefd, "status");
+}
+
+/* Every tick: measure, decide (polite_decide), apply to the engine. */
+static void tick(struct engine *e, void *arg)
+{
+	struct deleter *d = arg;
+	uint64_t now = now_ns(), dt = now - d->last_ns;
+	if (dt < 100000000ull)
+		return;
+	struct engine_totals t;
+	engine_totals(e, &t);
+	struct engine_knobs *k = engine_knobs(e);
+	struct polite_in in = {
+		.interval_ns = atomic_load(&k->op_interval_ns),
+		.min_interval_ns = d->base_interval_ns,
+	};
+	uint64_t sect, own;
+	if (d->have_dev && polite_device_reads(d->dev, &sect) && polite_own_reads(&own)) {
+		uint64_t dev_b = (sect - d->dev_sectors) * 512, own_b = own - d->own_bytes;
+		in.have_device = true;
+		in.others_read_bps = dev_b > own_b ? (dev_b - own_b) * 1000000000ull / dt : 0;
+		d->dev_sectors = sect;
+		d->own_bytes = own;
+	}
+	uint64_t calls = t.unlink_calls - d->unlink_calls;
+	if (calls >= 8) {
+		in.own_latency_ns = (t.unlink_ns - d->unlink_ns) / calls;
+		if (!d->floor_ns || in.own_latency_ns < d->floor_ns)
+			d->floor_ns = in.own_latency_ns;
+		d->unlink_ns = t.unlink_ns;
+		d->unlink_calls = t.unlink_calls;
+	}
+	in.floor_latency_ns = d->floor_ns;
+	struct polite_out out;
+	polite_decide(&in, &out);
+	atomic_store(&k->op_interval_ns, out.interval_ns);
+	engine_set_active(e, out.threads);
+	d->last_ns = now;
+	if (++d->ticks % 10 == 0)
+		write_status(d, &t, out.interval_ns);
+}
+
+/* One recorded entry: checked against its record, then deleted. True if it
+ * is gone (its record then removed too). */
+static bool delete_entry(struct deleter *d, struct held_record *r)
+{
+	struct stat st;
+	if (fstatat(d->placefd, r->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return false;
+		held_record_remove(d->placefd, r); /* taken back, or never moved */
+		return true;
+	}
+	if ((uint64_t)st.st_dev != r->dev || (uint64_t)st.st_ino != r->ino) {
+		fprintf(stderr, "adaptrm deleter: %s/%s is not what was held (%s): left alone\n",
+			d->place, r->name, r->path);
+		return false;
+	}
+	d->current = r;
+	bool ok;
+	if (S_ISDIR(st.st_mode))
+		ok = engine_remove_tree(d->engine, d->placefd, r->name, r->path, &st);
+	else
+		ok = unlinkat(d->placefd, r->name, 0) == 0 || errno == ENOENT;
+	d->current = NULL;
+	if (ok)
+		held_record_remove(d->placefd, r);
+	return ok;
+}
+
+/* One pass over the records: how many entries went. *LEFT counts the
+ * records that stay (corrupted, mismatched, failed). */
+static size_t one_pass(struct deleter *d, size_t *left)
+{
+	int dfd = openat(d->placefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!dir)
+		return 0;
+	size_t done = 0, sl = strlen(HELD_RECORD_SUFFIX);
+	*left = 0;
+	struct dirent *de;
+	while ((de = readdir(dir)) && !engine_stopping(d->engine)) {
+		size_t n = strlen(de->d_name);
+		if (de->d_name[0] == '.' || n <= sl ||
+		    strcmp(de->d_name + n - sl, HELD_RECORD_SUFFIX))
+			continue;
+		struct held_record r;
+		int err = held_record_read(d->placefd, de->d_name, &r);
+		if (err) {
+			fprintf(stderr, "adaptrm deleter: %s/%s: %s: left alone\n", d->place,
+				de->d_name, err == EINVAL ? "not a valid record" : strerror(err));
+			++*left;
+			continue;
+		}
+		if (r.uid != geteuid())
+			++*left; /* never ours to delete */
+		else if (delete_entry(d, &r))
+			done++;
+		else
+			++*left;
+		held_record_free(&r);
+	}
+	closedir(dir);
+	return done;
+}
+
+/* Records in the place, valid or not. */
+static size_t count_records(int placefd)
+{
+	int dfd = openat(placefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	size_t n = 0, sl = strlen(HELD_RECORD_SUFFIX);
+	struct dirent *de;
+	while (dir && (de = readdir(dir))) {
+		size_t len = strlen(de->d_name);
+		if (de->d_name[0] != '.' && len > sl &&
+		    !strcmp(de->d_name + len - sl, HELD_RECORD_SUFFIX))
+			n++;
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* Passes while they make progress; then the lock goes, and one more look
+ * catches a record written while the lock was still held (its writer's
+ * deleter found the lock taken and left it to us). */
+static void drain(struct deleter *d)
+{
+	for (;;) {
+		int lock = place_lock(d->placefd);
+		if (lock < 0)
+			return; /* another deleter has it */
+		size_t left = 0;
+		while (one_pass(d, &left) > 0)
+			;
+		close(lock);
+		if (count_records(d->placefd) <= left || engine_stopping(d->engine))
+			return;
+	}
+}
+
+static struct engine *make_engine(uint64_t free_rate, uint64_t max_ops, uint64_t *interval)
+{
+	struct engine_config cfg = {
+		.max_threads = POLITE_MAX_THREADS,
+		.force = true,
+		.free_rate = free_rate,
+	};
+	struct engine *e = engine_create(&cfg, 1);
+	*interval = max_ops ? 1000000000ull / max_ops : 0;
+	atomic_store(&engine_knobs(e)->op_interval_ns, *interval);
+	return e;
+}
+
+int deleter_main(int argc, char **argv)
+{
+	if (argc < 4)
+		return 2;
+	struct deleter d = { .place = argv[0] };
+	enum place_check why;
+	d.placefd = place_open(d.place, geteuid(), false, &why);
+	if (d.placefd < 0) {
+		fprintf(stderr, "adaptrm deleter: %s: %s\n", d.place,
+			why == PLACE_FOREIGN ? "not a safe holding place" : strerror(errno));
+		return 1;
+	}
+	be_polite();
+	struct stat st;
+	fstat(d.placefd, &st);
+	d.dev = st.st_dev;
+	uint64_t sect;
+	d.have_dev = polite_device_reads(d.dev, &sect) && polite_own_reads(&d.own_bytes);
+	d.dev_sectors = d.have_dev ? sect : 0;
+	d.engine = make_engine(strtoull(argv[1], NULL, 10), strtoull(argv[2], NULL, 10),
+			       &d.base_interval_ns);
+	d.last_ns = now_ns();
+	engine_set_tick(d.engine, tick, &d);
+	drain(&d);
+	struct engine_totals t;
+	engine_totals(d.engine, &t);
+	if (!strcmp(argv[3], "stats"))
+		fprintf(stderr,
+			"adaptrm deleter %d: %s: removed %" PRIu64 " files, %" PRIu64
+			" directories\n",
+			(int)getpid(), d.place, t.files, t.dirs);
+	unlinkat(d.placefd, "status", 0);
+	engine_destroy(d.engine);
+	close(d.placefd);
+	return t.errors ? 1 : 0;
+}

@@ -1,0 +1,26 @@
+/* The deleter: a detached process that deletes what a holding place holds,
+ * with the engine, fd-relative from the place, politely (idle I/O class,
+ * nice 19, at most two workers, paced while others use the device). */
+#ifndef ADAPTRM_HOLD_DELETER_H
+#define ADAPTRM_HOLD_DELETER_H
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The hidden first argument that makes adaptrm the deleter. */
+#define DELETER_ARG "---background-deleter"
+
+struct deleter_options {
+	uint64_t free_rate; /* --free-rate (0: none) */
+	uint64_t max_ops;   /* --max-ops (0: none) */
+	bool stats;	    /* --stats: a summary into the log at the end */
+};
+
+/* Start a deleter for PLACE, detached (its own session, no terminal, output
+ * to the log in the state directory); it exits at once if one already runs
+ * there. False if it could not be started. */
+bool deleter_spawn(const char *place, const struct deleter_options *o);
+/* The deleter's main: ARGV after DELETER_ARG (the place, then the options
+ * spawn passed). Returns the exit status. */
+int deleter_main(int argc, char **argv);
+
+#endif

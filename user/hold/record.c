@@ -1,0 +1,224 @@
+#include "hold/record.h"
+#include "lib/strbuf.h"
+#include "lib/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RECORD_MAGIC "adaptrm-held 1"
+#define RECORD_MAX 16384
+
+bool held_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n >= HELD_NAME_MAX || name[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* A path may hold any byte but NUL: newlines and backslashes are escaped so
+ * that the record stays one field per line. */
+static void add_escaped(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			sb_adds(sb, "\\\\");
+		else if (*s == '\n')
+			sb_adds(sb, "\\n");
+		else
+			sb_addc(sb, *s);
+	}
+}
+
+void held_record_format(const struct held_record *r, struct strbuf *sb)
+{
+	sb_addf(sb,
+		"%s\nname %s\nuid %u\ntime %" PRId64 "\ndev %" PRIu64 "\nino %" PRIu64
+		"\nsize %" PRIu64 "\npath ",
+		RECORD_MAGIC, r->name, (unsigned)r->uid, r->time, r->dev, r->ino, r->size);
+	add_escaped(sb, r->path ? r->path : "");
+	sb_adds(sb, "\nend\n");
+}
+
+static bool unescape(const char *s, size_t n, char **out)
+{
+	char *p = xmalloc(n + 1), *q = p;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '\\') {
+			*q++ = s[i];
+			continue;
+		}
+		if (++i == n || (s[i] != '\\' && s[i] != 'n')) {
+			free(p);
+			return false;
+		}
+		*q++ = s[i] == 'n' ? '\n' : '\\';
+	}
+	*q = '\0';
+	*out = p;
+	return true;
+}
+
+static bool parse_u64(const char *s, size_t n, uint64_t *v)
+{
+	if (n == 0 || n > 20)
+		return false;
+	uint64_t x = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9' || x > (UINT64_MAX - 9) / 10)
+			return false;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	*v = x;
+	return true;
+}
+
+enum { F_NAME = 1, F_UID = 2, F_TIME = 4, F_DEV = 8, F_INO = 16, F_SIZE = 32, F_PATH = 64 };
+#define F_ALL 127
+
+/* One "key value" line into R; the bit of the field it set, or 0. */
+static int parse_field(const char *line, size_t n, struct held_record *r)
+{
+	const char *sp = memchr(line, ' ', n);
+	if (!sp)
+		return 0;
+	size_t k = (size_t)(sp - line), vn = n - k - 1;
+	const char *v = sp + 1;
+	uint64_t x;
+	if (k == 4 && !memcmp(line, "name", 4)) {
+		if (vn >= HELD_NAME_MAX)
+			return 0;
+		memcpy(r->name, v, vn);
+		r->name[vn] = '\0';
+		return held_name_ok(r->name) ? F_NAME : 0;
+	}
+	if (k == 4 && !memcmp(line, "path", 4))
+		return !r->path && vn && unescape(v, vn, &r->path) ? F_PATH : 0;
+	if (!parse_u64(v, vn, &x))
+		return 0;
+	if (k == 3 && !memcmp(line, "uid", 3) && x < UINT32_MAX)
+		return r->uid = (uid_t)x, F_UID;
+	if (k == 4 && !memcmp(line, "time", 4) && x < INT64_MAX)
+		return r->time = (int64_t)x, F_TIME;
+	if (k == 3 && !memcmp(line, "dev", 3))
+		return r->dev = x, F_DEV;
+	if (k == 3 && !memcmp(line, "ino", 3))
+		return r->ino = x, F_INO;
+	if (k == 4 && !memcmp(line, "size", 4))
+		return r->size = x, F_SIZE;
+	return 0;
+}
+
+bool held_record_parse(const char *text, size_t len, struct held_record *r)
+{
+	*r = (struct held_record){ 0 };
+	size_t ml = strlen(RECORD_MAGIC);
+	if (len < ml + 1 || memcmp(text, RECORD_MAGIC "\n", ml + 1) != 0 || memchr(text, 0, len))
+		return false;
+	int seen = 0;
+	const char *p = text + ml + 1, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break;
+		size_t n = (size_t)(nl - p);
+		if (n == 3 && !memcmp(p, "end", 3) && nl + 1 == end && seen == F_ALL)
+			return true;
+		int bit = parse_field(p, n, r);
+		if (!bit || (seen & bit))
+			break;
+		seen |= bit;
+		p = nl + 1;
+	}
+	held_record_free(r);
+	return false;
+}
+
+void held_record_free(struct held_record *r)
+{
+	free(r->path);
+	r->path = NULL;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return errno;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int held_record_write(int placefd, const struct held_record *r)
+{
+	char tmp[HELD_NAME_MAX + 16], file[HELD_NAME_MAX + 16];
+	snprintf(tmp, sizeof tmp, ".%s.tmp", r->name);
+	snprintf(file, sizeof file, "%s" HELD_RECORD_SUFFIX, r->name);
+	int fd = openat(placefd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	struct strbuf sb = STRBUF_INIT;
+	held_record_format(r, &sb);
+	int err = write_all(fd, sb_str(&sb), sb.len);
+	sb_free(&sb);
+	if (!err && fsync(fd) < 0)
+		err = errno;
+	close(fd);
+	/* The record must be durable before the entry moves, or a crash could
+	 * keep the rename and lose the record: an entry held forever. */
+	if (!err && renameat2(placefd, tmp, placefd, file, RENAME_NOREPLACE) < 0)
+		err = errno;
+	if (!err && fsync(placefd) < 0)
+		err = errno;
+	if (err)
+		unlinkat(placefd, tmp, 0);
+	return err;
+}
+
+int held_record_read(int placefd, const char *file, struct held_record *r)
+{
+	int fd = openat(placefd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	char *buf = xmalloc(RECORD_MAX);
+	size_t len = 0;
+	ssize_t n;
+	while (len < RECORD_MAX && (n = read(fd, buf + len, RECORD_MAX - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	bool ok = len < RECORD_MAX && held_record_parse(buf, len, r);
+	free(buf);
+	if (!ok)
+		return EINVAL;
+	/* The file's name and the name inside must agree. */
+	size_t nl = strlen(r->name);
+	if (strncmp(file, r->name, nl) != 0 || strcmp(file + nl, HELD_RECORD_SUFFIX) != 0) {
+		held_record_free(r);
+		return EINVAL;
+	}
+	return 0;
+}
+
+void held_record_remove(int placefd, const struct held_record *r)
+{
+	char file[HELD_NAME_MAX + 16];
+	snprintf(file, sizeof file, "%s" HELD_RECORD_SUFFIX, r->name);
+	unlinkat(placefd, file, 0);
+}
