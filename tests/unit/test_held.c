@@ -1,0 +1,154 @@
+#include <criterion/criterion.h>
+#include "hold/polite.h"
+#include "hold/record.h"
+#include "lib/strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct held_record sample(void)
+{
+	struct held_record r = { .path = "/data/build\nwith\\odd name",
+				 .uid = 1000,
+				 .time = 1700000000,
+				 .dev = 2049,
+				 .ino = 123456789,
+				 .size = 4096 };
+	strcpy(r.name, "h1700000000.000000001-42-0");
+	return r;
+}
+
+static bool parse(const char *text, struct held_record *r)
+{
+	return held_record_parse(text, strlen(text), r);
+}
+
+Test(held_record, round_trip)
+{
+	struct held_record r = sample(), back;
+	struct strbuf sb = STRBUF_INIT;
+	held_record_format(&r, &sb);
+	cr_assert(held_record_parse(sb_str(&sb), sb.len, &back));
+	cr_assert_str_eq(back.name, r.name);
+	cr_assert_str_eq(back.path, r.path);
+	cr_assert_eq(back.uid, r.uid);
+	cr_assert_eq(back.time, r.time);
+	cr_assert_eq(back.dev, r.dev);
+	cr_assert_eq(back.ino, r.ino);
+	cr_assert_eq(back.size, r.size);
+	held_record_free(&back);
+	sb_free(&sb);
+}
+
+/* Every way a record can be cut short or tampered with is refused whole. */
+Test(held_record, corrupted_records_are_refused)
+{
+	struct held_record r = sample(), back;
+	struct strbuf sb = STRBUF_INIT;
+	held_record_format(&r, &sb);
+	const char *good = sb_str(&sb);
+	for (size_t cut = 0; cut < sb.len; cut++)
+		cr_assert_not(held_record_parse(good, cut, &back), "cut at %zu parsed", cut);
+	char *bad = strdup(good);
+	bad[0] = 'b';
+	cr_assert_not(parse(bad, &back), "a wrong magic");
+	free(bad);
+	const char *cases[] = {
+		"adaptrm-held 2\nname a\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\npath /x\nend\n",
+		"adaptrm-held 1\nname ../x\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\npath /x\nend\n",
+		"adaptrm-held 1\nname a/b\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\npath /x\nend\n",
+		"adaptrm-held 1\nname .a\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\npath /x\nend\n",
+		"adaptrm-held 1\nname a\nuid x\ntime 1\ndev 1\nino 1\nsize 0\npath /x\nend\n",
+		"adaptrm-held 1\nname a\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\nend\n",
+		"adaptrm-held 1\nname a\nname b\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\npath /x\nend\n",
+		"adaptrm-held 1\nname a\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\npath /x\\q\nend\n",
+		"adaptrm-held 1\nname a\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\npath /x\nend\nmore\n",
+		"adaptrm-held 1\nname a\nuid 0\ntime 1\ndev 1\nino 99999999999999999999999\n"
+		"size 0\npath /x\nend\n",
+		"adaptrm-held 1\nname a\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\nwho me\npath /x\nend\n",
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_assert_not(parse(cases[i], &back), "case %zu parsed", i);
+	cr_assert(parse("adaptrm-held 1\nname a\nuid 0\ntime 1\ndev 1\nino 1\nsize 0\npath /x\nend\n",
+			&back));
+	held_record_free(&back);
+	sb_free(&sb);
+}
+
+Test(held_record, written_and_read_back_from_a_place)
+{
+	char dir[] = "/tmp/held-unit.XXXXXX";
+	cr_assert(mkdtemp(dir));
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	struct held_record r = sample(), back;
+	cr_assert_eq(held_record_write(fd, &r), 0);
+	cr_assert_eq(held_record_write(fd, &r), EEXIST, "a record is never overwritten");
+	char file[HELD_NAME_MAX + 8];
+	snprintf(file, sizeof file, "%s.rec", r.name);
+	cr_assert_eq(held_record_read(fd, file, &back), 0);
+	cr_assert_str_eq(back.path, r.path);
+	held_record_free(&back);
+	cr_assert_eq(renameat(fd, file, fd, "other.rec"), 0);
+	cr_assert_eq(held_record_read(fd, "other.rec", &back), EINVAL,
+		     "a record under another entry's name");
+	unlinkat(fd, "other.rec", 0);
+	unlinkat(fd, ".h1700000000.000000001-42-0.tmp", 0);
+	close(fd);
+	cr_assert_eq(rmdir(dir), 0, "nothing else was left in the place");
+}
+
+static struct polite_out decide(struct polite_in in)
+{
+	struct polite_out out;
+	polite_decide(&in, &out);
+	return out;
+}
+
+Test(polite, full_speed_while_nobody_else_uses_the_device)
+{
+	struct polite_out o = decide((struct polite_in){ .have_device = true });
+	cr_assert_eq(o.interval_ns, 0);
+	cr_assert_eq(o.threads, POLITE_MAX_THREADS);
+	cr_assert_not(o.backing_off);
+}
+
+Test(polite, backs_off_while_others_read_and_doubles)
+{
+	struct polite_in in = { .have_device = true,
+				.others_read_bps = 10 * POLITE_OTHERS_BYTES_PER_S };
+	struct polite_out o = decide(in);
+	cr_assert(o.backing_off);
+	cr_assert_eq(o.threads, 1);
+	cr_assert_eq(o.interval_ns, POLITE_MIN_BACKOFF_NS);
+	in.interval_ns = o.interval_ns;
+	cr_assert_eq(decide(in).interval_ns, 2 * POLITE_MIN_BACKOFF_NS);
+	in.interval_ns = POLITE_MAX_INTERVAL_NS;
+	cr_assert_eq(decide(in).interval_ns, POLITE_MAX_INTERVAL_NS, "capped");
+}
+
+Test(polite, backs_off_when_its_own_unlinks_slow_down)
+{
+	struct polite_in in = { .own_latency_ns = 50000, .floor_latency_ns = 10000 };
+	cr_assert(decide(in).backing_off);
+	in.own_latency_ns = 20000;
+	cr_assert_not(decide(in).backing_off, "twice the floor is no sign of harm");
+	in.have_device = false;
+	in.others_read_bps = 100 * POLITE_OTHERS_BYTES_PER_S;
+	cr_assert_not(decide(in).backing_off, "device counters unread: ignored");
+}
+
+Test(polite, eases_back_and_keeps_max_ops)
+{
+	struct polite_in in = { .interval_ns = 8 * POLITE_MIN_BACKOFF_NS };
+	struct polite_out o = decide(in);
+	cr_assert_eq(o.interval_ns, 4 * POLITE_MIN_BACKOFF_NS);
+	cr_assert_eq(o.threads, 1);
+	in.interval_ns = POLITE_MIN_BACKOFF_NS / 8;
+	cr_assert_eq(decide(in).interval_ns, 0);
+	in.min_interval_ns = 5000000;
+	cr_assert_eq(decide(in).interval_ns, 5000000, "--max-ops stays the floor");
+}
