@@ -49,7 +49,7 @@ bg_deleter_pid() {
 
 test_background_returns_and_the_tree_goes() {
 	bg_setup
-	make_tree m/big 40 4000
+	make_tree m/big 20 2000
 	"$ADAPTRM" -rf --background m/big
 	expect_gone m/big
 	"$ADAPTRM" --wait "$SCRATCH/m/big"

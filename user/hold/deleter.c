@@ -11,12 +11,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,34 +35,26 @@ bool deleter_spawn(const char *place, const struct deleter_options *o)
 	snprintf(ops, sizeof ops, "%" PRIu64, o->max_ops);
 	char *argv[] = { "adaptrm", DELETER_ARG, (char *)place, rate, ops, o->stats ? "stats" : "-",
 			 NULL };
-	const char *logp = sb_str(&log);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, sb_str(&log), O_WRONLY | O_APPEND | O_CREAT, 0600);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawnattr_init(&at);
+	/* Its own session, no terminal: a hangup or ^C of the caller's
+	 * terminal does not reach it. Spawned without a wait, so that the
+	 * caller returns at once; it is reaped by init once the caller is
+	 * gone. */
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
 	fflush(NULL);
-	/* Fork twice so that the deleter is nobody's child: the caller returns
-	 * at once and no zombie waits for it. Only async-signal-safe calls
-	 * between fork and exec: the caller may have threads. */
-	pid_t pid = fork();
-	if (pid == 0) {
-		setsid();
-		if (fork() != 0)
-			_exit(0);
-		int null = open("/dev/null", O_RDONLY);
-		int lfd = open(logp, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0600);
-		if (null >= 0)
-			dup2(null, 0);
-		if (lfd >= 0) {
-			dup2(lfd, 1);
-			dup2(lfd, 2);
-		}
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
+	pid_t pid;
+	int err = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
 	sb_free(&log);
-	if (pid < 0)
-		return false;
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	return true;
+	errno = err;
+	return err == 0;
 }
 
 /* Idle I/O class and the lowest CPU priority, before any worker starts:

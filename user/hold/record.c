@@ -181,11 +181,11 @@ int held_record_write(int placefd, const struct held_record *r)
 	if (!err && fsync(fd) < 0)
 		err = errno;
 	close(fd);
-	/* The record must be durable before the entry moves, or a crash could
-	 * keep the rename and lose the record: an entry held forever. */
+	/* The record's bytes are durable before the entry moves, or a crash
+	 * could keep the rename and lose the record: an entry held forever.
+	 * Its rename needs no sync of its own: a journaling filesystem commits
+	 * it no later than the entry's rename, which comes after it. */
 	if (!err && renameat2(placefd, tmp, placefd, file, RENAME_NOREPLACE) < 0)
-		err = errno;
-	if (!err && fsync(placefd) < 0)
 		err = errno;
 	if (err)
 		unlinkat(placefd, tmp, 0);

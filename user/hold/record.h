@@ -34,7 +34,7 @@ bool held_record_parse(const char *text, size_t len, struct held_record *r);
 void held_record_free(struct held_record *r);
 
 /* Write R as NAME.rec in the place PLACEFD: a temporary file created with
- * O_EXCL, synced, renamed into place, the place synced. 0 or an errno. */
+ * O_EXCL, synced, renamed into place. 0 or an errno. */
 int held_record_write(int placefd, const struct held_record *r);
 /* Read and parse the record file FILE in PLACEFD (never following a
  * symlink): 0, an errno, or EINVAL for a corrupted record. */
