@@ -47,6 +47,16 @@ bg_deleter_pid() {
 	done
 }
 
+# Until no deleter runs (polled a bounded number of times).
+bg_until_idle() {
+	local i
+	for i in $(seq 1 200); do
+		"$ADAPTRM" --pending | grep -q ": deleter [0-9]* running" || return 0
+		sleep 0.05
+	done
+	fail "a deleter still runs"
+}
+
 test_background_returns_and_the_tree_goes() {
 	bg_setup
 	make_tree m/big 20 2000
@@ -203,4 +213,33 @@ test_background_pending_and_wait() {
 	pending=$("$ADAPTRM" --pending)
 	grep -q "$SCRATCH/m/slow" <<<"$pending" && fail "--pending still lists it: $pending"
 	return 0
+}
+
+# The deleter touches only what a valid record names, and only while the
+# named entry's device and inode match the record: a stranger in the place,
+# an entry swapped under a record and a corrupted record all stay.
+test_background_only_recorded_entries_go() {
+	bg_setup
+	local place=m/.adaptrm-held-0 dev
+	make_tree m/t 3 30
+	"$ADAPTRM" -rf --background m/t
+	"$ADAPTRM" --wait "$SCRATCH/m/t"
+	make_sentinel "$place/stranger"
+	make_sentinel "$place/swapped"
+	dev=$(stat -c %d "$place")
+	printf 'adaptrm-held 1\nname swapped\nuid 0\ntime 1\ndev %s\nino 1\nsize 0\npath /x\nend\n' \
+		"$dev" >"$place/swapped.rec"
+	make_sentinel "$place/corrupt"
+	printf 'adaptrm-held 1\nname corrupt\nuid 0\n' >"$place/corrupt.rec"
+	local before
+	before=$(sentinel_sum "$place/stranger")$(sentinel_sum "$place/swapped")$(sentinel_sum "$place/corrupt")
+	make_tree m/t2 3 30
+	"$ADAPTRM" -rf --background m/t2
+	"$ADAPTRM" --wait "$SCRATCH/m/t2" 2>/dev/null || true
+	expect_gone m/t2
+	expect_eq "$(sentinel_sum "$place/stranger")$(sentinel_sum "$place/swapped")$(sentinel_sum "$place/corrupt")" \
+		"$before" "an entry without a valid, matching record was touched"
+	bg_until_idle
+	grep -q "is not what was held" "$XDG_STATE_HOME/adaptrm/deleter.log" ||
+		fail "the log does not say why the swapped entry stays"
 }

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void say_foreground(const struct rm_options *o, const char *arg, const char *why)
+void background_say_foreground(const struct rm_options *o, const char *arg, const char *why)
 {
 	if (o->verbose || o->stats)
 		fprintf(stderr, "%s: %s: deleted in the foreground: %s\n", program_name,
@@ -117,14 +117,14 @@ bool background_take(const struct rm_options *o, int pfd, const char *base, cons
 {
 	char *parent = place_fd_path(pfd);
 	if (!parent) {
-		say_foreground(o, arg, "its directory's path is unknown");
+		background_say_foreground(o, arg, "its directory's path is unknown");
 		return false;
 	}
 	struct strbuf abs = STRBUF_INIT;
 	sb_addf(&abs, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", base);
 	/* A mount below the operand would be carried into the place. */
 	if (place_mount_below(sb_str(&abs))) {
-		say_foreground(o, arg, "a mount point is at or below it");
+		background_say_foreground(o, arg, "a mount point is at or below it");
 		sb_free(&abs);
 		free(parent);
 		return false;
@@ -144,7 +144,8 @@ bool background_take(const struct rm_options *o, int pfd, const char *base, cons
 		close(c[0].dirfd);
 	bool held = place != NULL;
 	if (!held)
-		say_foreground(o, arg, err == EPERM ? "no safe holding place" : strerror(err));
+		background_say_foreground(o, arg,
+					  err == EPERM ? "no safe holding place" : strerror(err));
 	else
 		started(o, arg, place);
 	free(place);

@@ -15,6 +15,9 @@
 bool background_take(const struct rm_options *o, int pfd, const char *base, const char *arg,
 		     const struct stat *st);
 
+/* With -v or --stats: "ARG: deleted in the foreground: WHY". */
+void background_say_foreground(const struct rm_options *o, const char *arg, const char *why);
+
 /* --pending, --wait [PATH]..., --resume: the exit status. */
 int background_main(const struct rm_options *o, int nfiles, char **files);
 

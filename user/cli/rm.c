@@ -377,6 +377,8 @@ static bool remove_operand(struct rm_state *r, const char *arg)
 	if (a == OP_ENGINE_TREE && r->o->background &&
 	    background_take(r->o, op.pfd, op.base, op.arg, &op.st))
 		a = OP_DONE;
+	if (a == OP_PROMPT_TREE && r->o->background)
+		background_say_foreground(r->o, arg, "it is deleted with prompts");
 	switch (a) {
 	case OP_REMOVE_FILE: a = remove_one(r, &op, false); break;
 	case OP_REMOVE_EMPTY_DIR: a = remove_one(r, &op, true); break;
