@@ -243,6 +243,7 @@ static struct engine *make_engine(uint64_t free_rate, uint64_t max_ops, uint64_t
 	struct engine_config cfg = {
 		.max_threads = POLITE_MAX_THREADS,
 		.force = true,
+		.one_file_system = true, /* nothing held may reach another mount */
 		.free_rate = free_rate,
 	};
 	struct engine *e = engine_create(&cfg, 1);
