@@ -101,11 +101,15 @@ attack_once() {
 	read -ra opts <<<"${ATTACK_RM_ARGS:--rf}"
 	[ -z "$ATTACK_RM" ] && opts+=(--threads="$threads")
 	[ -n "$ofs" ] && opts+=(--one-file-system)
+	[ -n "${ATTACK_BACKGROUND:-}" ] && opts+=(--background)
 	if [ "$fds" = - ]; then
 		timeout 120 "$rm" "${opts[@]}" "$w/op" 2>"$w.err" || rc=$?
 	else
 		(ulimit -n "$fds" && exec timeout 120 "$rm" "${opts[@]}" "$w/op") 2>"$w.err" || rc=$?
 	fi
+	# --background: the checks once the deleter is done with what it held
+	# (what it must leave, it leaves: --wait then gives up, with a message).
+	[ -z "${ATTACK_BACKGROUND:-}" ] || timeout 120 "$ADAPTRM" --wait "$w/op" 2>/dev/null || true
 	kill "$RACE_PID" 2>/dev/null || true # it stops by itself once the operand is gone
 	local drc=0
 	wait "$RACE_PID" || drc=$?
@@ -158,6 +162,24 @@ test_attack_exchange() { attack_begin; attack_matrix exchange; }
 test_attack_move_into_victim() { attack_begin; attack_matrix move; }
 test_attack_bind() { need_root; attack_begin; attack_matrix bind; }
 test_attack_bind_one_file_system() { need_root; attack_begin; attack_matrix bind --one-file-system; }
+
+# The same races against --background: the operand is renamed into the
+# holding place at the scratch filesystem's root, and the deleter deletes it
+# there while the driver keeps rearranging what it can still reach.
+test_attack_background() {
+	need_root
+	attack_begin
+	export XDG_STATE_HOME=$SCRATCH/state ATTACK_BACKGROUND=1
+	local mode round
+	for ((round = 1; round <= ATTACK_ROUNDS; round++)); do
+		for mode in symlink-victim symlink-root exchange move bind; do
+			attack_once "$mode" 2 -
+		done
+		attack_once bind 2 - --one-file-system
+	done
+	echo "background: $ATTACK_RUNS runs, victim changed in $ATTACK_FAILS"
+	[ $ATTACK_FAILS = 0 ] || fail "the victim changed in $ATTACK_FAILS of $ATTACK_RUNS runs"
+}
 
 # The same on ext4 (real inode numbers, a different readdir order, and the
 # operand on a filesystem of its own), fewer configurations.
