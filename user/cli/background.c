@@ -180,8 +180,10 @@ static bool wanted(const char *held, int nwant, char **want)
 static void print_record(const struct held_record *r)
 {
 	long long age = (long long)time(NULL) - r->time;
-	printf("%s\theld %llds ago\t%" PRIu64 " bytes at the top\n", r->path, age < 0 ? 0 : age,
-	       r->size);
+	printf("%s\theld %llds ago", r->path, age < 0 ? 0 : age);
+	if (r->size)
+		printf("\t%" PRIu64 " bytes allocated at its top", r->size);
+	putchar('\n');
 }
 
 /* Look at PLACE's records: count them into V, print them if PRINT. */
@@ -227,14 +229,19 @@ static void print_status(const char *place, pid_t pid)
 	FILE *fp = fopen(sb_str(&sb), "re");
 	sb_free(&sb);
 	unsigned long long files = 0, dirs = 0;
+	long long started = 0, updated = 0;
 	char line[128];
 	while (fp && fgets(line, sizeof line, fp))
-		if (sscanf(line, "files %llu", &files) != 1)
-			sscanf(line, "dirs %llu", &dirs);
+		if (sscanf(line, "files %llu", &files) != 1 && sscanf(line, "dirs %llu", &dirs) != 1 &&
+		    sscanf(line, "started %lld", &started) != 1)
+			sscanf(line, "updated %lld", &updated);
 	if (fp)
 		fclose(fp);
-	printf("%s: deleter %d running: %llu files and %llu directories removed so far\n", place,
+	printf("%s: deleter %d running: %llu files and %llu directories removed so far", place,
 	       (int)pid, files, dirs);
+	if (updated > started && started > 0)
+		printf(", %llu entries/s", (files + dirs) / (unsigned long long)(updated - started));
+	putchar('\n');
 }
 
 struct walk {

@@ -78,6 +78,7 @@ struct deleter {
 	uint64_t last_ns, dev_sectors, own_bytes, unlink_ns, unlink_calls, floor_ns;
 	bool have_dev;
 	unsigned ticks;
+	time_t started;
 	struct held_record *current;
 };
 
@@ -86,9 +87,9 @@ static void write_status(struct deleter *d, const struct engine_totals *t, uint6
 	char buf[512];
 	int n = snprintf(buf, sizeof buf,
 			 "pid %d\nentry %s\nfiles %" PRIu64 "\ndirs %" PRIu64
-			 "\ninterval_ns %" PRIu64 "\nupdated %lld\n",
+			 "\ninterval_ns %" PRIu64 "\nstarted %lld\nupdated %lld\n",
 			 (int)getpid(), d->current ? d->current->name : "-", t->files, t->dirs,
-			 interval, (long long)time(NULL));
+			 interval, (long long)d->started, (long long)time(NULL));
 	int fd = openat(d->placefd, ".status.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return;
@@ -274,6 +275,7 @@ int deleter_main(int argc, char **argv)
 	d.engine = make_engine(strtoull(argv[1], NULL, 10), strtoull(argv[2], NULL, 10),
 			       &d.base_interval_ns);
 	d.last_ns = now_ns();
+	d.started = time(NULL);
 	engine_set_tick(d.engine, tick, &d);
 	drain(&d);
 	struct engine_totals t;
