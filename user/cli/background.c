@@ -194,7 +194,7 @@ static bool view_place(const char *place, int nwant, char **want, bool print, st
 	int fd = place_open(place, geteuid(), false, &why);
 	if (fd < 0)
 		return false;
-	v->locker = place_locker(fd);
+	v->locker = place_locker(fd, place, DELETER_ARG);
 	DIR *dir = fdopendir(dup(fd));
 	struct dirent *de;
 	size_t sl = strlen(HELD_RECORD_SUFFIX);

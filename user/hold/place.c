@@ -174,21 +174,40 @@ int place_lock(int placefd)
 	return fd;
 }
 
-pid_t place_locker(int placefd)
+/* Process PID's command line holds the argument ARG. */
+static bool cmdline_has(pid_t pid, const char *arg)
+{
+	char path[64], buf[8192];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
+		if (!strcmp(p, arg))
+			return true;
+	return false;
+}
+
+pid_t place_locker(int placefd, const char *place, const char *mark)
 {
 	int fd = openat(placefd, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	pid_t pid = 0;
-	/* A shared lock that can be taken means nobody holds the deleter's. */
-	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
-		char buf[32] = "";
-		ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-		if (n > 0)
-			pid = (pid_t)atoi(buf);
-	}
+	char buf[32] = "";
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
 	close(fd);
-	return pid;
+	pid_t pid = n > 0 ? (pid_t)atoi(buf) : 0;
+	/* Looked up, not tried: taking the lock even for a moment could turn
+	 * away a deleter starting just then. A pid left by a killed deleter
+	 * names another process, or one that is not a deleter of this place. */
+	if (pid > 0 && cmdline_has(pid, mark) && cmdline_has(pid, place))
+		return pid;
+	return 0;
 }
 
 char *state_dir(bool create)

@@ -37,8 +37,9 @@ bool place_mount_below(const char *path);
 /* The deleter's lock in the place: one deleter per place. Returns the lock
  * file's fd (held until closed), or -1 if another holds it or on error. */
 int place_lock(int placefd);
-/* The pid the lock's holder wrote, if the lock is held; 0 if not. */
-pid_t place_locker(int placefd);
+/* The pid of the deleter running on PLACE (opened as PLACEFD): the pid in
+ * the lock, if that process's arguments hold MARK and PLACE; else 0. */
+pid_t place_locker(int placefd, const char *place, const char *mark);
 
 /* The state directory ($XDG_STATE_HOME/adaptrm, $HOME/.local/state/adaptrm,
  * or /var/lib/adaptrm for root), created if CREATE; malloc'd or NULL. */
