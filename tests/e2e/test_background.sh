@@ -243,3 +243,26 @@ test_background_only_recorded_entries_go() {
 	grep -q "is not what was held" "$XDG_STATE_HOME/adaptrm/deleter.log" ||
 		fail "the log does not say why the swapped entry stays"
 }
+
+# A record is written before its entry moves in: a deleter that finds a
+# young record without its entry leaves it, and deletes the entry once it
+# arrives (another call's rename, between its record and its move).
+test_background_record_before_its_entry() {
+	bg_setup
+	local place=m/.adaptrm-held-0
+	make_tree m/t 2 20
+	"$ADAPTRM" -rf --background m/t
+	"$ADAPTRM" --wait "$SCRATCH/m/t"
+	make_tree m/late 2 20
+	printf 'adaptrm-held 1\nname late1\nuid 0\ntime %s\ndev %s\nino %s\nsize 0\npath /late\nend\n' \
+		"$(date +%s)" "$(stat -c %d m/late)" "$(stat -c %i m/late)" >"$place/late1.rec"
+	make_tree m/t2 2 20
+	"$ADAPTRM" -rf --background m/t2
+	"$ADAPTRM" --wait "$SCRATCH/m/t2"
+	expect_exists "$place/late1.rec"
+	mv m/late "$place/late1"
+	"$ADAPTRM" --wait /late
+	expect_gone "$place/late1"
+	expect_gone "$place/late1.rec"
+	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
+}

@@ -141,19 +141,26 @@ static void tick(struct engine *e, void *arg)
 
 /* One recorded entry: checked against its record, then deleted. True if it
  * is gone (its record then removed too). */
-static bool delete_entry(struct deleter *d, struct held_record *r)
+enum outcome { GONE, LEFT, NOT_YET };
+
+static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 {
 	struct stat st;
 	if (fstatat(d->placefd, r->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT)
-			return false;
-		held_record_remove(d->placefd, r); /* taken back, or never moved */
-		return true;
+			return LEFT;
+		/* A record is written before its entry moves in: a young one
+		 * without its entry is one whose rename may still come. Past
+		 * DELETER_MOVE_S its writer failed the rename or died. */
+		if (time(NULL) - r->time < DELETER_MOVE_S)
+			return NOT_YET;
+		held_record_remove(d->placefd, r);
+		return GONE;
 	}
 	if ((uint64_t)st.st_dev != r->dev || (uint64_t)st.st_ino != r->ino) {
 		fprintf(stderr, "adaptrm deleter: %s/%s is not what was held (%s): left alone\n",
 			d->place, r->name, r->path);
-		return false;
+		return LEFT;
 	}
 	d->current = r;
 	bool ok;
@@ -164,19 +171,20 @@ static bool delete_entry(struct deleter *d, struct held_record *r)
 	d->current = NULL;
 	if (ok)
 		held_record_remove(d->placefd, r);
-	return ok;
+	return ok ? GONE : LEFT;
 }
 
 /* One pass over the records: how many entries went. *LEFT counts the
- * records that stay (corrupted, mismatched, failed). */
-static size_t one_pass(struct deleter *d, size_t *left)
+ * records that stay (corrupted, mismatched, failed), *YOUNG those whose
+ * entry has not moved in yet. */
+static size_t one_pass(struct deleter *d, size_t *left, size_t *young)
 {
 	int dfd = openat(d->placefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!dir)
 		return 0;
 	size_t done = 0, sl = strlen(HELD_RECORD_SUFFIX);
-	*left = 0;
+	*left = *young = 0;
 	struct dirent *de;
 	while ((de = readdir(dir)) && !engine_stopping(d->engine)) {
 		size_t n = strlen(de->d_name);
@@ -191,12 +199,10 @@ static size_t one_pass(struct deleter *d, size_t *left)
 			++*left;
 			continue;
 		}
-		if (r.uid != geteuid())
-			++*left; /* never ours to delete */
-		else if (delete_entry(d, &r))
-			done++;
-		else
-			++*left;
+		enum outcome o = r.uid != geteuid() ? LEFT : delete_entry(d, &r);
+		done += o == GONE;
+		*left += o == LEFT;
+		*young += o == NOT_YET;
 		held_record_free(&r);
 	}
 	closedir(dir);
@@ -230,9 +236,13 @@ static void drain(struct deleter *d)
 		int lock = place_lock(d->placefd);
 		if (lock < 0)
 			return; /* another deleter has it */
-		size_t left = 0;
-		while (one_pass(d, &left) > 0)
-			;
+		size_t left = 0, young = 0;
+		while (one_pass(d, &left, &young) > 0 || young) {
+			if (young) {
+				struct timespec ts = { 0, 100000000 };
+				nanosleep(&ts, NULL);
+			}
+		}
 		close(lock);
 		if (count_records(d->placefd) <= left || engine_stopping(d->engine))
 			return;

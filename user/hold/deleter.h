@@ -6,6 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* A record whose entry is missing for this long after it was written is
+ * removed: its writer's rename failed, or its writer died before it. */
+#define DELETER_MOVE_S 60
+
 /* The hidden first argument that makes adaptrm the deleter. */
 #define DELETER_ARG "---background-deleter"
 
