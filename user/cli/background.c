@@ -108,7 +108,9 @@ static void started(const struct rm_options *o, const char *arg, const char *pla
 	if (!deleter_spawn(place, &d))
 		warn_errno(errno, "cannot start the deleter for %s (adaptrm --resume will)",
 			   quote_n(0, place));
-	if (o->verbose)
+	/* --stats: the summary that follows counts the foreground only; the
+	 * deleter's own goes to its log. */
+	if (o->verbose || o->stats)
 		printf("held %s for the background deleter\n", quote_n(0, arg));
 }
 
