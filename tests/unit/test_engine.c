@@ -165,10 +165,11 @@ Test(engine, workers_start_when_first_made_active)
 	cr_assert_eq(nthreads(), base);
 }
 
-/* The controller's trials have counters of their own (struct trial_stats):
- * on tmpfs, where sharing pays and inode order is known not to, a big read
- * is work a helper could take, and nothing is a question for a trial. */
-Test(engine, trial_counters_apart)
+/* The engine counts per plan (struct plan_stats) what the controller's
+ * trials compare: on tmpfs, where sharing pays and inode order is known not
+ * to, a big read is work a helper could take (PLAN_SHARED), and nothing is
+ * counted under a plan a trial would be asked about. */
+Test(engine, plan_counters_apart)
 {
 	if (mount("tmpfs", tmpl, "tmpfs", 0, "size=16M") != 0)
 		cr_skip_test("cannot mount tmpfs (not root?)");
@@ -182,11 +183,10 @@ Test(engine, trial_counters_apart)
 	umount2(tmpl, MNT_DETACH);
 	cr_assert(ok);
 	cr_assert_eq(t.files, 3000);
-	cr_assert_geq(t.trial.shareable, 1);
-	cr_assert_eq(t.trial.share_asks, 0);
-	cr_assert_eq(t.trial.sort_asks, 0);
-	cr_assert_eq(t.trial.sorted_work, 0);
-	cr_assert_eq(t.trial.batch_unlink_calls + t.trial.sorted_unlink_calls, 0);
+	cr_assert_geq(t.plan[PLAN_SHARED].reads, 1);
+	cr_assert_eq(t.plan[PLAN_UNSHARED].reads, 0);
+	for (int p = PLAN_READDIR; p < PLAN_COUNT; p++)
+		cr_assert_eq(t.plan[p].reads + t.plan[p].unlinks, 0);
 }
 
 /* -v into a pipe nobody reads, SIGPIPE ignored: the first failed

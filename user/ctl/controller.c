@@ -308,9 +308,9 @@ static void setup_trials(struct controller *c, const struct ctl_policy_cfg *cfg)
 		       c->have_profile && !retry ? c->prof.sort : -1);
 	c->share_asked = c->share.st == TRIAL_UNTRIED;
 	c->sort_asked = c->sort.st == TRIAL_UNTRIED;
-	atomic_store(&k->share_unknown, ctl_trial_on(&c->share));
-	atomic_store(&k->sort_unknown, ctl_trial_on(&c->sort));
-	atomic_store(&k->sort_base, false);
+	engine_use_plan(c->e, PLAN_SHARED, ctl_trial_on(&c->share));
+	engine_use_plan(c->e, PLAN_SORTED, ctl_trial_on(&c->sort));
+	engine_use_plan(c->e, PLAN_BATCHED, false);
 }
 
 /* The tree's clock, entry count and evidence sums start now. */
@@ -425,10 +425,11 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 	jw_end(w);
 }
 
-/* One tick of trial T (trial.c) of the engine switch KNOB, NAME in the
- * log, on what TS measured (its worker count is filled here). Its windows
- * pause the worker-count policy. */
-static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *knob,
+/* One tick of trial T (trial.c) of the engine's plan PLAN (used where the
+ * filesystem type leaves it open, or not), NAME in the log, on what TS
+ * measured (its worker count is filled here). Its windows pause the
+ * worker-count policy. */
+static void trial_tick(struct controller *c, struct ctl_trial *t, enum plan_id plan,
 		       const char *name, struct ctl_trial_sample ts, struct ctl_decision *d)
 {
 	if (t->st == TRIAL_FIXED)
@@ -439,7 +440,7 @@ static void trial_tick(struct controller *c, struct ctl_trial *t, _Atomic bool *
 	enum ctl_trial_act act = ctl_trial_tick(t, &ts, &to, why, sizeof why);
 	if (act == TRIAL_ACT_NONE)
 		return;
-	atomic_store(knob, ctl_trial_on(t));
+	engine_use_plan(c->e, plan, ctl_trial_on(t));
 	if (act != TRIAL_ACT_KEEP)
 		engine_set_active(c->e, to);
 	/* After a trial that moved the count, the policy starts afresh from
@@ -471,8 +472,7 @@ static void share_tick(struct controller *c, const struct ctl_signals *s, struct
 		.asked = s->big_unasked,
 		.active = s->big_shared,
 	};
-	trial_tick(c, &c->share, &engine_knobs(c->e)->share_unknown, "sharing big directories", ts,
-		   d);
+	trial_tick(c, &c->share, PLAN_SHARED, "sharing big directories", ts, d);
 }
 
 /* The inode-order trial: its base unlinks whole batches in readdir order and
@@ -483,7 +483,6 @@ static void share_tick(struct controller *c, const struct ctl_signals *s, struct
  * the same. */
 static void sort_tick(struct controller *c, const struct ctl_signals *s, struct ctl_decision *d)
 {
-	struct engine_knobs *k = engine_knobs(c->e);
 	bool trial = c->sort.st == TRIAL_TRIAL;
 	struct ctl_trial_sample ts = {
 		.rate = trial ? s->sorted_rate : s->batch_rate,
@@ -492,8 +491,8 @@ static void sort_tick(struct controller *c, const struct ctl_signals *s, struct 
 		.asked = s->sort_asked,
 		.active = s->sort_active || s->sort_asked,
 	};
-	trial_tick(c, &c->sort, &k->sort_unknown, "inode order in big directories", ts, d);
-	atomic_store(&k->sort_base, c->sort.st == TRIAL_BASE);
+	trial_tick(c, &c->sort, PLAN_SORTED, "inode order in big directories", ts, d);
+	engine_use_plan(c->e, PLAN_BATCHED, c->sort.st == TRIAL_BASE);
 }
 
 /* The ranks' shared budget (engine knob thread_cap, set by adaptrm-mpi)

@@ -225,6 +225,12 @@ static double share(double part, double whole)
 	return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
+/* Plan ID read or unlinked (timed) since WAS. */
+static bool plan_worked(const struct plan_totals *now, const struct plan_totals *was, enum plan_id id)
+{
+	return now[id].reads + now[id].unlinks > was[id].reads + was[id].unlinks;
+}
+
 /* CALLS timed unlinks that took NS: per second of that time, and the time. */
 static void unlink_rate(uint64_t ns, uint64_t calls, double *rate, double *secs)
 {
@@ -388,16 +394,16 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 	}
 	sig->vcsw_per_op = sig->ops ? (double)(nvcsw - s->nvcsw) / sig->ops : -1;
 	uint64_t waited = engine_waited_ns(s->e);
-	const struct trial_totals *tt = &t.trial, *was = &s->tot.trial;
-	sig->big_shared = tt->shareable > was->shareable;
-	sig->big_unasked = tt->share_asks > was->share_asks;
-	sig->sort_asked = tt->sort_asks > was->sort_asks;
-	sig->sort_active = tt->sorted_work > was->sorted_work;
-	unlink_rate(tt->batch_unlink_ns - was->batch_unlink_ns,
-		    tt->batch_unlink_calls - was->batch_unlink_calls, &sig->batch_rate,
+	const struct plan_totals *pt = t.plan, *was = s->tot.plan;
+	sig->big_shared = pt[PLAN_SHARED].reads > was[PLAN_SHARED].reads;
+	sig->big_unasked = pt[PLAN_UNSHARED].reads > was[PLAN_UNSHARED].reads;
+	sig->sort_asked = plan_worked(pt, was, PLAN_READDIR) || plan_worked(pt, was, PLAN_BATCHED);
+	sig->sort_active = plan_worked(pt, was, PLAN_SORTED);
+	unlink_rate(pt[PLAN_BATCHED].unlink_ns - was[PLAN_BATCHED].unlink_ns,
+		    pt[PLAN_BATCHED].unlinks - was[PLAN_BATCHED].unlinks, &sig->batch_rate,
 		    &sig->batch_secs);
-	unlink_rate(tt->sorted_unlink_ns - was->sorted_unlink_ns,
-		    tt->sorted_unlink_calls - was->sorted_unlink_calls, &sig->sorted_rate,
+	unlink_rate(pt[PLAN_SORTED].unlink_ns - was[PLAN_SORTED].unlink_ns,
+		    pt[PLAN_SORTED].unlinks - was[PLAN_SORTED].unlinks, &sig->sorted_rate,
 		    &sig->sorted_secs);
 	sig->spare = sig->big_shared ? 1 : share(waited - s->waited_ns, sig->dt * 1e9);
 	s->waited_ns = waited;

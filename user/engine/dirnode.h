@@ -35,9 +35,9 @@ enum {
 	DN_REVERSE = 1u << 4,	 /* unlink each getdents64 batch last-first */
 	DN_SIZE_BOUND = 1u << 5, /* st_size bounds the entries (ext2/3/4) */
 	DN_SHARE_ASK = 1u << 6,	 /* no one measured sharing on this filesystem type:
-				 * the controller tries it (knobs.share_unknown) */
+				 * the controller tries it (knobs.trial_plans) */
 	DN_SORT_ASK = 1u << 7,	 /* no one measured inode order on this filesystem type:
-				 * the controller tries it (knobs.sort_unknown) */
+				 * the controller tries it (knobs.trial_plans) */
 	/* Scale-out (engine/steal.c): directories that move between engines. */
 	DN_PATH = 1u << 16,    /* a thief's way down to what it was given: opened
 				* and verified, never scanned or removed here */

@@ -1,6 +1,6 @@
 #include "engine/dirnode.h"
 #include "engine/engine_int.h"
-#include "engine/fsinfo.h"
+#include "engine/plan.h"
 #include "engine/rawsys.h"
 #include "lib/clock.h"
 #include "lib/msg.h"
@@ -37,15 +37,6 @@ struct linux_dirent64 {
 #define CHUNK_MIN 256	/* entries: below this a hand-off costs more than it saves */
 /* getdents64 bytes that hold two chunks' worth of entries (24 bytes or more each) */
 #define SHAREABLE_BYTES (2 * CHUNK_MIN * 24)
-
-/* Which of the sort trial's measures a timed unlink feeds: one in a big
- * directory (past the sort threshold) where inode order is untried. */
-enum big_mode {
-	BIG_NONE,
-	BIG_PLAIN,  /* readdir order, between reads: sort_asks */
-	BIG_BATCH,  /* a whole batch in readdir order: sort_asks, batch_unlink_* */
-	BIG_SORTED, /* a sorted batch: sorted_work, sorted_unlink_* */
-};
 
 static void mark_failed(struct dnode *n)
 {
@@ -401,32 +392,12 @@ static bool is_dot_or_dotdot(const char *s)
 	return s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0'));
 }
 
-/* A timed unlink in a big directory where inode order is untried: what the
- * sort trial measures. */
 /* log2 of NS in µs, as engine_hist buckets count them */
 static unsigned hist_bucket(uint64_t ns)
 {
 	uint64_t us = ns / 1000;
 	unsigned b = us ? 64 - (unsigned)__builtin_clzll(us) : 0;
 	return b < ENGINE_HIST_BUCKETS ? b : ENGINE_HIST_BUCKETS - 1;
-}
-
-static void big_unlink_timed(struct worker *w, uint64_t ns)
-{
-	struct trial_stats *s = &w->st->trial;
-	switch (w->big_mode) {
-	case BIG_PLAIN: stat_add(&s->sort_asks, 1); break;
-	case BIG_BATCH:
-		stat_add(&s->sort_asks, 1);
-		stat_add(&s->batch_unlink_ns, ns);
-		stat_add(&s->batch_unlink_calls, 1);
-		break;
-	case BIG_SORTED:
-		stat_add(&s->sorted_work, 1);
-		stat_add(&s->sorted_unlink_ns, ns);
-		stat_add(&s->sorted_unlink_calls, 1);
-		break;
-	}
 }
 
 /* A plain unlink, timed one call in UNLINK_SAMPLE: the controller wants the
@@ -447,8 +418,9 @@ static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, 
 		stat_add(&w->st->unlink_ns, ns);
 		stat_add(&w->st->unlink_calls, 1);
 		stat_add(&w->st->unlink_hist[hist_bucket(ns)], 1);
-		if (w->big_mode != BIG_NONE)
-			big_unlink_timed(w, ns);
+		struct plan_stats *ps = &w->st->plan[w->unlink_plan];
+		stat_add(&ps->unlinks, 1);
+		stat_add(&ps->unlink_ns, ns);
 	}
 	stat_add(&w->st->syscalls, 1);
 	return r;
@@ -606,24 +578,20 @@ static bool queue_dirs_first(struct worker *w, struct dnode *d, long n, bool rev
 	return true;
 }
 
-static bool shares(struct engine *e, unsigned flags);
-
 /* Other ranks asked for work and found none: read on (a FUSE or network
  * filesystem hands out a few hundred names a read) until there are slices
- * for them too. On one client the VFS holds a directory's lock through
- * each unlink, so only other clients unlink a big directory in parallel. */
-/* Slices of D may go to other ranks that asked for work (and where sharing
- * a directory pays, as within one machine). */
-static bool remote_slices(struct engine *e, struct dnode *d)
+ * for them too, where plan P shares. On one client the VFS holds a
+ * directory's lock through each unlink, so only other clients unlink a big
+ * directory in parallel. */
+static bool remote_slices(struct engine *e, const struct dir_plan *p)
 {
-	return atomic_load_explicit(&e->remote_hunger, memory_order_relaxed) > 0 &&
-	       shares(e, atomic_load_explicit(&d->flags, memory_order_relaxed));
+	return p->shareable && atomic_load_explicit(&e->remote_hunger, memory_order_relaxed) > 0;
 }
 
-static bool gather_for_remote(struct worker *w, struct dnode *d)
+static bool gather_for_remote(struct worker *w, const struct dir_plan *p)
 {
 	int hunger = atomic_load_explicit(&w->e->remote_hunger, memory_order_relaxed);
-	return remote_slices(w->e, d) && w->n_ents < (size_t)CHUNK_MIN * (size_t)(hunger + 2);
+	return remote_slices(w->e, p) && w->n_ents < (size_t)CHUNK_MIN * (size_t)(hunger + 2);
 }
 
 static int cmp_ino(const void *a, const void *b)
@@ -632,39 +600,19 @@ static int cmp_ino(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-static unsigned dir_share(struct engine *e, struct dnode *d);
-static bool want_reverse(struct engine *e, struct dnode *d);
 static void run_chunk(struct worker *w, struct chunk *c);
-
-/* How the entries of one getdents64 read are consumed, decided before the
- * read (choose_mode). */
-struct scan_mode {
-	bool sort;	 /* batches past the threshold go in inode order */
-	bool base_batch; /* whole batches in readdir order: the sort trial's base */
-	bool batching;	 /* entries are batched (sorted, base or shared), not
-				 * unlinked as they are read */
-	bool reverse;	 /* unbatched entries go last-first (per directory) */
-	bool timed;	 /* time the read, for reader_slice */
-};
 
 /* One directory being read: what scan_dir's steps share. */
 struct scan {
 	struct dnode *d;
 	int fd;
-	uint64_t dir_size;  /* st_size, for want_sort */
-	unsigned batch;	    /* sort_batch: entries read and sorted at a time */
-	unsigned threshold; /* sort_threshold */
-	bool ask_sort;	    /* inode order untried (DN_SORT_ASK): the sort
-				 * trial switches it mid-directory */
-	bool read_any;	    /* a read succeeded: a failure now is a traversal's */
-	bool big;	    /* the last read could fill a split (reader_slice) */
-	bool dir_past;	    /* the last read began past the sort threshold,
-				 * where inode order is untried */
-	uint64_t nread;	    /* entries read so far */
-	uint64_t limit;	    /* entries this pass may read (pass_limit) */
-	uint64_t opened;    /* the clock before the directory's open, for its
+	bool read_any;	 /* a read succeeded: a failure now is a traversal's */
+	bool big;	 /* the last read could fill a split (reader_slice) */
+	uint64_t nread;	 /* entries read so far */
+	uint64_t limit;	 /* entries this pass may read (pass_limit) */
+	uint64_t opened; /* the clock before the directory's open, for its
 			  * first read's cold_check (0 after it) */
-	struct scan_mode mode;
+	struct dir_plan plan;
 };
 
 /* How many of N entries split K ways the reader keeps: fewer than an even
@@ -707,103 +655,115 @@ static struct chunk *chunk_new(struct worker *w, struct dnode *d, size_t from, s
 	return c;
 }
 
-/* Remove the batched entries of the directory S reads, in the mode they were
- * read in: sorted by inode if asked and big enough, and split among up to
- * dir_share workers if that knob is on. */
-static void flush_batch(struct worker *w, const struct scan *s)
+/* The batch's subdirectories become tasks at once, published before any
+ * file is unlinked (one unlinkat may take seconds: a huge file on a cold
+ * disk, and the other workers must have them meanwhile); a chunk of them
+ * would only hand their names on. The files stay in the batch, in their
+ * order (a sorted batch stays in inode order). */
+static void publish_subdirs(struct worker *w, const struct scan *s)
 {
-	struct engine *e = w->e;
-	struct dnode *d = s->d;
-	int fd = s->fd;
-	bool sort = s->mode.sort;
-	size_t n = w->n_ents;
-	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
-	bool sorted = sort && n > threshold;
-	if (sorted)
-		qsort(w->ents, n, sizeof(*w->ents), cmp_ino);
-	bool ask = atomic_load_explicit(&d->flags, memory_order_relaxed) & DN_SORT_ASK;
-	w->big_mode = !ask				  ? BIG_NONE :
-		      sorted				  ? BIG_SORTED :
-		      s->mode.base_batch && n > threshold ? BIG_BATCH :
-		      !sort && s->dir_past		  ? BIG_PLAIN :
-							    BIG_NONE;
-
-	unsigned share = dir_share(e, d);
-	/* other ranks that found no work take slices where sharing pays,
-	 * however many workers this one runs (steal.c) */
-	bool remote = remote_slices(e, d);
-	/* Subdirectories become tasks at once, published before any file is
-	 * unlinked (one unlinkat may take seconds: a huge file on a cold disk,
-	 * and the other workers must have them meanwhile); a chunk of them
-	 * would only hand their names on. Stable, so a sorted batch stays in
-	 * inode order. */
 	size_t nf = 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < w->n_ents; i++) {
 		if (w->ents[i].type == DT_DIR)
-			queue_subdir(w, d, w->names.buf + w->ents[i].name_off, w->ents[i].ino);
+			queue_subdir(w, s->d, w->names.buf + w->ents[i].name_off, w->ents[i].ino);
 		else
 			w->ents[nf++] = w->ents[i];
 	}
-	if (want_reverse(e, d))
+	if (s->plan.reverse)
 		reverse_newdirs(w);
 	flush_newdirs(w);
-	n = w->n_ents = nf;
-	size_t local = n;
-	/* Only workers with nothing else to do help: unlinkers in one
-	 * directory queue on its i_rwsem, so while other directories wait, a
-	 * second worker here only adds contention (docs/design.md#engine). */
+	w->n_ents = nf;
+}
+
+/* Workers to split a batch of N files among (1: the reader keeps it). Only
+ * workers with nothing else to do help: unlinkers in one directory queue on
+ * its i_rwsem, so while other directories wait, a second worker here only
+ * adds contention (docs/design.md#engine). Plus a slice for each rank that
+ * asked for work and found none. */
+static unsigned batch_sharers(struct engine *e, const struct dir_plan *p, size_t n)
+{
+	unsigned share = p->share_k;
+	bool remote = remote_slices(e, p);
 	if ((share > 1 || remote) && n >= 2 * CHUNK_MIN) {
-		/* and a slice for each rank that asked for work and found none */
 		unsigned hunger = remote ? (unsigned)atomic_exchange(&e->remote_hunger, 0) : 0;
 		unsigned helpers = idle_helpers(e) + hunger;
 		share += hunger;
 		if (share > helpers + 1)
 			share = helpers + 1;
 	}
-	if (share > 1 && n >= 2 * CHUNK_MIN) {
-		size_t k = n / CHUNK_MIN < share ? n / CHUNK_MIN : share;
-		local = reader_slice(w, n, k);
-		size_t per = (n - local + k - 2) / (k - 1);
-		struct chunk *chunks[k];
-		size_t nc = 0;
-		/* contiguous slices keep each worker's inodes close together */
-		for (size_t from = local; from < n; from += per) {
-			size_t to = from + per < n ? from + per : n;
-			struct chunk *c = chunk_new(w, d, from, to);
-			if (!c)
-				break;
-			c->big_mode = w->big_mode;
-			chunks[nc++] = c;
-		}
-		if (nc == k - 1) {
-			atomic_fetch_add_explicit(&d->refs, (int)nc, memory_order_relaxed);
-			if (!push_chunks(e, chunks, nc)) {
-				/* no room to hand them on: this worker runs them */
-				for (size_t i = 0; i < nc; i++)
-					run_chunk(w, chunks[i]);
-			}
-		} else {
-			/* out of memory: the whole batch stays with this worker */
-			for (size_t i = 0; i < nc; i++)
-				free(chunks[i]);
-			local = n;
-		}
+	return share;
+}
+
+/* Hand the batch's N files past the reader's own slice to SHARE - 1 other
+ * workers, in contiguous slices (each worker's inodes stay close
+ * together). Returns how many the reader keeps: all of them where the
+ * batch is too small to split, or out of memory. */
+static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, unsigned share)
+{
+	if (share <= 1 || n < 2 * CHUNK_MIN)
+		return n;
+	size_t k = n / CHUNK_MIN < share ? n / CHUNK_MIN : share;
+	size_t local = reader_slice(w, n, k);
+	size_t per = (n - local + k - 2) / (k - 1);
+	struct chunk *chunks[k];
+	size_t nc = 0;
+	for (size_t from = local; from < n; from += per) {
+		size_t to = from + per < n ? from + per : n;
+		struct chunk *c = chunk_new(w, d, from, to);
+		if (!c)
+			break;
+		c->plan = w->unlink_plan;
+		chunks[nc++] = c;
 	}
-	/* Sorted and last-first (btrfs): descending inode order, so the
-	 * inode and directory-index items go from the ends of their leaves. */
-	bool reverse = want_reverse(e, d);
+	if (nc < k - 1) {
+		/* out of memory: the whole batch stays with this worker */
+		for (size_t i = 0; i < nc; i++)
+			free(chunks[i]);
+		return n;
+	}
+	atomic_fetch_add_explicit(&d->refs, (int)nc, memory_order_relaxed);
+	if (!push_chunks(w->e, chunks, nc)) {
+		/* no room to hand them on: this worker runs them */
+		for (size_t i = 0; i < nc; i++)
+			run_chunk(w, chunks[i]);
+	}
+	return local;
+}
+
+/* Unlink the first LOCAL of the batch's N files, the reader's slice: last
+ * first where the plan says so (sorted and last-first, as on btrfs:
+ * descending inode order, so the inode and directory-index items go from
+ * the ends of their leaves). With slices given away, the time an entry
+ * took, for the next split. */
+static void unlink_slice(struct worker *w, const struct scan *s, size_t local, size_t n)
+{
+	bool reverse = s->plan.reverse;
 	uint64_t t0 = local < n ? now_ns() : 0;
-	for (size_t k = 0; k < local && !e->halt; k++) {
+	for (size_t k = 0; k < local && !w->e->halt; k++) {
 		size_t i = reverse ? local - 1 - k : k;
-		remove_entry(w, d, fd, w->names.buf + w->ents[i].name_off, w->ents[i].type,
+		remove_entry(w, s->d, s->fd, w->names.buf + w->ents[i].name_off, w->ents[i].type,
 			     w->ents[i].ino);
 	}
 	if (local < n && local > 0) {
 		uint64_t per_entry = (now_ns() - t0) / local;
 		w->entry_ns = w->entry_ns ? (3 * w->entry_ns + per_entry) / 4 : per_entry;
 	}
+}
+
+/* Remove the batched entries of the directory S reads, as its plan says:
+ * sorted by inode if big enough, and split among workers where it shares. */
+static void flush_batch(struct worker *w, const struct scan *s)
+{
+	size_t n = w->n_ents;
+	if (s->plan.sort && n > s->plan.threshold)
+		qsort(w->ents, n, sizeof(*w->ents), cmp_ino);
+	w->unlink_plan = plan_batch_id(&s->plan, n);
+	publish_subdirs(w, s);
+	n = w->n_ents;
+	size_t local = split_into_chunks(w, s->d, n, batch_sharers(w->e, &s->plan, n));
+	unlink_slice(w, s, local, n);
 	w->n_ents = 0;
-	w->big_mode = BIG_NONE;
+	w->unlink_plan = PLAN_SETTLED;
 	sb_reset(&w->names);
 	flush_newdirs(w);
 }
@@ -822,14 +782,14 @@ static void run_chunk(struct worker *w, struct chunk *c)
 		const char *names = (const char *)&c->ents[c->n];
 		/* a sorted slice stays in inode order: reversed only where the
 		 * type unlinks last-first (btrfs: descending inode order) */
-		bool reverse = want_reverse(e, d);
-		w->big_mode = c->big_mode;
+		bool reverse = plan_reverse(e, d);
+		w->unlink_plan = c->plan;
 		for (uint32_t k = 0; k < c->n && !e->halt; k++) {
 			uint32_t i = reverse ? c->n - 1 - k : k;
 			remove_entry(w, d, fd, names + c->ents[i].name_off, c->ents[i].type,
 				     c->ents[i].ino);
 		}
-		w->big_mode = BIG_NONE;
+		w->unlink_plan = PLAN_SETTLED;
 		flush_newdirs(w);
 		fdc_put(&e->fdc, d);
 		if (atomic_load_explicit(&e->halt, memory_order_relaxed))
@@ -872,72 +832,7 @@ static bool batch_add(struct worker *w, const struct linux_dirent64 *de)
 	return true;
 }
 
-/* Per-filesystem policy of directory D, decided by fstatfs only where the
- * device changes (the root, mount points); below that it is inherited. */
-static void fs_policy(struct engine *e, struct dnode *d, int fd)
-{
-	struct dnode *p = d->parent;
-	unsigned flags;
-	if (!(atomic_load(&p->flags) & (DN_ANCHOR | DN_PATH)) && p->dev == d->dev) {
-		flags = atomic_load(&p->flags) &
-			(DN_SORT | DN_SORT_ASK | DN_SHARE | DN_SHARE_ASK | DN_REVERSE |
-			 DN_COLD_ASK | DN_SIZE_BOUND | DN_DIRENT_MASK);
-	} else {
-		uint64_t type = fsinfo_type(fd);
-		flags = (fsinfo_type_sort_pays(type) ? DN_SORT : 0) |
-			(fsinfo_type_sort_known(type) ? 0 : DN_SORT_ASK) |
-			(fsinfo_type_share_pays(type) ? DN_SHARE : 0) |
-			(fsinfo_type_share_known(type) ? 0 : DN_SHARE_ASK) |
-			(fsinfo_type_reverse_pays(type) ? DN_REVERSE : 0) |
-			(fsinfo_type_order_by_cache(type) ? DN_COLD_ASK : 0) |
-			(fsinfo_type_dirsize_bounds(type) ? DN_SIZE_BOUND : 0) |
-			(fsinfo_type_min_dirent(type) << DN_DIRENT_SHIFT);
-	}
-	atomic_fetch_or(&d->flags, flags);
-}
-
-/* Whether D (DIR_SIZE bytes) is read in sorted batches. A batch is sorted
- * only past the threshold, and reading a directory whole before unlinking
- * costs ~10% where it cannot get there (docs/design.md#engine). */
-static bool want_sort(struct engine *e, struct dnode *d, uint64_t dir_size)
-{
-	int policy = atomic_load_explicit(&e->knobs.sort_policy, memory_order_relaxed);
-	if (policy == SORT_NEVER)
-		return false;
-	unsigned flags = atomic_load(&d->flags);
-	bool by_type = (flags & DN_SORT) ||
-		       ((flags & DN_SORT_ASK) &&
-			atomic_load_explicit(&e->knobs.sort_unknown, memory_order_relaxed));
-	if (policy != SORT_ALWAYS && !by_type)
-		return false;
-	unsigned threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
-	return !(flags & DN_SIZE_BOUND) || dir_size / FSINFO_MIN_DIRENT > threshold;
-}
-
-/* Whether D's subdirectories are pushed in inode order: where its
- * filesystem's inode order pays and is ascending (ext2/3/4 by type, or
- * --sort=always), every directory, however small. Cold, each subdirectory's
- * inode is a read; in inode order they come from the same inode-table
- * blocks (docs/design.md#inode-order). */
-static bool want_subdir_order(struct engine *e, struct dnode *d)
-{
-	int policy = atomic_load_explicit(&e->knobs.sort_policy, memory_order_relaxed);
-	if (policy == SORT_NEVER || want_reverse(e, d))
-		return false;
-	return policy == SORT_ALWAYS || (atomic_load(&d->flags) & DN_SORT);
-}
-
-static bool want_reverse(struct engine *e, struct dnode *d)
-{
-	int policy = atomic_load_explicit(&e->knobs.reverse_policy, memory_order_relaxed);
-	if (policy != SORT_AUTO)
-		return policy == SORT_ALWAYS;
-	unsigned flags = atomic_load(&d->flags);
-	return (flags & DN_REVERSE) &&
-	       !((flags & DN_COLD_ASK) && atomic_load_explicit(&e->cold, memory_order_relaxed));
-}
-
-/* Cold (want_reverse): a worker's directory read took COLD_READ_NS (warm,
+/* Cold (the plan's order): a worker's directory read took COLD_READ_NS (warm,
  * microseconds) and the worker has had the block layer read for it since
  * it last looked (lib/taskio.h): its work goes to the disk. A slow read
  * without reads (a lock, a lost CPU) only moves the mark on. */
@@ -956,36 +851,6 @@ static bool cold_check(struct worker *w, uint64_t t0, uint64_t t_end)
 		return false;
 	atomic_store_explicit(&w->e->cold, true, memory_order_relaxed);
 	return true;
-}
-
-/* The order of the scan's entries: last-first or not, subdirectories in
- * inode order or not. Set as the directory starts, again when it turns out
- * cold. */
-static void scan_order(struct worker *w, struct scan *s)
-{
-	s->mode.reverse = want_reverse(w->e, s->d);
-	w->order_subdirs = want_subdir_order(w->e, s->d);
-}
-
-/* Whether a directory with FLAGS is shared under DIR_SHARE_AUTO: where its
- * filesystem type gains, or where nobody knows and the controller says so. */
-static bool shares(struct engine *e, unsigned flags)
-{
-	return (flags & DN_SHARE) ||
-	       ((flags & DN_SHARE_ASK) &&
-		atomic_load_explicit(&e->knobs.share_unknown, memory_order_relaxed));
-}
-
-/* Workers that may share directory D's entries right now (1: none). */
-static unsigned dir_share(struct engine *e, struct dnode *d)
-{
-	unsigned share = atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed);
-	if (share == DIR_SHARE_AUTO)
-		share = shares(e, atomic_load_explicit(&d->flags, memory_order_relaxed)) ?
-				(unsigned)atomic_load_explicit(&e->knobs.active_threads,
-							       memory_order_relaxed) :
-				1;
-	return share;
 }
 
 /* Directory D cannot be scanned (ERR): report it; it fails and is released.
@@ -1188,19 +1053,32 @@ static bool size_dbuf(struct worker *w, size_t want)
 	return true;
 }
 
-/* Begin reading D (FD, ST): its filesystem's policy, the worker's buffers
- * sized for the knobs, the mode as the directory starts. False if out of
- * memory for even the smallest getdents64 buffer. */
+/* Room to walk a full getdents64 buffer last-first: a dirent takes at
+ * least 24 bytes (out of memory, the entries past the old room go in
+ * order). */
+static void size_rev(struct worker *w)
+{
+	size_t cap = w->dbuf_size / 24 + 1;
+	if (w->cap_rev >= cap)
+		return;
+	const struct linux_dirent64 **rev = malloc(cap * sizeof(*rev));
+	if (rev) {
+		free(w->rev);
+		w->rev = rev;
+		w->cap_rev = cap;
+	}
+}
+
+/* Begin reading D (FD, ST): its plan, and the worker's buffers sized for
+ * the knobs and the plan. False if out of memory for even the smallest
+ * getdents64 buffer. */
 static bool scan_start(struct worker *w, struct scan *s, struct dnode *d, int fd,
 		       const struct stat *st)
 {
 	struct engine *e = w->e;
-	fs_policy(e, d, fd);
-	*s = (struct scan){ .d = d, .fd = fd, .dir_size = (uint64_t)st->st_size };
+	*s = (struct scan){ .d = d, .fd = fd };
+	plan_start(e, d, fd, (uint64_t)st->st_size, &s->plan);
 	s->limit = pass_limit(d, st);
-	s->mode.sort = want_sort(e, d, s->dir_size);
-	s->batch = atomic_load_explicit(&e->knobs.sort_batch, memory_order_relaxed);
-
 	size_t want = atomic_load_explicit(&e->knobs.getdents_size, memory_order_relaxed);
 	if (want < GETDENTS_MIN)
 		want = GETDENTS_MIN;
@@ -1208,42 +1086,21 @@ static bool scan_start(struct worker *w, struct scan *s, struct dnode *d, int fd
 		want = GETDENTS_MAX;
 	if (!size_dbuf(w, want))
 		return false;
-	scan_order(w, s);
-	if (s->mode.reverse && w->cap_rev < w->dbuf_size / 24 + 1) {
-		/* a dirent takes at least 24 bytes: this holds a full buffer
-		 * (out of memory, the entries past the old one go in order) */
-		size_t cap = w->dbuf_size / 24 + 1;
-		const struct linux_dirent64 **rev = malloc(cap * sizeof(*rev));
-		if (rev) {
-			free(w->rev);
-			w->rev = rev;
-			w->cap_rev = cap;
-		}
-	}
-	s->ask_sort = atomic_load(&d->flags) & DN_SORT_ASK;
-	s->threshold = atomic_load_explicit(&e->knobs.sort_threshold, memory_order_relaxed);
+	w->order_subdirs = s->plan.subdirs_by_ino;
+	if (s->plan.reverse)
+		size_rev(w);
 	return true;
 }
 
-/* The mode of the next read. Where inode order is untried, the controller's
- * sort trial switches it mid-directory (the batch begun is finished as
- * begun), and dir_share may be switched on at any time. */
-static struct scan_mode choose_mode(struct worker *w, struct scan *s)
+/* The plan of the next read. Where it changes how entries are batched,
+ * the batch begun goes first, as it was begun. */
+static void next_plan(struct worker *w, struct scan *s)
 {
-	struct engine *e = w->e;
-	struct scan_mode m = s->mode;
-	if (s->ask_sort) {
-		m.sort = want_sort(e, s->d, s->dir_size);
-		m.base_batch = !m.sort &&
-			       atomic_load_explicit(&e->knobs.sort_base, memory_order_relaxed);
-		if ((m.sort != s->mode.sort || m.base_batch != s->mode.base_batch) && w->n_ents)
-			flush_batch(w, s);
-	}
-	m.batching = m.sort || m.base_batch || dir_share(e, s->d) > 1 || remote_slices(e, s->d);
-	/* Only reads of a big directory are timed: the rest never split,
-	 * and a small directory's two reads need no clock. */
-	m.timed = m.batching && s->big;
-	return m;
+	struct dir_plan p = s->plan;
+	if (plan_next(w->e, &p, s->nread, s->big) && w->n_ents)
+		flush_batch(w, s);
+	s->plan = p;
+	w->order_subdirs = p.subdirs_by_ino;
 }
 
 /* getdents64 failed with ERR: the directory fails. */
@@ -1266,18 +1123,19 @@ static __attribute__((noinline)) void read_failed(struct worker *w, const struct
 static inline __attribute__((always_inline)) long read_batch(struct worker *w, struct scan *s)
 {
 	stat_add(&w->st->syscalls, 1);
-	/* timed for the split (timed mode) and, where the order depends on it
-	 * and the tree is not known to be cold yet, for the cold check */
-	bool check = (atomic_load_explicit(&s->d->flags, memory_order_relaxed) & DN_COLD_ASK) &&
-		     !atomic_load_explicit(&w->e->cold, memory_order_relaxed);
-	uint64_t t_read = s->mode.timed || check ? now_ns() : 0;
+	/* timed for the split and, where the order depends on it and the tree
+	 * is not known to be cold yet, for the cold check */
+	bool check = s->plan.watch_cold;
+	uint64_t t_read = s->plan.timed || check ? now_ns() : 0;
 	long n = sys_getdents64(s->fd, w->dbuf, w->dbuf_size);
 	if (t_read) {
 		uint64_t t_end = now_ns();
-		if (s->mode.timed)
+		if (s->plan.timed)
 			w->read_ns = t_end - t_read;
-		if (check && cold_check(w, s->opened ? s->opened : t_read, t_end))
-			scan_order(w, s);
+		if (check && cold_check(w, s->opened ? s->opened : t_read, t_end)) {
+			plan_cold(w->e, &s->plan);
+			w->order_subdirs = s->plan.subdirs_by_ino;
+		}
 	}
 	s->opened = 0;
 	/* A directory removed while it is open reads ENOENT: by another
@@ -1301,30 +1159,6 @@ static inline __attribute__((always_inline)) long read_batch(struct worker *w, s
 	return n;
 }
 
-/* What the controller's trials learn from a read (struct trial_stats): a big
- * read is work a helper could take where sharing pays, or a question where
- * nobody knows; past the threshold, a read where inode order is untried. */
-static void count_trials(struct worker *w, struct scan *s)
-{
-	struct engine *e = w->e;
-	if (s->big) {
-		unsigned fl = atomic_load_explicit(&s->d->flags, memory_order_relaxed);
-		if (shares(e, fl))
-			stat_add(&w->st->trial.shareable, 1);
-		else if ((fl & DN_SHARE_ASK) &&
-			 atomic_load_explicit(&e->knobs.dir_share, memory_order_relaxed) ==
-				 DIR_SHARE_AUTO)
-			stat_add(&w->st->trial.share_asks, 1);
-	}
-	if (s->ask_sort) {
-		s->dir_past = s->nread > s->threshold;
-		if (s->dir_past)
-			stat_add(s->mode.sort ? &w->st->trial.sorted_work : &w->st->trial.sort_asks,
-				 1);
-		w->big_mode = s->dir_past && !s->mode.batching ? BIG_PLAIN : BIG_NONE;
-	}
-}
-
 /* Dispatch the N bytes of entries read: each unlinked at once (last-first
  * where that pays), or batched for flush_batch. always_inline: the unlinkat
  * must be issued in this loop itself (rawsys.h). */
@@ -1334,7 +1168,7 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	struct engine *e = w->e;
 	struct dnode *d = s->d;
 	int fd = s->fd;
-	bool batching = s->mode.batching, reverse = s->mode.reverse;
+	bool batching = s->plan.batch, reverse = s->plan.reverse;
 	uint64_t nread = s->nread;
 	size_t nrev = 0;
 	/* The subdirectories first, published before any file of the read is
@@ -1365,8 +1199,8 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	}
 	if (!batching)
 		flush_newdirs(w);
-	else if (w->n_ents >= s->batch ||
-		 (!(s->mode.sort || s->mode.base_batch) && !gather_for_remote(w, d)))
+	else if (w->n_ents >= s->plan.batch_size ||
+		 (!s->plan.whole && !gather_for_remote(w, &s->plan)))
 		flush_batch(w, s);
 }
 
@@ -1379,7 +1213,7 @@ static inline __attribute__((always_inline)) void scan_end(struct worker *w, str
 	if (w->n_ents && !e->halt)
 		flush_batch(w, s);
 	w->n_ents = 0;
-	w->big_mode = BIG_NONE;
+	w->unlink_plan = PLAN_SETTLED;
 	sb_reset(&w->names);
 	flush_newdirs(w);
 	fdc_put(&e->fdc, d);
@@ -1414,11 +1248,12 @@ static void scan_dir(struct worker *w, struct dnode *d)
 	/* One pass: until the end of the directory, or its limit, after which
 	 * whatever writers added goes to the rmdir's ENOTEMPTY. */
 	while (!w->e->halt && s.nread < s.limit) {
-		s.mode = choose_mode(w, &s);
+		next_plan(w, &s);
 		long n = read_batch(w, &s);
 		if (n <= 0)
 			break;
-		count_trials(w, &s);
+		plan_count_read(w->st, &s.plan, s.big);
+		w->unlink_plan = plan_read_id(&s.plan);
 		consume_batch(w, &s, n);
 	}
 	scan_end(w, &s);

@@ -40,14 +40,12 @@ struct engine_knobs {
 					 * at once (1: one worker per directory;
 					 * DIR_SHARE_AUTO: all active workers where the
 					 * filesystem type says it pays, else 1) */
-	_Atomic bool share_unknown;	 /* DIR_SHARE_AUTO on a type nobody measured
-					 * (DN_SHARE_ASK): share; the controller's trial */
-	_Atomic bool sort_unknown;	 /* SORT_AUTO on a type nobody measured
-					 * (DN_SORT_ASK): sort; the controller's trial */
-	_Atomic bool sort_base;		 /* there, read big directories in whole
-					 * batches but unlink them in readdir order:
-					 * the trial's base, so that it compares the
-					 * order and nothing else */
+	_Atomic unsigned trial_plans;	 /* where the filesystem type leaves it
+					 * open, use these plans (bits 1 << enum
+					 * plan_id): PLAN_SHARED in place of
+					 * PLAN_UNSHARED, PLAN_SORTED or
+					 * PLAN_BATCHED in place of PLAN_READDIR;
+					 * the controller's trials set them */
 	_Atomic int reverse_policy;	 /* unlink each getdents64 batch last-first:
 					 * enum sort_policy's AUTO (by filesystem
 					 * type), NEVER or ALWAYS */
@@ -83,21 +81,23 @@ struct engine_config {
 			       * the lane's truncations (0: not paced) */
 };
 
-/* Counters that exist only for the controller's trials (dir_share and inode
- * order where the filesystem type is unmeasured): the experiment's
- * measures, not the engine's. Same writers and readers as worker_stats. */
-struct trial_stats {
-	_Atomic uint64_t shareable;  /* reads big enough to split among workers (DN_SHARE) */
-	_Atomic uint64_t share_asks; /* such reads where sharing is untried (DN_SHARE_ASK, off) */
-	/* Big directories (past the sort threshold) where inode order is
-	 * untried (DN_SORT_ASK): reads and timed unlinks of them in readdir
-	 * order (sort_asks) and in sorted batches (sorted_work); the time of
-	 * the timed unlinks of whole batches, in readdir order (the sort
-	 * trial's base) and sorted (its trial). */
-	_Atomic uint64_t sort_asks;
-	_Atomic uint64_t sorted_work;
-	_Atomic uint64_t batch_unlink_ns, batch_unlink_calls;
-	_Atomic uint64_t sorted_unlink_ns, sorted_unlink_calls;
+/* The plans a directory's reads and unlinks are counted under, as far as
+ * the controller's trials tell them apart (engine/plan.c decides which). */
+enum plan_id {
+	PLAN_SETTLED,  /* nothing in question: the filesystem type decides */
+	PLAN_SHARED,   /* big reads where sharing is on (by type, or a trial's) */
+	PLAN_UNSHARED, /* big reads where sharing is untried, and off */
+	/* Past the sort threshold where inode order is untried: */
+	PLAN_READDIR, /* readdir order, as read */
+	PLAN_BATCHED, /* readdir order, in whole batches */
+	PLAN_SORTED,  /* inode order, in sorted batches */
+	PLAN_COUNT,
+};
+
+/* What one plan did: the reads counted under it, and the unlinkat calls
+ * timed while its entries went (the 1-in-8 sample) with their time. */
+struct plan_stats {
+	_Atomic uint64_t reads, unlinks, unlink_ns;
 };
 
 /* Per-worker counters. Written only by their worker (relaxed atomics), read
@@ -119,13 +119,12 @@ struct worker_stats {
 	/* directory opens and getdents64 calls timed for the cold check, and
 	 * those that took 100 µs or more (engine.c, cold_check) */
 	_Atomic uint64_t reads_timed, reads_waited;
-	struct trial_stats trial;
+	struct plan_stats plan[PLAN_COUNT];
 } __attribute__((aligned(64)));
 
-/* The sums of struct trial_stats over the workers. */
-struct trial_totals {
-	uint64_t shareable, share_asks, sort_asks, sorted_work;
-	uint64_t batch_unlink_ns, batch_unlink_calls, sorted_unlink_ns, sorted_unlink_calls;
+/* The sums of struct plan_stats over the workers. */
+struct plan_totals {
+	uint64_t reads, unlinks, unlink_ns;
 };
 
 /* What the large-file lane did (its files are in engine_totals' too). */
@@ -143,7 +142,7 @@ struct engine_totals {
 	uint64_t unlink_hist[ENGINE_HIST_BUCKETS];
 	uint64_t reads_timed, reads_waited;
 	bool cold; /* reads waited for the disk: readdir order from then on */
-	struct trial_totals trial;
+	struct plan_totals plan[PLAN_COUNT];
 	struct lane_totals lane;
 };
 
@@ -158,6 +157,9 @@ int engine_max_threads(const struct engine *e);
 pid_t engine_worker_tid(const struct engine *e, int i);
 /* Let N workers run (clamped to 1..max_threads); wakes parked ones at once. */
 void engine_set_active(struct engine *e, int n);
+/* Use plan PLAN where the filesystem type leaves it open (ON), or not:
+ * knobs.trial_plans, one plan's bit (engine/plan.c). */
+void engine_use_plan(struct engine *e, enum plan_id plan, bool on);
 
 /* Delete the tree NAME inside directory DIRFD (AT_FDCWD or an open fd), NAME
  * being a directory that was lstat'ed as ST. DISPLAY is the operand as the

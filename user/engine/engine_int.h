@@ -34,7 +34,7 @@ struct sort_ent {
 struct chunk {
 	struct dnode *d;
 	uint32_t n;
-	uint8_t big_mode; /* enum big_mode of its unlinks */
+	uint8_t plan; /* enum plan_id its unlinks count under */
 	struct sort_ent ents[];
 };
 
@@ -58,7 +58,7 @@ struct worker {
 	size_t cap_rev;
 	struct subdir *newdirs; /* subdirectories found in the current buffer */
 	size_t n_newdirs, cap_newdirs;
-	bool order_subdirs;    /* push them in inode order (want_subdir_order) */
+	bool order_subdirs;    /* push them in inode order (the plan's subdirs_by_ino) */
 	struct sort_ent *ents; /* inode-sort batch */
 	size_t n_ents, cap_ents;
 	struct strbuf names; /* arena for the batch's names */
@@ -67,7 +67,7 @@ struct worker {
 	bool joined;
 	bool busy;	     /* popped a task and not yet back for the next (qlock) */
 	unsigned unlink_seq; /* unlinks so far, for sampling their time */
-	uint8_t big_mode;    /* enum big_mode of the unlinks being issued */
+	uint8_t unlink_plan; /* enum plan_id the unlinks being issued count under */
 	/* For splitting a shared directory so that the reader's next read
 	 * overlaps its helpers' work: the last getdents64 call's time, and
 	 * the cost of one entry in the reader's last slice (EWMA). */

@@ -210,9 +210,7 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	atomic_init(&e->knobs.getdents_size, 64 * 1024);
 	/* Developer override for experiments; the controller owns it otherwise. */
 	atomic_init(&e->knobs.dir_share, (unsigned)env_int(ENV_DIR_SHARE, DIR_SHARE_AUTO));
-	atomic_init(&e->knobs.share_unknown, false);
-	atomic_init(&e->knobs.sort_unknown, false);
-	atomic_init(&e->knobs.sort_base, false);
+	atomic_init(&e->knobs.trial_plans, 0);
 	int rev = env_flag(ENV_REVERSE, -1);
 	atomic_init(&e->knobs.reverse_policy, rev < 0 ? SORT_AUTO : rev ? SORT_ALWAYS : SORT_NEVER);
 	init_lane_knobs(e);
@@ -406,14 +404,11 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 		SUM(reads_waited);
 		for (int b = 0; b < ENGINE_HIST_BUCKETS; b++)
 			SUM(unlink_hist[b]);
-		SUM(trial.shareable);
-		SUM(trial.share_asks);
-		SUM(trial.sort_asks);
-		SUM(trial.sorted_work);
-		SUM(trial.batch_unlink_ns);
-		SUM(trial.batch_unlink_calls);
-		SUM(trial.sorted_unlink_ns);
-		SUM(trial.sorted_unlink_calls);
+		for (int p = 0; p < PLAN_COUNT; p++) {
+			SUM(plan[p].reads);
+			SUM(plan[p].unlinks);
+			SUM(plan[p].unlink_ns);
+		}
 #undef SUM
 	}
 	t->cold = atomic_load_explicit(&e->cold, memory_order_relaxed);
