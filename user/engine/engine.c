@@ -1224,6 +1224,10 @@ static inline __attribute__((always_inline)) void scan_end(struct worker *w, str
 	node_release_inline(w, d);
 }
 
+/* Remove directory task D: open it, take its plan, then read and unlink
+ * until it is read to the end; the last reference to it removes it. Each
+ * read goes the way its plan says: its entries unlinked as read, or
+ * gathered into a batch that flush_batch sorts, splits and unlinks. */
 static void scan_dir(struct worker *w, struct dnode *d)
 {
 	if (atomic_load_explicit(&w->e->halt, memory_order_relaxed)) {
