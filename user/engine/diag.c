@@ -6,6 +6,7 @@
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
+#include "lib/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,17 +17,7 @@
  * allowed (the strbuf's own growth dies): false if out of memory. */
 static bool sb_try_reserve(struct strbuf *sb, size_t need)
 {
-	if (sb->buf && sb->len + need + 1 <= sb->cap)
-		return true;
-	size_t cap = sb->cap ? sb->cap : 64;
-	while (cap < sb->len + need + 1)
-		cap *= 2;
-	char *buf = realloc(sb->buf, cap);
-	if (!buf)
-		return false;
-	sb->buf = buf;
-	sb->cap = cap;
-	return true;
+	return try_grow(&sb->buf, &sb->cap, sb->len + need + 1, 64);
 }
 
 static bool is_operand(const struct dnode *p)

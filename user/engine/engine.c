@@ -64,17 +64,8 @@ static uint64_t waited_long(uint64_t ns)
  * (nothing pushed). */
 static bool push_locked(struct engine *e, size_t n)
 {
-	size_t need = e->qlen + n + e->remote_out;
-	if (need > e->qcap) {
-		size_t cap = e->qcap;
-		while (need > cap)
-			cap = cap ? 2 * cap : 1024;
-		uintptr_t *stack = realloc(e->stack, cap * sizeof(*e->stack));
-		if (!stack)
-			return false;
-		e->stack = stack;
-		e->qcap = cap;
-	}
+	if (!try_grow(&e->stack, &e->qcap, e->qlen + n + e->remote_out, 1024))
+		return false;
 	if (e->qlen == 0 && n > 0)
 		e->waiting_since = now_ns();
 	return true;

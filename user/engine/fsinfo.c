@@ -130,8 +130,3 @@ unsigned fsinfo_type_min_dirent(uint64_t t)
 	}
 	return 0;
 }
-
-bool fsinfo_inode_sort_pays(int fd)
-{
-	return fsinfo_type_sort_pays(fsinfo_type(fd));
-}

@@ -12,7 +12,6 @@ const char *fsinfo_name(uint64_t f_type, char buf[24]);
 /* Deleting a big directory in inode order pays here (ext2/3/4, btrfs,
  * reiserfs: inode tables laid out by number); never on tmpfs, network or
  * FUSE filesystems, and not measurably on xfs. */
-bool fsinfo_inode_sort_pays(int fd);
 bool fsinfo_type_sort_pays(uint64_t f_type);
 /* Whether inode order was measured on this type at all: the above, plus the
  * types where it is known not to pay (tmpfs, ramfs, FUSE, NFS, CIFS: inode

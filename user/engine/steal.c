@@ -30,6 +30,7 @@
 #include "engine/engine_int.h"
 #include "lib/clock.h"
 #include "lib/strbuf.h"
+#include "lib/xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -106,14 +107,10 @@ static bool donated_put(struct engine *e, struct dnode *n, uint64_t *token)
 		i = e->free_donated - 1;
 		e->free_donated = e->donated[i].next_free;
 	} else {
-		if (e->ndonated == e->cap_donated) {
-			uint32_t cap = e->cap_donated ? 2 * e->cap_donated : 64;
-			struct donated *t = realloc(e->donated, cap * sizeof(*t));
-			if (!t)
-				return false;
-			e->donated = t;
-			e->cap_donated = cap;
-		}
+		size_t cap = e->cap_donated;
+		if (!try_grow(&e->donated, &cap, (size_t)e->ndonated + 1, 64))
+			return false;
+		e->cap_donated = (uint32_t)cap;
 		i = e->ndonated++;
 		e->donated[i].gen = 0;
 	}
@@ -473,6 +470,19 @@ static struct dnode *build_way(const struct engine_root *root, struct cursor *c,
 	return p;
 }
 
+/* S is directory NAME under P, given by DONOR as TOKEN: its count goes
+ * back to the donor when it reaches zero (engine_remote_finished). */
+static void stolen_init(struct stolen *s, int donor, uint64_t token, struct dnode *p,
+			const char *name, uint16_t len, dev_t dev, uint64_t ino)
+{
+	s->donor = donor;
+	s->token = token;
+	dnode_init(&s->n, p, name, len);
+	atomic_store(&s->n.flags, DN_STOLEN);
+	s->n.dev = dev;
+	s->n.ino = (ino_t)ino;
+}
+
 /* A slice that cannot be taken (out of memory): back to its donor as
  * failed, and what was built of it freed. False. */
 static bool drop_slice(struct engine *e, int donor, uint64_t token, struct stolen *s,
@@ -505,12 +515,7 @@ static bool adopt_slice(struct engine *e, int donor, struct cursor *c, const str
 	struct chunk *k = malloc(sizeof(*k) + h->ndirs * sizeof(k->ents[0]) + names);
 	if (!s || !k)
 		return drop_slice(e, donor, token, s, k, p);
-	s->donor = donor;
-	s->token = token;
-	dnode_init(&s->n, p, dname, dlen);
-	atomic_store(&s->n.flags, DN_STOLEN);
-	s->n.dev = root->dev;
-	s->n.ino = (ino_t)dino;
+	stolen_init(s, donor, token, p, dname, dlen, root->dev, dino);
 	*k = (struct chunk){ .d = &s->n, .n = h->ndirs };
 	char *dst = (char *)&k->ents[h->ndirs];
 	uint32_t off = 0;
@@ -567,12 +572,7 @@ bool engine_adopt(struct engine *e, int donor, const void *msg, size_t len,
 				e->remote_fn(e->remote_arg, donor, token, true);
 			continue;
 		}
-		s->donor = donor;
-		s->token = token;
-		dnode_init(&s->n, p, name, nl);
-		atomic_store(&s->n.flags, DN_STOLEN);
-		s->n.dev = root->dev;
-		s->n.ino = (ino_t)ino;
+		stolen_init(s, donor, token, p, name, nl, root->dev, ino);
 		tasks[n++] = (struct subdir){ .ino = ino, .n = &s->n };
 	}
 	atomic_store(&p->refs, (int)n);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -33,6 +34,27 @@ void *xrealloc(void *p, size_t n)
 char *xstrdup(const char *s)
 {
 	return check(strdup(s));
+}
+
+bool try_grow_size(void *pp, size_t *cap, size_t need, size_t size, size_t first)
+{
+	if (need <= *cap)
+		return true;
+	size_t n = *cap ? *cap : first;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / size)
+			return false;
+		n *= 2;
+	}
+	/* PP points at a pointer of any object type: read and write it whole */
+	void *old;
+	memcpy(&old, pp, sizeof(old));
+	void *p = realloc(old, n * size);
+	if (!p)
+		return false;
+	memcpy(pp, &p, sizeof(p));
+	*cap = n;
+	return true;
 }
 
 /* glibc gives a thread that allocates while the other arenas are busy an
