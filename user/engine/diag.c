@@ -65,7 +65,7 @@ static bool try_build_path(struct worker *w, struct strbuf *sb, struct dnode *n,
 	return true;
 }
 
-void build_path(struct worker *w, struct strbuf *sb, struct dnode *n, const char *leaf)
+void engine_msg_path(struct worker *w, struct strbuf *sb, struct dnode *n, const char *leaf)
 {
 	if (!try_build_path(w, sb, n, leaf))
 		sb_add(sb, "", 0); /* out of memory: dies as it did */
@@ -100,8 +100,8 @@ static const char *quoted_line(struct worker *w, struct dnode *dir, const char *
 	return emergency;
 }
 
-void report_path_error(struct worker *w, struct dnode *dir, const char *leaf, const char *what,
-		       int err)
+void engine_msg_path_error(struct worker *w, struct dnode *dir, const char *leaf, const char *what,
+			   int err)
 {
 	char emergency[EMERGENCY];
 	size_t len;
@@ -110,14 +110,14 @@ void report_path_error(struct worker *w, struct dnode *dir, const char *leaf, co
 	stat_add(&w->st->errors, 1);
 }
 
-void report_cannot_remove(struct worker *w, struct dnode *dir, const char *leaf, int err)
+void engine_msg_cannot_remove(struct worker *w, struct dnode *dir, const char *leaf, int err)
 {
-	report_path_error(w, dir, leaf, "cannot remove", err);
+	engine_msg_path_error(w, dir, leaf, "cannot remove", err);
 }
 
-void report_cycle(struct worker *w, struct dnode *d)
+void engine_msg_cycle(struct worker *w, struct dnode *d)
 {
-	build_path(w, &w->path, d, NULL);
+	engine_msg_path(w, &w->path, d, NULL);
 	sb_reset(&w->msg);
 	quote_maybe_append(&w->msg, w->path.buf, w->path.len);
 	warn_errno(0,
@@ -129,7 +129,7 @@ void report_cycle(struct worker *w, struct dnode *d)
 	stat_add(&w->st->errors, 1);
 }
 
-void verbose_removed(struct worker *w, struct dnode *dir, const char *leaf, bool is_dir)
+void engine_msg_removed(struct worker *w, struct dnode *dir, const char *leaf, bool is_dir)
 {
 	char emergency[EMERGENCY];
 	size_t len;

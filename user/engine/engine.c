@@ -38,10 +38,6 @@ struct linux_dirent64 {
 /* getdents64 bytes that hold two chunks' worth of entries (24 bytes or more each) */
 #define SHAREABLE_BYTES (2 * CHUNK_MIN * 24)
 
-static void mark_failed(struct dnode *n)
-{
-	atomic_fetch_or(&n->flags, DN_FAILED);
-}
 
 /* ------------------------------------------------------------------ */
 /* The task stack                                                       */
@@ -110,12 +106,6 @@ bool engine_push_chunk(struct engine *e, struct chunk *c)
 	return push_chunks(e, &c, 1);
 }
 
-/* False if out of memory: nothing was pushed. */
-static bool push_tasks(struct engine *e, const struct subdir *nodes, size_t n)
-{
-	return engine_push_tasks(e, nodes, n);
-}
-
 bool engine_push_tasks(struct engine *e, const struct subdir *nodes, size_t n)
 {
 	if (n == 0)
@@ -129,12 +119,7 @@ bool engine_push_tasks(struct engine *e, const struct subdir *nodes, size_t n)
 	 * one thread the traversal order then matches readdir order. */
 	for (size_t i = n; i-- > 0;)
 		e->stack[e->qlen++] = (uintptr_t)nodes[i].n;
-	if (e->idle > 0) {
-		if (n == 1)
-			pthread_cond_signal(&e->work_cond);
-		else
-			pthread_cond_broadcast(&e->work_cond);
-	}
+	wake_workers(e, n);
 	pthread_mutex_unlock(&e->qlock);
 	return true;
 }
@@ -227,17 +212,15 @@ static void operand_finished(struct engine *e)
 	pthread_mutex_unlock(&e->qlock);
 }
 
-static void node_release(struct worker *w, struct dnode *d);
-
 /* Subdirectory N of a directory being scanned cannot become a task (out of
  * memory): it is that directory's error, not the run's end. */
 static __attribute__((noinline)) void subdir_lost(struct worker *w, struct dnode *n)
 {
 	struct dnode *p = n->parent;
-	report_cannot_remove(w, n, NULL, ENOMEM);
-	mark_failed(p);
+	engine_msg_cannot_remove(w, n, NULL, ENOMEM);
+	engine_mark_failed(p);
 	dnode_free(n);
-	node_release(w, p); /* never the last reference: the scan holds one */
+	engine_node_release(w, p); /* never the last reference: the scan holds one */
 }
 
 static int cmp_subdir_ino(const void *a, const void *b)
@@ -250,9 +233,9 @@ static void flush_newdirs(struct worker *w)
 {
 	if (w->order_subdirs && w->n_newdirs > 1)
 		qsort(w->newdirs, w->n_newdirs, sizeof(*w->newdirs), cmp_subdir_ino);
-	bool pushed = push_tasks(w->e, w->newdirs, w->n_newdirs);
+	bool pushed = engine_push_tasks(w->e, w->newdirs, w->n_newdirs);
 	while (!pushed && wait_for_memory(w))
-		pushed = push_tasks(w->e, w->newdirs, w->n_newdirs);
+		pushed = engine_push_tasks(w->e, w->newdirs, w->n_newdirs);
 	if (!pushed)
 		for (size_t i = 0; i < w->n_newdirs; i++)
 			subdir_lost(w, w->newdirs[i].n);
@@ -262,7 +245,7 @@ static void flush_newdirs(struct worker *w)
 /* Drop one reference of D. If it was the last, D is empty (or failed): remove
  * it and continue with its parent, iteratively, so deep trees need no stack.
  * Inlined at the end of scan_dir, where most directories are removed; the
- * other callers share one out-of-line copy (node_release). */
+ * other callers share one out-of-line copy (engine_node_release). */
 static inline __attribute__((always_inline)) void node_release_inline(struct worker *w,
 								      struct dnode *d)
 {
@@ -285,7 +268,7 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 		if ((flags & DN_FAILED) || atomic_load_explicit(&e->halt, memory_order_relaxed)) {
 			/* something inside stays: the ancestors stay too, silently */
 			fdc_drop(&e->fdc, d);
-			mark_failed(p);
+			engine_mark_failed(p);
 			dnode_free(d);
 			d = p;
 			continue;
@@ -307,8 +290,8 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 		if (pfd == -1) {
 			/* the parent is no longer reachable by name: D went with it */
 			if (!engine_gone(e, err)) {
-				report_cannot_remove(w, d, NULL, err);
-				mark_failed(p);
+				engine_msg_cannot_remove(w, d, NULL, err);
+				engine_mark_failed(p);
 			}
 			dnode_free(d);
 			d = p;
@@ -321,7 +304,7 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 			stat_add(&w->st->dirs, 1);
 			atomic_fetch_add_explicit(&p->progress, 1, memory_order_relaxed);
 			if (e->cfg.verbose)
-				verbose_removed(w, d, NULL, true);
+				engine_msg_removed(w, d, NULL, true);
 		} else {
 			err = -r;
 			if ((err == ENOTEMPTY || err == EEXIST) && atomic_load(&d->progress) > 0 &&
@@ -339,14 +322,14 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 				 * worker may finish D and P with it */
 				fdc_put(&e->fdc, p);
 				pfd = -1;
-				if (push_tasks(e, &(struct subdir){ .n = d }, 1))
+				if (engine_push_tasks(e, &(struct subdir){ .n = d }, 1))
 					return;
 				atomic_store(&d->refs, 0);
 				err = ENOMEM; /* the rescan could not be queued */
 			}
 			if (!engine_gone(e, err)) {
-				report_cannot_remove(w, d, NULL, err);
-				mark_failed(p);
+				engine_msg_cannot_remove(w, d, NULL, err);
+				engine_mark_failed(p);
 			}
 		}
 		if (pfd != -1)
@@ -356,14 +339,9 @@ static inline __attribute__((always_inline)) void node_release_inline(struct wor
 	}
 }
 
-static __attribute__((noinline)) void node_release(struct worker *w, struct dnode *d)
+__attribute__((noinline)) void engine_node_release(struct worker *w, struct dnode *d)
 {
 	node_release_inline(w, d);
-}
-
-void engine_node_release(struct worker *w, struct dnode *d)
-{
-	node_release(w, d);
 }
 
 /* Out of memory for a subdirectory's node: "cannot remove 'dir/NAME':
@@ -371,8 +349,8 @@ void engine_node_release(struct worker *w, struct dnode *d)
 static __attribute__((noinline)) void subdir_no_memory(struct worker *w, struct dnode *d,
 						       const char *name)
 {
-	report_cannot_remove(w, d, name, ENOMEM);
-	mark_failed(d);
+	engine_msg_cannot_remove(w, d, name, ENOMEM);
+	engine_mark_failed(d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -384,7 +362,7 @@ static bool is_dot_or_dotdot(const char *s)
 }
 
 /* log2 of NS in µs, as engine_hist buckets count them */
-static unsigned hist_bucket(uint64_t ns)
+static unsigned us_bucket(uint64_t ns)
 {
 	uint64_t us = ns / 1000;
 	unsigned b = us ? 64 - (unsigned)__builtin_clzll(us) : 0;
@@ -408,7 +386,7 @@ static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, 
 		uint64_t ns = now_ns() - t0;
 		stat_add(&w->st->unlink_ns, ns);
 		stat_add(&w->st->unlink_calls, 1);
-		stat_add(&w->st->unlink_hist[hist_bucket(ns)], 1);
+		stat_add(&w->st->unlink_hist[us_bucket(ns)], 1);
 		struct plan_stats *ps = &w->st->plan[w->unlink_plan];
 		stat_add(&ps->unlinks, 1);
 		stat_add(&ps->unlink_ns, ns);
@@ -423,7 +401,7 @@ static inline __attribute__((always_inline)) void file_removed(struct worker *w,
 	stat_add(&w->st->files, 1);
 	atomic_fetch_add_explicit(&d->progress, 1, memory_order_relaxed);
 	if (w->e->cfg.verbose)
-		verbose_removed(w, d, name, false);
+		engine_msg_removed(w, d, name, false);
 }
 
 /* Room for one more subdirectory in the worker's list; false if out of
@@ -491,8 +469,8 @@ static __attribute__((noinline)) void unlink_failed(struct worker *w, struct dno
 	}
 	if (engine_gone(w->e, err))
 		return;
-	report_cannot_remove(w, d, name, err);
-	mark_failed(d);
+	engine_msg_cannot_remove(w, d, name, err);
+	engine_mark_failed(d);
 }
 
 /* An entry whose d_type is DT_DIR or DT_UNKNOWN: a directory becomes a task,
@@ -508,8 +486,8 @@ static __attribute__((noinline)) bool not_a_directory(struct worker *w, struct d
 		stat_add(&w->st->syscalls, 1);
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (!engine_gone(w->e, errno)) {
-				report_cannot_remove(w, d, name, errno);
-				mark_failed(d);
+				engine_msg_cannot_remove(w, d, name, errno);
+				engine_mark_failed(d);
 			}
 			return false;
 		}
@@ -767,8 +745,8 @@ static void run_chunk(struct worker *w, struct chunk *c)
 	int err = 0;
 	int fd = fdc_get(&e->fdc, d, &err);
 	if (fd == -1) {
-		report_cannot_remove(w, d, NULL, err);
-		mark_failed(d);
+		engine_msg_cannot_remove(w, d, NULL, err);
+		engine_mark_failed(d);
 	} else {
 		const char *names = (const char *)&c->ents[c->n];
 		/* a sorted slice stays in inode order: reversed only where the
@@ -784,11 +762,11 @@ static void run_chunk(struct worker *w, struct chunk *c)
 		flush_newdirs(w);
 		fdc_put(&e->fdc, d);
 		if (atomic_load_explicit(&e->halt, memory_order_relaxed))
-			mark_failed(d); /* what it skipped stays */
+			engine_mark_failed(d); /* what it skipped stays */
 	}
 	free(c);
 	atomic_fetch_sub(&e->in_chunk, 1);
-	node_release(w, d);
+	engine_node_release(w, d);
 }
 
 /* Add an entry to the batch; false if out of memory (the caller removes it
@@ -850,10 +828,10 @@ static bool cold_check(struct worker *w, uint64_t t0, uint64_t t_end)
 static __attribute__((noinline)) void dir_failed(struct worker *w, struct dnode *d, int err)
 {
 	if (!engine_gone(w->e, err)) {
-		report_cannot_remove(w, d, NULL, err);
-		mark_failed(d);
+		engine_msg_cannot_remove(w, d, NULL, err);
+		engine_mark_failed(d);
 	}
-	node_release(w, d);
+	engine_node_release(w, d);
 }
 
 /* Opening directory D (in its parent PFD, held) failed with ERR. Remove it
@@ -869,7 +847,7 @@ static __attribute__((noinline)) void open_failed(struct worker *w, struct dnode
 		if (gone) {
 			stat_add(&w->st->files, 1);
 			if (e->cfg.verbose)
-				verbose_removed(w, d, NULL, false);
+				engine_msg_removed(w, d, NULL, false);
 		}
 	} else if (err == EACCES || err == EPERM) {
 		/* unreadable: it can still go if it is empty (GNU does the same) */
@@ -878,31 +856,31 @@ static __attribute__((noinline)) void open_failed(struct worker *w, struct dnode
 		if (gone) {
 			stat_add(&w->st->dirs, 1);
 			if (e->cfg.verbose)
-				verbose_removed(w, d, NULL, true);
+				engine_msg_removed(w, d, NULL, true);
 		}
 	}
 	if (gone) {
 		atomic_fetch_add(&d->parent->progress, 1);
 	} else if (!engine_gone(e, err)) {
-		report_cannot_remove(w, d, NULL, err);
-		mark_failed(d->parent);
+		engine_msg_cannot_remove(w, d, NULL, err);
+		engine_mark_failed(d->parent);
 	}
 	fdc_put(&e->fdc, d->parent);
 	struct dnode *p = d->parent;
 	dnode_free(d);
-	node_release(w, p);
+	engine_node_release(w, p);
 }
 
 /* -x: directory D is on another device; it stays, and so do its ancestors. */
 static __attribute__((noinline)) void skip_other_device(struct worker *w, struct dnode *d)
 {
-	build_path(w, &w->path, d, NULL);
+	engine_msg_path(w, &w->path, d, NULL);
 	sb_reset(&w->msg);
 	quote_append(&w->msg, w->path.buf, w->path.len);
 	warn_errno(0, "skipping %s, since it's on a different device", sb_str(&w->msg));
 	stat_add(&w->st->errors, 1);
-	mark_failed(d);
-	node_release(w, d);
+	engine_mark_failed(d);
+	engine_node_release(w, d);
 }
 
 /* D (a subdirectory, open as FD) is one of its own ancestors: the mount on
@@ -931,10 +909,10 @@ static bool in_cycle(struct worker *w, struct dnode *d, int fd, int pfd, const s
 static __attribute__((noinline)) void cycle_found(struct worker *w, struct dnode *d)
 {
 	struct dnode *p = d->parent;
-	report_cycle(w, d);
+	engine_msg_cycle(w, d);
 	atomic_fetch_or(&p->flags, DN_KEPT);
 	dnode_free(d);
-	node_release(w, p);
+	engine_node_release(w, p);
 }
 
 /* Open task D in its parent, check that it is the directory that was queued
@@ -1098,15 +1076,15 @@ static void next_plan(struct worker *w, struct scan *s)
 static __attribute__((noinline)) void read_failed(struct worker *w, const struct scan *s, int err)
 {
 	if (s->read_any) {
-		build_path(w, &w->path, s->d, NULL);
+		engine_msg_path(w, &w->path, s->d, NULL);
 		sb_reset(&w->msg);
 		quote_maybe_append(&w->msg, w->path.buf, w->path.len);
 		warn_errno(err, "traversal failed: %s", sb_str(&w->msg));
 		stat_add(&w->st->errors, 1);
 	} else {
-		report_cannot_remove(w, s->d, NULL, err);
+		engine_msg_cannot_remove(w, s->d, NULL, err);
 	}
-	mark_failed(s->d);
+	engine_mark_failed(s->d);
 }
 
 /* Read the next entries into the worker's buffer: the bytes read, 0 at the
@@ -1211,7 +1189,7 @@ static inline __attribute__((always_inline)) void scan_end(struct worker *w, str
 	if (d->budget != UINT32_MAX)
 		d->budget -= s->nread < d->budget ? (uint32_t)s->nread : d->budget;
 	if (atomic_load_explicit(&e->halt, memory_order_relaxed))
-		mark_failed(d); /* what it skipped stays */
+		engine_mark_failed(d); /* what it skipped stays */
 	node_release_inline(w, d);
 }
 
@@ -1222,8 +1200,8 @@ static inline __attribute__((always_inline)) void scan_end(struct worker *w, str
 static void scan_dir(struct worker *w, struct dnode *d)
 {
 	if (atomic_load_explicit(&w->e->halt, memory_order_relaxed)) {
-		mark_failed(d);
-		node_release(w, d);
+		engine_mark_failed(d);
+		engine_node_release(w, d);
 		return;
 	}
 	struct stat st;
@@ -1235,8 +1213,8 @@ static void scan_dir(struct worker *w, struct dnode *d)
 	bool started = scan_start(w, &s, d, fd, &st);
 	s.opened = opened;
 	if (!started) {
-		report_cannot_remove(w, d, NULL, ENOMEM);
-		mark_failed(d);
+		engine_msg_cannot_remove(w, d, NULL, ENOMEM);
+		engine_mark_failed(d);
 		scan_end(w, &s);
 		return;
 	}
@@ -1263,7 +1241,7 @@ static void run_task(struct worker *w, uintptr_t task)
 	if (task & TASK_CHUNK)
 		run_chunk(w, (struct chunk *)(task & ~TASK_CHUNK));
 	else if (task & TASK_RELEASE)
-		node_release(w, (struct dnode *)(task & ~TASK_RELEASE));
+		engine_node_release(w, (struct dnode *)(task & ~TASK_RELEASE));
 	else
 		scan_dir(w, (struct dnode *)task);
 	stat_add(&w->st->busy_ns, now_ns() - t0);
@@ -1330,7 +1308,7 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 	struct dnode *root = dnode_new(&e->anchor, name, strlen(name));
 	root->dev = st->st_dev;
 	root->ino = st->st_ino;
-	if (!push_tasks(e, &(struct subdir){ .n = root }, 1)) {
+	if (!engine_push_tasks(e, &(struct subdir){ .n = root }, 1)) {
 		struct strbuf sb = STRBUF_INIT;
 		quote_append(&sb, display, strlen(display));
 		warn_errno(ENOMEM, "cannot remove %s", sb_str(&sb));

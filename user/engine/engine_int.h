@@ -254,15 +254,15 @@ void lane_watchdog(struct engine *e);
 
 /* Messages (diag.c). The path of directory N, and LEAF inside it if given,
  * as the user would see it, built in SB. */
-void build_path(struct worker *w, struct strbuf *sb, struct dnode *n, const char *leaf);
+void engine_msg_path(struct worker *w, struct strbuf *sb, struct dnode *n, const char *leaf);
 /* "cannot remove 'path': strerror(ERR)" on stderr, counted as an error. */
-void report_cannot_remove(struct worker *w, struct dnode *dir, const char *leaf, int err);
+void engine_msg_cannot_remove(struct worker *w, struct dnode *dir, const char *leaf, int err);
 /* The same with another verb: "WHAT 'path': strerror(ERR)". */
-void report_path_error(struct worker *w, struct dnode *dir, const char *leaf, const char *what,
-		       int err);
+void engine_msg_path_error(struct worker *w, struct dnode *dir, const char *leaf, const char *what,
+			   int err);
 /* GNU rm's warning that directory D is part of a cycle (fts' FTS_DC). */
-void report_cycle(struct worker *w, struct dnode *d);
+void engine_msg_cycle(struct worker *w, struct dnode *d);
 /* -v: "removed 'path'" (or "removed directory 'path'") on stdout. */
-void verbose_removed(struct worker *w, struct dnode *dir, const char *leaf, bool is_dir);
+void engine_msg_removed(struct worker *w, struct dnode *dir, const char *leaf, bool is_dir);
 
 #endif

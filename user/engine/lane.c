@@ -265,12 +265,12 @@ static bool unlink_item(struct lane *l, const struct lane_item *it)
 		atomic_fetch_add(&l->files, 1);
 		atomic_fetch_add_explicit(&it->d->progress, 1, memory_order_relaxed);
 		if (l->e->cfg.verbose)
-			verbose_removed(w, it->d, it->name, false);
+			engine_msg_removed(w, it->d, it->name, false);
 		return true;
 	}
 	if (engine_gone(l->e, errno))
 		return true;
-	report_cannot_remove(w, it->d, it->name, errno);
+	engine_msg_cannot_remove(w, it->d, it->name, errno);
 	engine_mark_failed(it->d);
 	return false;
 }
@@ -302,7 +302,7 @@ static void run_item(struct lane *l, struct lane_item *it)
 	if (held >= 0) {
 		int err = unlinked ? free_held(l, held, it->dev, it->ino) : 0;
 		if (err)
-			report_path_error(&l->w, it->d, it->name, "cannot truncate", err);
+			engine_msg_path_error(&l->w, it->d, it->name, "cannot truncate", err);
 		release_held(held);
 	}
 	item_release(l, it, false);
