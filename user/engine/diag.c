@@ -20,6 +20,15 @@ static bool sb_try_reserve(struct strbuf *sb, size_t need)
 	return try_grow(&sb->buf, &sb->cap, sb->len + need + 1, 64);
 }
 
+/* The spelling of the operand that ANCHOR leads to: the caller's own, or
+ * the one an adoption was given (steal.c). */
+static const char *anchor_display(const struct engine *e, const struct dnode *anchor)
+{
+	if (anchor == &e->anchor)
+		return e->display;
+	return container_of(anchor, struct adoption, anchor)->display;
+}
+
 static bool is_operand(const struct dnode *p)
 {
 	return atomic_load(&p->parent->flags) & DN_ANCHOR;
@@ -37,7 +46,7 @@ static bool try_build_path(struct worker *w, struct strbuf *sb, struct dnode *n,
 	struct dnode *root = n;
 	for (; !is_operand(root); root = root->parent)
 		total += 1 + root->namelen;
-	const char *disp = engine_anchor_display(w->e, root->parent);
+	const char *disp = anchor_display(w->e, root->parent);
 	size_t dlen = strlen(disp);
 	total += dlen;
 	if (total > dlen && (dlen == 0 || disp[dlen - 1] == '/'))

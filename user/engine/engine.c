@@ -2,6 +2,7 @@
 #include "engine/engine_int.h"
 #include "engine/plan.h"
 #include "engine/rawsys.h"
+#include "engine/release.h"
 #include "lib/clock.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
@@ -40,177 +41,7 @@ struct linux_dirent64 {
 
 
 /* ------------------------------------------------------------------ */
-/* The task stack                                                       */
-
-/* A wait shorter than waking an idle worker (a futex wake-up and a
- * schedule: tens of µs on a VM) is one the owner ends itself: a chain's
- * child waits while its parent reads the final, empty getdents64 (~10% of
- * each level on tmpfs, but 1-2 µs at a time; ~1 ms on a 1 ms/op FUSE
- * filesystem, where a second worker does take it). Only longer waits
- * count. */
-#define WAIT_MIN_NS 50000
-
-static uint64_t waited_long(uint64_t ns)
-{
-	return ns >= WAIT_MIN_NS ? ns : 0;
-}
-
-/* Room for N more tasks, and for the release task of every directory given
- * away (engine_remote_done never allocates); false if out of memory
- * (nothing pushed). */
-static bool push_locked(struct engine *e, size_t n)
-{
-	if (!try_grow(&e->stack, &e->qcap, e->qlen + n + e->remote_out, 1024))
-		return false;
-	if (e->qlen == 0 && n > 0)
-		e->waiting_since = now_ns();
-	return true;
-}
-
-static void wake_workers(struct engine *e, size_t n)
-{
-	if (e->idle > 0) {
-		if (n == 1)
-			pthread_cond_signal(&e->work_cond);
-		else
-			pthread_cond_broadcast(&e->work_cond);
-	}
-}
-
-/* Workers that could help with a directory's next slice: those waiting
- * for work and those finishing a slice (of a shared directory; with nothing
- * queued they are next to wait). None while other tasks wait. */
-static unsigned idle_helpers(struct engine *e)
-{
-	pthread_mutex_lock(&e->qlock);
-	unsigned n = e->qlen == 0 ? (unsigned)(e->idle + atomic_load(&e->in_chunk)) : 0;
-	pthread_mutex_unlock(&e->qlock);
-	return n;
-}
-
-/* False if out of memory: nothing was pushed. */
-static bool push_chunks(struct engine *e, struct chunk **chunks, size_t n)
-{
-	pthread_mutex_lock(&e->qlock);
-	bool ok = push_locked(e, n);
-	for (size_t i = 0; ok && i < n; i++)
-		e->stack[e->qlen++] = (uintptr_t)chunks[i] | TASK_CHUNK;
-	if (ok)
-		wake_workers(e, n);
-	pthread_mutex_unlock(&e->qlock);
-	return ok;
-}
-
-bool engine_push_chunk(struct engine *e, struct chunk *c)
-{
-	return push_chunks(e, &c, 1);
-}
-
-bool engine_push_tasks(struct engine *e, const struct subdir *nodes, size_t n)
-{
-	if (n == 0)
-		return true;
-	pthread_mutex_lock(&e->qlock);
-	if (!push_locked(e, n)) {
-		pthread_mutex_unlock(&e->qlock);
-		return false;
-	}
-	/* Reversed, so that the first one found is the first one taken: with
-	 * one thread the traversal order then matches readdir order. */
-	for (size_t i = n; i-- > 0;)
-		e->stack[e->qlen++] = (uintptr_t)nodes[i].n;
-	wake_workers(e, n);
-	pthread_mutex_unlock(&e->qlock);
-	return true;
-}
-
-static uintptr_t pop_task(struct worker *w)
-{
-	struct engine *e = w->e;
-	uintptr_t n = 0;
-	pthread_mutex_lock(&e->qlock);
-	if (w->busy) {
-		/* a task ended: it may have freed what a waiter needs */
-		w->busy = false;
-		e->busy--;
-		e->tasks_ended++;
-		if (e->mem_waiters > 0)
-			pthread_cond_broadcast(&e->mem_cond);
-	}
-	for (;;) {
-		if (e->shutdown || e->stop)
-			break;
-		/* within a shared budget's share, and those running in place of
-		 * workers stuck in the lane */
-		int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
-		int cap = atomic_load_explicit(&e->knobs.thread_cap, memory_order_relaxed);
-		if (cap > 0 && cap < active)
-			active = cap;
-		/* Out of memory once: a serial walk from here on holds the
-		 * fewest nodes (one path, depth-first) and buffers. */
-		if (e->mem_short)
-			active = 1;
-		active += e->lane_extra;
-		if (active != e->seen_active) {
-			/* the controller moved the limit: let parked workers re-check */
-			e->seen_active = active;
-			pthread_cond_broadcast(&e->park_cond);
-		}
-		if (w->id >= active) {
-			pthread_cond_wait(&e->park_cond, &e->qlock);
-			continue;
-		}
-		if (e->qlen > 0) {
-			n = e->stack[--e->qlen];
-			if (e->qlen == 0)
-				e->waited_ns += waited_long(now_ns() - e->waiting_since);
-			w->busy = true;
-			e->busy++;
-			break;
-		}
-		e->idle++;
-		pthread_cond_wait(&e->work_cond, &e->qlock);
-		e->idle--;
-	}
-	pthread_mutex_unlock(&e->qlock);
-	return n;
-}
-
-/* Out of memory in a task. From then on one worker takes tasks (pop_task:
- * mem_short), and the others park as their tasks end, releasing what those
- * tasks held. While another worker is still running a task (and not waiting
- * here itself), wait for some task to end and say to try again. With nobody
- * else at work the memory will not come back: false, and the caller fails
- * what it could not allocate for. One worker never waits (nor does the
- * caller's thread, which pop_task does not count). */
-static __attribute__((noinline)) bool wait_for_memory(struct worker *w)
-{
-	struct engine *e = w->e;
-	bool retry = false;
-	pthread_mutex_lock(&e->qlock);
-	e->mem_short = true;
-	if (w->busy && e->busy - 1 - e->mem_waiters > 0 && !e->stop && !e->halt) {
-		uint64_t seen = e->tasks_ended;
-		e->mem_waiters++;
-		while (e->tasks_ended == seen && !e->stop && !e->halt && !e->shutdown)
-			pthread_cond_wait(&e->mem_cond, &e->qlock);
-		e->mem_waiters--;
-		retry = e->tasks_ended != seen;
-	}
-	pthread_mutex_unlock(&e->qlock);
-	return retry;
-}
-
-/* ------------------------------------------------------------------ */
-/* Finishing directories: the last one out removes the parent           */
-
-static void operand_finished(struct engine *e)
-{
-	pthread_mutex_lock(&e->qlock);
-	e->op_done = true;
-	pthread_cond_broadcast(&e->done_cond);
-	pthread_mutex_unlock(&e->qlock);
-}
+/* Subdirectories found: new tasks                                      */
 
 /* Subdirectory N of a directory being scanned cannot become a task (out of
  * memory): it is that directory's error, not the run's end. */
@@ -234,114 +65,12 @@ static void flush_newdirs(struct worker *w)
 	if (w->order_subdirs && w->n_newdirs > 1)
 		qsort(w->newdirs, w->n_newdirs, sizeof(*w->newdirs), cmp_subdir_ino);
 	bool pushed = engine_push_tasks(w->e, w->newdirs, w->n_newdirs);
-	while (!pushed && wait_for_memory(w))
+	while (!pushed && engine_wait_for_memory(w))
 		pushed = engine_push_tasks(w->e, w->newdirs, w->n_newdirs);
 	if (!pushed)
 		for (size_t i = 0; i < w->n_newdirs; i++)
 			subdir_lost(w, w->newdirs[i].n);
 	w->n_newdirs = 0;
-}
-
-/* Drop one reference of D. If it was the last, D is empty (or failed): remove
- * it and continue with its parent, iteratively, so deep trees need no stack.
- * Inlined at the end of scan_dir, where most directories are removed; the
- * other callers share one out-of-line copy (engine_node_release). */
-static inline __attribute__((always_inline)) void node_release_inline(struct worker *w,
-								      struct dnode *d)
-{
-	struct engine *e = w->e;
-	while (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) == 1) {
-		struct dnode *p = d->parent;
-		if (atomic_load(&d->flags) & (DN_ANCHOR | DN_PATH | DN_STOLEN)) {
-			if (d == &e->anchor) {
-				operand_finished(e);
-				return;
-			}
-			/* a thief's: its donor removes it (steal.c) */
-			if (!(d = engine_remote_finished(w, d)))
-				return;
-			continue;
-		}
-		if (e->stop)
-			return; /* abandoned: the process is about to exit */
-		unsigned flags = atomic_load(&d->flags);
-		if ((flags & DN_FAILED) || atomic_load_explicit(&e->halt, memory_order_relaxed)) {
-			/* something inside stays: the ancestors stay too, silently */
-			fdc_drop(&e->fdc, d);
-			engine_mark_failed(p);
-			dnode_free(d);
-			d = p;
-			continue;
-		}
-		if (flags & DN_KEPT) {
-			/* a cycle below: D stays without a message and P's rmdir
-			 * says why P stays, as GNU's does; the operand fails */
-			fdc_drop(&e->fdc, d);
-			atomic_fetch_or(&p->flags, (atomic_load(&p->flags) & DN_ANCHOR) ?
-							   (unsigned)DN_FAILED :
-							   (unsigned)DN_NO_RESCAN);
-			dnode_free(d);
-			d = p;
-			continue;
-		}
-		int err = 0;
-		int pfd = fdc_get_parent(&e->fdc, d, &err);
-		fdc_drop(&e->fdc, d);
-		if (pfd == -1) {
-			/* the parent is no longer reachable by name: D went with it */
-			if (!engine_gone(e, err)) {
-				engine_msg_cannot_remove(w, d, NULL, err);
-				engine_mark_failed(p);
-			}
-			dnode_free(d);
-			d = p;
-			continue;
-		}
-		stat_add(&w->st->syscalls, 1);
-		engine_pace(e);
-		int r = sys_unlinkat(pfd, d->name, AT_REMOVEDIR);
-		if (r == 0) {
-			stat_add(&w->st->dirs, 1);
-			atomic_fetch_add_explicit(&p->progress, 1, memory_order_relaxed);
-			if (e->cfg.verbose)
-				engine_msg_removed(w, d, NULL, true);
-		} else {
-			err = -r;
-			if ((err == ENOTEMPTY || err == EEXIST) && atomic_load(&d->progress) > 0 &&
-			    d->retries < e->cfg.max_retries && d->budget > 0 &&
-			    !(atomic_load(&d->flags) & DN_NO_RESCAN)) {
-				/* Refilled while we deleted it. Scan again, but only
-				 * while each pass makes progress and within the
-				 * entries the directory could hold when first
-				 * opened (its budget: a writer that keeps filling
-				 * it gets GNU's "Directory not empty"). */
-				d->retries++;
-				atomic_store(&d->progress, 0);
-				atomic_store(&d->refs, 1);
-				/* unpinned first: once the rescan is out, another
-				 * worker may finish D and P with it */
-				fdc_put(&e->fdc, p);
-				pfd = -1;
-				if (engine_push_tasks(e, &(struct subdir){ .n = d }, 1))
-					return;
-				atomic_store(&d->refs, 0);
-				err = ENOMEM; /* the rescan could not be queued */
-			}
-			if (!engine_gone(e, err)) {
-				engine_msg_cannot_remove(w, d, NULL, err);
-				engine_mark_failed(p);
-			}
-		}
-		if (pfd != -1)
-			fdc_put(&e->fdc, p);
-		dnode_free(d);
-		d = p;
-	}
-}
-
-__attribute__((noinline)) void engine_node_release(struct worker *w, struct dnode *d)
-{
-	node_release_inline(w, d);
 }
 
 /* Out of memory for a subdirectory's node: "cannot remove 'dir/NAME':
@@ -378,7 +107,7 @@ static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, 
 	engine_pace(w->e);
 	bool timed = (w->unlink_seq++ & (UNLINK_SAMPLE - 1)) == 0;
 	uint64_t t0 = timed ? now_ns() : 0;
-	/* for the watchdog: two plain stores, no clock (lane_watchdog) */
+	/* for the watchdog: two plain stores, no clock (the watchdog, lifecycle.c) */
 	atomic_store_explicit(&w->st->in_unlink, 1, memory_order_relaxed);
 	int r = sys_unlinkat(fd, name, 0);
 	atomic_store_explicit(&w->st->in_unlink, 0, memory_order_relaxed);
@@ -418,13 +147,13 @@ static bool grow_newdirs(struct worker *w)
 }
 
 /* The node of subdirectory NAME of D could not be allocated: try again each
- * time another worker's task ends (wait_for_memory); NULL once nobody else
+ * time another worker's task ends (engine_wait_for_memory); NULL once nobody else
  * is at work. */
 static __attribute__((noinline)) struct dnode *subdir_node_waiting(struct worker *w,
 								   struct dnode *d, const char *name)
 {
 	struct dnode *n = NULL;
-	while (!n && wait_for_memory(w))
+	while (!n && engine_wait_for_memory(w))
 		n = dnode_try_new(d, name, strlen(name));
 	return n;
 }
@@ -435,7 +164,7 @@ static void queue_subdir(struct worker *w, struct dnode *d, const char *name, ui
 {
 	if (w->n_newdirs == w->cap_newdirs) {
 		bool room = grow_newdirs(w);
-		while (!room && wait_for_memory(w))
+		while (!room && engine_wait_for_memory(w))
 			room = grow_newdirs(w);
 		if (!room) {
 			subdir_no_memory(w, d, name);
@@ -655,7 +384,7 @@ static unsigned batch_sharers(struct engine *e, const struct dir_plan *p, size_t
 	bool remote = remote_slices(e, p);
 	if ((share > 1 || remote) && n >= 2 * CHUNK_MIN) {
 		unsigned hunger = remote ? (unsigned)atomic_exchange(&e->remote_hunger, 0) : 0;
-		unsigned helpers = idle_helpers(e) + hunger;
+		unsigned helpers = engine_idle_helpers(e) + hunger;
 		share += hunger;
 		if (share > helpers + 1)
 			share = helpers + 1;
@@ -691,7 +420,7 @@ static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, uns
 		return n;
 	}
 	atomic_fetch_add_explicit(&d->refs, (int)nc, memory_order_relaxed);
-	if (!push_chunks(w->e, chunks, nc)) {
+	if (!engine_push_chunks(w->e, chunks, nc)) {
 		/* no room to hand them on: this worker runs them */
 		for (size_t i = 0; i < nc; i++)
 			run_chunk(w, chunks[i]);
@@ -1233,9 +962,9 @@ static void scan_dir(struct worker *w, struct dnode *d)
 }
 
 /* ------------------------------------------------------------------ */
-/* The workers and the operand (the life cycle: lifecycle.c)            */
+/* The workers                                                          */
 
-static void run_task(struct worker *w, uintptr_t task)
+void engine_run_task(struct worker *w, uintptr_t task)
 {
 	uint64_t t0 = now_ns();
 	if (task & TASK_CHUNK)
@@ -1253,141 +982,7 @@ void *engine_worker_main(void *arg)
 	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
 	w->io_read_bytes = taskio_read_bytes();
 	uintptr_t task;
-	while ((task = pop_task(w)) != 0)
-		run_task(w, task);
+	while ((task = engine_pop_task(w)) != 0)
+		engine_run_task(w, task);
 	return NULL;
-}
-
-/* No worker thread could be started (spawn_workers): the caller's thread is
- * worker 0 until the operand is done, ticking between tasks. With one
- * worker nothing waits for helpers, so the stack empties only at the end. */
-static void run_in_caller(struct engine *e)
-{
-	struct worker *w = &e->workers[0];
-	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
-	w->io_read_bytes = taskio_read_bytes();
-	uint64_t next_tick = now_ns() + 100 * 1000 * 1000;
-	for (;;) {
-		uintptr_t task = 0;
-		pthread_mutex_lock(&e->qlock);
-		if (!e->op_done && !e->stop && e->qlen > 0)
-			task = e->stack[--e->qlen];
-		pthread_mutex_unlock(&e->qlock);
-		if (!task)
-			return;
-		run_task(w, task);
-		if (e->tick && now_ns() >= next_tick) {
-			e->tick(e, e->tick_arg);
-			next_tick = now_ns() + 100 * 1000 * 1000;
-		}
-	}
-}
-
-uint64_t engine_waited_ns(struct engine *e)
-{
-	pthread_mutex_lock(&e->qlock);
-	uint64_t ns = e->waited_ns + (e->qlen > 0 ? waited_long(now_ns() - e->waiting_since) : 0);
-	pthread_mutex_unlock(&e->qlock);
-	return ns;
-}
-
-static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), void *arg);
-static bool operand_done(struct engine *e, void *arg);
-static bool serve_stopped(struct engine *e, void *arg);
-
-bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
-			const struct stat *st)
-{
-	/* No second lstat here: the open checks that the directory is still
-	 * the one the caller saw, and one that is gone by then fails there as
-	 * any vanished directory does. */
-	dnode_init_anchor(&e->anchor, dirfd);
-	e->display = display;
-	e->op_done = false;
-
-	struct dnode *root = dnode_new(&e->anchor, name, strlen(name));
-	root->dev = st->st_dev;
-	root->ino = st->st_ino;
-	if (!engine_push_tasks(e, &(struct subdir){ .n = root }, 1)) {
-		struct strbuf sb = STRBUF_INIT;
-		quote_append(&sb, display, strlen(display));
-		warn_errno(ENOMEM, "cannot remove %s", sb_str(&sb));
-		sb_free(&sb);
-		dnode_free(root);
-		return false;
-	}
-	if (atomic_load(&e->nstarted) == 0) {
-		/* directories given away come back as release tasks */
-		for (;;) {
-			run_in_caller(e);
-			if (e->op_done || e->stop || !engine_remote_out(e))
-				break;
-			nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
-		}
-	} else {
-		wait_until(e, operand_done, NULL);
-	}
-	if (!e->op_done)
-		return false;
-	return !(atomic_load(&e->anchor.flags) & DN_FAILED);
-}
-
-/* No operand of its own: what is adopted, until *STOP. Without a worker
- * thread the caller runs the tasks, looking for more every 10 ms. */
-void engine_serve(struct engine *e, const atomic_bool *stop)
-{
-	e->op_done = false;
-	atomic_store(&e->serving, true);
-	if (atomic_load(&e->nstarted) == 0) {
-		while (!atomic_load(stop) && !e->stop) {
-			run_in_caller(e);
-			nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
-		}
-	} else {
-		wait_until(e, serve_stopped, (void *)stop);
-	}
-	atomic_store(&e->serving, false);
-}
-
-static bool operand_done(struct engine *e, void *arg)
-{
-	return e->op_done;
-}
-
-static bool serve_stopped(struct engine *e, void *arg)
-{
-	return atomic_load((const atomic_bool *)arg);
-}
-
-/* The caller's wait while workers run: every 100 ms the lane's watchdog and
- * the tick (the controller, the progress line), until DONE says so or the
- * engine stops. */
-static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), void *arg)
-{
-	pthread_mutex_lock(&e->qlock);
-	while (!done(e, arg) && !e->stop) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += 100 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&e->done_cond, &e->qlock, &ts);
-		if (!done(e, arg) && !e->stop)
-			lane_watchdog(e);
-		if (e->stop) {
-			/* wake everyone so they notice and leave their loops */
-			pthread_cond_broadcast(&e->work_cond);
-			pthread_cond_broadcast(&e->park_cond);
-			pthread_cond_broadcast(&e->mem_cond);
-			break;
-		}
-		if (!done(e, arg) && e->tick) {
-			pthread_mutex_unlock(&e->qlock);
-			e->tick(e, e->tick_arg);
-			pthread_mutex_lock(&e->qlock);
-		}
-	}
-	pthread_mutex_unlock(&e->qlock);
 }

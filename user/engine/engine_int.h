@@ -1,6 +1,8 @@
-/* The engine's insides, shared by its files: engine.c (the workers, the
- * task stack, scanning and removing), diag.c (messages) and lifecycle.c
- * (creating, steering and destroying an engine). Not part of the API. */
+/* The engine's insides, shared by its files: tasks.c (the task stack),
+ * release.h (children remove their parents), engine.c (the scanner and the
+ * workers' loop), lane.c (large files), steal.c (scale-out), diag.c
+ * (messages) and lifecycle.c (creating, steering and destroying an engine,
+ * and the caller's driver). Not part of the API. */
 #ifndef ADAPTRM_ENGINE_INT_H
 #define ADAPTRM_ENGINE_INT_H
 
@@ -12,9 +14,12 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 #define TASK_CHUNK ((uintptr_t)1) /* tag bit of a chunk on the task stack */
 #define TASK_RELEASE \
@@ -196,31 +201,47 @@ static inline void engine_pace(struct engine *e)
 		engine_pace_slow(e, iv);
 }
 
-/* The spelling of the operand that ANCHOR leads to, for messages. */
-const char *engine_anchor_display(const struct engine *e, const struct dnode *anchor);
 /* Node D of a thief reached its last count (steal.c): a DN_STOLEN node is
  * reported to its donor, a DN_PATH node freed, an adoption's anchor freed.
  * Returns the node to release next (the parent), or NULL. */
 struct dnode *engine_remote_finished(struct worker *w, struct dnode *d);
 
-/* Block the main thread's signals in the threads created until the caller
- * restores *OLD with pthread_sigmask (lifecycle.c). */
-void engine_mask_signals(sigset_t *old);
+/* Threads created until the caller restores *OLD with pthread_sigmask must
+ * not take the signals meant for the main thread, but a -v line's write into
+ * a closed pipe must kill the process as it would GNU rm: SIGPIPE stays as
+ * the caller has it. */
+static inline void engine_mask_signals(sigset_t *old)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	if (!sigismember(old, SIGPIPE))
+		sigdelset(&all, SIGPIPE);
+	pthread_sigmask(SIG_SETMASK, &all, NULL);
+}
 
 /* The thread function of every worker (engine.c). */
 void *engine_worker_main(void *arg);
+/* Run one task popped from the stack (engine.c). */
+void engine_run_task(struct worker *w, uintptr_t task);
 /* Start worker threads up to N (lifecycle.c; qlock held, or before any
  * worker runs): how many run. */
 int engine_spawn_workers(struct engine *e, int n);
-/* Push N new directory tasks (reversed: the first is taken first); false
- * if out of memory, nothing pushed (engine.c). */
+
+/* The task stack (tasks.c). Push N new directory tasks (reversed: the first
+ * is taken first); false if out of memory, nothing pushed. */
 bool engine_push_tasks(struct engine *e, const struct subdir *nodes, size_t n);
-/* Push chunk C (a slice of its directory's names) as a task; false if out
- * of memory (engine.c). */
-bool engine_push_chunk(struct engine *e, struct chunk *c);
-/* Drop one reference of directory D, removing it (and its ancestors) if it
- * was the last (engine.c). */
-void engine_node_release(struct worker *w, struct dnode *d);
+/* Push N chunks (slices of their directories' names) as tasks; false if
+ * out of memory, nothing pushed. */
+bool engine_push_chunks(struct engine *e, struct chunk **chunks, size_t n);
+/* The next task for W, waiting for one; 0 when the engine stops. */
+uintptr_t engine_pop_task(struct worker *w);
+/* Workers that could help with a directory's next slice: those waiting
+ * for work and those finishing a slice. None while other tasks wait. */
+unsigned engine_idle_helpers(struct engine *e);
+/* Out of memory in a task: true if another task ended meanwhile (try
+ * again), false if the memory will not come back. */
+bool engine_wait_for_memory(struct worker *w);
 /* ERR on a name inside the tree means someone else removed it (or moved it
  * out of the tree) first: under -f that is not an error, as GNU's
  * ignorable_missing says. The one place the engine decides this. */
@@ -247,10 +268,9 @@ bool lane_join_until(struct lane *l, const struct timespec *deadline);
  * the engine halting, skips it). True if the caller must leave it alone. */
 bool lane_take(struct worker *w, struct dnode *d, int fd, const char *name);
 void lane_totals(const struct lane *l, struct lane_totals *t);
-/* The watchdog, every tick of the thread waiting for the tree (qlock held):
- * which workers are stuck in one unlinkat, the workers that run in their
- * place, and the auto lane. */
-void lane_watchdog(struct engine *e);
+/* worker_stats.in_unlink of a worker waiting for room in the lane's queue
+ * (1: inside a file's unlinkat), which the watchdog counts as in the lane. */
+#define LANE_WAITING 2u
 
 /* Messages (diag.c). The path of directory N, and LEAF inside it if given,
  * as the user would see it, built in SB. */

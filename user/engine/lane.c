@@ -10,13 +10,10 @@
  * queue is bounded. Full, a worker unlinks the file itself (the lane is a
  * helper, not a bottleneck), except under --free-rate, where it waits: the
  * rate is the point. The lane's thread is not one of the worker slots the
- * controller reads, so its blocked time is never a reason to add workers.
- *
- * Also here: the watchdog, which notices a worker stuck inside one unlinkat
- * (a huge file met before the lane was on), lets another run in its place
- * and switches the lane on for the rest of the run. */
+ * controller reads, so its blocked time is never a reason to add workers. */
 #include "engine/dirnode.h"
 #include "engine/engine_int.h"
+#include "engine/release.h"
 #include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/xalloc.h"
@@ -39,9 +36,6 @@
 /* How often a wait checks whether the engine is stopping (a stop is a
  * flag set by a signal handler: nobody signals a condition variable). */
 #define LANE_POLL_NS (50ull * 1000 * 1000)
-/* worker_stats.in_unlink of a worker waiting for room in the lane's queue
- * (1: inside a file's unlinkat) */
-#define LANE_WAITING 2u
 
 struct lane_item {
 	struct dnode *d; /* the directory, one reference held */
@@ -527,63 +521,4 @@ void lane_totals(const struct lane *l, struct lane_totals *t)
 	uint64_t first = atomic_load(&l->paced_first_ns), last = atomic_load(&l->paced_last_ns);
 	t->paced_ns = first && last > first ? last - first : 0;
 	t->auto_lane = atomic_load(&l->e->auto_lane);
-}
-
-/* ------------------------------------------------------------------ */
-/* The watchdog                                                         */
-
-/* Worker W inside the same unlinkat (the same syscall count, the in_unlink
- * mark set) since the watchdog first saw it there, for watchdog_ns or more.
- * No clock on the worker's side: the count says it is the same call. */
-static bool stuck_in_unlink(struct engine *e, struct worker *w, uint64_t now)
-{
-	uint64_t sc = atomic_load_explicit(&w->st->syscalls, memory_order_relaxed);
-	bool in = atomic_load_explicit(&w->st->in_unlink, memory_order_relaxed) == 1;
-	if (!in || sc != w->wd_syscalls || !w->wd_since) {
-		w->wd_syscalls = sc;
-		w->wd_since = in ? now : 0;
-		return false;
-	}
-	return now - w->wd_since >= e->watchdog_ns;
-}
-
-/* The lane from now on, at ENGINE_AUTO_LANE_BYTES unless it is on already. */
-static void auto_lane_on(struct engine *e)
-{
-	if (atomic_exchange(&e->auto_lane, true))
-		return;
-	uint64_t off = 0;
-	atomic_compare_exchange_strong(&e->knobs.lane_bytes, &off, ENGINE_AUTO_LANE_BYTES);
-}
-
-void lane_watchdog(struct engine *e)
-{
-	uint64_t now = now_ns();
-	int started = atomic_load(&e->nstarted), stuck = 0, waiting = 0;
-	for (int i = 0; i < started; i++) {
-		struct worker *w = &e->workers[i];
-		bool waits = atomic_load_explicit(&w->st->in_unlink, memory_order_relaxed) ==
-			     LANE_WAITING;
-		bool s = !waits && stuck_in_unlink(e, w, now);
-		atomic_store_explicit(&w->in_lane, s || waits, memory_order_relaxed);
-		stuck += s;
-		waiting += waits;
-	}
-	if (stuck)
-		auto_lane_on(e);
-	int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
-	int extra = stuck + waiting;
-	if (active + extra > e->cfg.max_threads)
-		extra = e->cfg.max_threads - active > 0 ? e->cfg.max_threads - active : 0;
-	if (extra == e->lane_extra)
-		return;
-	int got = engine_spawn_workers(e, active + extra) - active;
-	e->lane_extra = got > 0 ? (got < extra ? got : extra) : 0;
-	pthread_cond_broadcast(&e->park_cond);
-	pthread_cond_broadcast(&e->work_cond);
-}
-
-bool engine_worker_in_lane(const struct engine *e, int i)
-{
-	return atomic_load_explicit(&e->workers[i].in_lane, memory_order_relaxed);
 }

@@ -1,9 +1,15 @@
 /* The engine's life cycle: creating it, its workers' threads (started when
- * first wanted), steering and stopping them, and the counters' sums. */
+ * first wanted), steering and stopping them, the counters' sums, and the
+ * caller's driver: the operand handed to the workers and waited for, with
+ * the watchdog that lets workers run in place of those stuck in the lane. */
 #include "engine/dirnode.h"
 #include "engine/engine_int.h"
+#include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/msg.h"
+#include "lib/quote.h"
+#include "lib/strbuf.h"
+#include "lib/taskio.h"
 #include "lib/xalloc.h"
 
 #include <errno.h>
@@ -14,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,19 +57,6 @@ static unsigned default_fd_budget(int threads)
 	if (room > 4096)
 		room = 4096;
 	return room < 2 ? 2 : (unsigned)room;
-}
-
-/* Threads created until the caller restores OLD must not take the signals
- * meant for the main thread, but a -v line's write into a closed pipe must
- * kill the process as it would GNU rm: SIGPIPE stays as the caller has it. */
-void engine_mask_signals(sigset_t *old)
-{
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, old);
-	if (!sigismember(old, SIGPIPE))
-		sigdelset(&all, SIGPIPE);
-	pthread_sigmask(SIG_SETMASK, &all, NULL);
 }
 
 /* A worker's stack. The engine does not recurse: the deepest use measured
@@ -413,4 +407,196 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 	}
 	t->cold = atomic_load_explicit(&e->cold, memory_order_relaxed);
 	lane_totals(e->lane, &t->lane);
+}
+
+/* ------------------------------------------------------------------ */
+/* The watchdog                                                         */
+
+/* Worker W inside the same unlinkat (the same syscall count, the in_unlink
+ * mark set) since the watchdog first saw it there, for watchdog_ns or more.
+ * No clock on the worker's side: the count says it is the same call. */
+static bool stuck_in_unlink(struct engine *e, struct worker *w, uint64_t now)
+{
+	uint64_t sc = atomic_load_explicit(&w->st->syscalls, memory_order_relaxed);
+	bool in = atomic_load_explicit(&w->st->in_unlink, memory_order_relaxed) == 1;
+	if (!in || sc != w->wd_syscalls || !w->wd_since) {
+		w->wd_syscalls = sc;
+		w->wd_since = in ? now : 0;
+		return false;
+	}
+	return now - w->wd_since >= e->watchdog_ns;
+}
+
+/* The lane from now on, at ENGINE_AUTO_LANE_BYTES unless it is on already. */
+static void auto_lane_on(struct engine *e)
+{
+	if (atomic_exchange(&e->auto_lane, true))
+		return;
+	uint64_t off = 0;
+	atomic_compare_exchange_strong(&e->knobs.lane_bytes, &off, ENGINE_AUTO_LANE_BYTES);
+}
+
+/* Every tick of the thread waiting for the tree (qlock held): which workers
+ * are stuck in one unlinkat (a huge file met before the lane was on), the
+ * workers that run in their place, and the auto lane for the rest of the
+ * run. */
+static void watchdog(struct engine *e)
+{
+	uint64_t now = now_ns();
+	int started = atomic_load(&e->nstarted), stuck = 0, waiting = 0;
+	for (int i = 0; i < started; i++) {
+		struct worker *w = &e->workers[i];
+		bool waits = atomic_load_explicit(&w->st->in_unlink, memory_order_relaxed) ==
+			     LANE_WAITING;
+		bool s = !waits && stuck_in_unlink(e, w, now);
+		atomic_store_explicit(&w->in_lane, s || waits, memory_order_relaxed);
+		stuck += s;
+		waiting += waits;
+	}
+	if (stuck)
+		auto_lane_on(e);
+	int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
+	int extra = stuck + waiting;
+	if (active + extra > e->cfg.max_threads)
+		extra = e->cfg.max_threads - active > 0 ? e->cfg.max_threads - active : 0;
+	if (extra == e->lane_extra)
+		return;
+	int got = engine_spawn_workers(e, active + extra) - active;
+	e->lane_extra = got > 0 ? (got < extra ? got : extra) : 0;
+	pthread_cond_broadcast(&e->park_cond);
+	pthread_cond_broadcast(&e->work_cond);
+}
+
+bool engine_worker_in_lane(const struct engine *e, int i)
+{
+	return atomic_load_explicit(&e->workers[i].in_lane, memory_order_relaxed);
+}
+
+/* ------------------------------------------------------------------ */
+/* The caller's driver                                                  */
+
+/* No worker thread could be started (engine_spawn_workers): the caller's thread is
+ * worker 0 until the operand is done, ticking between tasks. With one
+ * worker nothing waits for helpers, so the stack empties only at the end. */
+static void run_in_caller(struct engine *e)
+{
+	struct worker *w = &e->workers[0];
+	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
+	w->io_read_bytes = taskio_read_bytes();
+	uint64_t next_tick = now_ns() + 100 * 1000 * 1000;
+	for (;;) {
+		uintptr_t task = 0;
+		pthread_mutex_lock(&e->qlock);
+		if (!e->op_done && !e->stop && e->qlen > 0)
+			task = e->stack[--e->qlen];
+		pthread_mutex_unlock(&e->qlock);
+		if (!task)
+			return;
+		engine_run_task(w, task);
+		if (e->tick && now_ns() >= next_tick) {
+			e->tick(e, e->tick_arg);
+			next_tick = now_ns() + 100 * 1000 * 1000;
+		}
+	}
+}
+
+static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), void *arg);
+static bool operand_done(struct engine *e, void *arg);
+static bool serve_stopped(struct engine *e, void *arg);
+
+bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
+			const struct stat *st)
+{
+	/* No second lstat here: the open checks that the directory is still
+	 * the one the caller saw, and one that is gone by then fails there as
+	 * any vanished directory does. */
+	dnode_init_anchor(&e->anchor, dirfd);
+	e->display = display;
+	e->op_done = false;
+
+	struct dnode *root = dnode_new(&e->anchor, name, strlen(name));
+	root->dev = st->st_dev;
+	root->ino = st->st_ino;
+	if (!engine_push_tasks(e, &(struct subdir){ .n = root }, 1)) {
+		struct strbuf sb = STRBUF_INIT;
+		quote_append(&sb, display, strlen(display));
+		warn_errno(ENOMEM, "cannot remove %s", sb_str(&sb));
+		sb_free(&sb);
+		dnode_free(root);
+		return false;
+	}
+	if (atomic_load(&e->nstarted) == 0) {
+		/* directories given away come back as release tasks */
+		for (;;) {
+			run_in_caller(e);
+			if (e->op_done || e->stop || !engine_remote_out(e))
+				break;
+			nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+		}
+	} else {
+		wait_until(e, operand_done, NULL);
+	}
+	if (!e->op_done)
+		return false;
+	return !(atomic_load(&e->anchor.flags) & DN_FAILED);
+}
+
+/* No operand of its own: what is adopted, until *STOP. Without a worker
+ * thread the caller runs the tasks, looking for more every 10 ms. */
+void engine_serve(struct engine *e, const atomic_bool *stop)
+{
+	e->op_done = false;
+	atomic_store(&e->serving, true);
+	if (atomic_load(&e->nstarted) == 0) {
+		while (!atomic_load(stop) && !e->stop) {
+			run_in_caller(e);
+			nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+		}
+	} else {
+		wait_until(e, serve_stopped, (void *)stop);
+	}
+	atomic_store(&e->serving, false);
+}
+
+static bool operand_done(struct engine *e, void *arg)
+{
+	return e->op_done;
+}
+
+static bool serve_stopped(struct engine *e, void *arg)
+{
+	return atomic_load((const atomic_bool *)arg);
+}
+
+/* The caller's wait while workers run: every 100 ms the watchdog and
+ * the tick (the controller, the progress line), until DONE says so or the
+ * engine stops. */
+static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), void *arg)
+{
+	pthread_mutex_lock(&e->qlock);
+	while (!done(e, arg) && !e->stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 100 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&e->done_cond, &e->qlock, &ts);
+		if (!done(e, arg) && !e->stop)
+			watchdog(e);
+		if (e->stop) {
+			/* wake everyone so they notice and leave their loops */
+			pthread_cond_broadcast(&e->work_cond);
+			pthread_cond_broadcast(&e->park_cond);
+			pthread_cond_broadcast(&e->mem_cond);
+			break;
+		}
+		if (!done(e, arg) && e->tick) {
+			pthread_mutex_unlock(&e->qlock);
+			e->tick(e, e->tick_arg);
+			pthread_mutex_lock(&e->qlock);
+		}
+	}
+	pthread_mutex_unlock(&e->qlock);
 }

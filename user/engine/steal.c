@@ -41,8 +41,6 @@
 #define DONATION_MAGIC 0x31736461u /* "ads1" */
 #define DONATION_MAX_DIRS 1024u	   /* per message: a steal is a handful of subtrees */
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
-
 enum { KIND_DIRS, KIND_SLICE };
 
 struct donation_head {
@@ -87,13 +85,6 @@ size_t engine_remote_out(struct engine *e)
 	size_t n = e->remote_out;
 	pthread_mutex_unlock(&e->qlock);
 	return n;
-}
-
-const char *engine_anchor_display(const struct engine *e, const struct dnode *anchor)
-{
-	if (anchor == &e->anchor)
-		return e->display;
-	return container_of(anchor, struct adoption, anchor)->display;
 }
 
 /* ------------------------------------------------------------------ */
@@ -532,7 +523,7 @@ static bool adopt_slice(struct engine *e, int donor, struct cursor *c, const str
 		dst[off + nl] = '\0';
 		off += nl + 1u;
 	}
-	if (!engine_push_chunk(e, k))
+	if (!engine_push_chunks(e, &k, 1))
 		return drop_slice(e, donor, token, s, k, p);
 	return true;
 }
