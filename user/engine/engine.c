@@ -1,3 +1,7 @@
+/* The scanner and the workers' loop: a worker pops a task (tasks.c), reads
+ * its directory with getdents64, unlinks what is not a directory, pushes the
+ * subdirectories as tasks, and drops the directory's own reference at the
+ * end (release.h). */
 #include "engine/dirnode.h"
 #include "engine/engine_int.h"
 #include "engine/plan.h"

@@ -20,22 +20,17 @@ bool fsinfo_type_sort_pays(uint64_t f_type);
  * controller tries it. ADAPTRM_SORT_TRIAL=1 pretends no type was measured. */
 bool fsinfo_type_sort_known(uint64_t f_type);
 /* Several workers unlinking in one directory pay here: tmpfs and ext4 do
- * part of each unlink outside the parent's i_rwsem (measured: flat 200k,
- * 2 workers, tmpfs 1.05 -> 0.64 s, ext4 3.3 -> 2.1-2.5 s), and on FUSE and
- * network filesystems the latency of each call is what parallelism hides.
- * xfs and btrfs get slower (machine.md: xfs flat 1.59 s at 1 thread, 2.72 s
- * at 2). */
+ * part of each unlink outside the parent's i_rwsem, and on FUSE and network
+ * filesystems the latency of each call is what parallelism hides; xfs and
+ * btrfs get slower (docs/design.md#shared-directories). */
 bool fsinfo_type_share_pays(uint64_t f_type);
 /* Whether sharing was measured on this type at all (the above, plus xfs and
  * btrfs, where it loses). Elsewhere (overlayfs, whose cost is its upper
  * filesystem's, f2fs, zfs, cluster filesystems) the controller tries it. */
 bool fsinfo_type_share_known(uint64_t f_type);
-/* Unlinking what one getdents64 call returned last-first pays here
- * (200 x 1000 tree, 2 threads, interleaved runs: adaptrm on tmpfs 0.575 ->
- * 0.549 s over 10 runs; a minimal C deleter on xfs 2.40 -> 2.29 s over 4
- * and on btrfs 7.66 -> 7.18 s over 3). Not on ext4, whose readdir order is
- * hash order (1.49 -> 1.61 s reversed). Kernel 6.18's tmpfs lists the
- * newest entry first, xfs and btrfs the oldest. */
+/* Unlinking what one getdents64 call returned last-first pays here (tmpfs,
+ * xfs, btrfs); not on ext4, whose readdir order is hash order
+ * (docs/design.md#reverse-order). */
 bool fsinfo_type_reverse_pays(uint64_t f_type);
 /* Whether the order depends on the cache: last-first pays here warm and the
  * filesystem has a disk to be cold on (not tmpfs, not ramfs), where cold

@@ -59,11 +59,9 @@ static unsigned default_fd_budget(int threads)
 	return room < 2 ? 2 : (unsigned)room;
 }
 
-/* A worker's stack. The engine does not recurse: the deepest use measured
- * over the e2e suite (stack painted below engine_worker_main: messages,
- * sorted batches, FUSE, fd-cache re-opens) was 12.5 KiB. 256 KiB leaves
- * twenty times that and lets 64 workers fit under a small address-space
- * limit, where glibc's default 8 MiB stacks took 512 MiB. The sanitizers'
+/* A worker's stack. The engine does not recurse, so its deepest use is a
+ * small fraction of this, and 64 workers fit under a small address-space
+ * limit, where glibc's default 8 MiB stacks do not. The sanitizers'
  * instrumented frames get the default. */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define WORKER_STACK 0

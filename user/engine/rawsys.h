@@ -1,16 +1,7 @@
-/* The engine's per-entry system calls, issued inline.
- *
- * Why not glibc's unlinkat(): its wrapper is a function, so every unlink
- * is call -> syscall -> ret, and that ret's prediction was made before the
- * kernel ran. On the AMD EPYC KVM guests we measure on (kernel 6.18, SRSO
- * "Safe RET"), the return stack does not survive the kernel's own return
- * sequence, the ret mispredicts, and the delete costs 10-12% more time for
- * the very same system calls: 200 x 1000 files on tmpfs, one CPU, 0.84 s
- * with the syscall instruction in the loop against 0.93-0.97 s through
- * glibc's unlinkat, glibc's syscall(), a function pointer, or our own
- * non-inlined copy of the same three instructions. A call and ret both after
- * the syscall cost nothing. rmz is fast for this reason (its syscalls are
- * inline assembly, by rustix).
+/* The engine's per-entry system calls, issued inline: through a wrapper
+ * function, the ret after the syscall mispredicts on CPUs whose return stack
+ * does not survive the kernel's return, and the same calls cost measurably
+ * more (docs/design.md#reading-a-directory).
  *
  * So these must stay static inline, and the functions that call them in a
  * loop must be inlined into that loop. They return the result or -errno,
