@@ -242,6 +242,7 @@ unsigned engine_idle_helpers(struct engine *e);
 /* Out of memory in a task: true if another task ended meanwhile (try
  * again), false if the memory will not come back. */
 bool engine_wait_for_memory(struct worker *w);
+
 /* ERR on a name inside the tree means someone else removed it (or moved it
  * out of the tree) first: under -f that is not an error, as GNU's
  * ignorable_missing says. The one place the engine decides this. */

@@ -9,7 +9,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-
 /* A wait shorter than waking an idle worker is one the owner ends itself
  * (a chain's child waits while its parent reads the final, empty
  * getdents64): only longer waits count as time another worker could have
@@ -33,6 +32,8 @@ static bool push_locked(struct engine *e, size_t n)
 	return true;
 }
 
+/* N tasks were pushed (qlock held): one idle worker for one, all of them
+ * for more. */
 static void wake_workers(struct engine *e, size_t n)
 {
 	if (e->idle > 0) {
