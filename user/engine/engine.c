@@ -141,13 +141,7 @@ static inline __attribute__((always_inline)) void file_removed(struct worker *w,
  * memory. */
 static bool grow_newdirs(struct worker *w)
 {
-	size_t cap = w->cap_newdirs ? 2 * w->cap_newdirs : 64;
-	struct subdir *nd = realloc(w->newdirs, cap * sizeof(*nd));
-	if (!nd)
-		return false;
-	w->newdirs = nd;
-	w->cap_newdirs = cap;
-	return true;
+	return try_grow(&w->newdirs, &w->cap_newdirs, w->n_newdirs + 1, 64);
 }
 
 /* The node of subdirectory NAME of D could not be allocated: try again each
@@ -506,26 +500,12 @@ static void run_chunk(struct worker *w, struct chunk *c)
  * at once instead: unbatched, unsorted, but removed). */
 static bool batch_add(struct worker *w, const struct linux_dirent64 *de)
 {
-	if (w->n_ents == w->cap_ents) {
-		size_t cap = w->cap_ents ? 2 * w->cap_ents : 1024;
-		struct sort_ent *ents = realloc(w->ents, cap * sizeof(*ents));
-		if (!ents)
-			return false;
-		w->ents = ents;
-		w->cap_ents = cap;
-	}
+	if (!try_grow(&w->ents, &w->cap_ents, w->n_ents + 1, 1024))
+		return false;
 	size_t len = strlen(de->d_name) + 1;
-	if (w->names.len + len + 1 > w->names.cap) {
-		/* grown here, where failing is allowed: sb_add then has room */
-		size_t cap = w->names.cap ? w->names.cap : 4096;
-		while (cap < w->names.len + len + 1)
-			cap *= 2;
-		char *buf = realloc(w->names.buf, cap);
-		if (!buf)
-			return false;
-		w->names.buf = buf;
-		w->names.cap = cap;
-	}
+	/* grown here, where failing is allowed: sb_add then has room */
+	if (!try_grow(&w->names.buf, &w->names.cap, w->names.len + len + 1, 4096))
+		return false;
 	struct sort_ent *s = &w->ents[w->n_ents++];
 	s->ino = de->d_ino;
 	s->type = de->d_type;
