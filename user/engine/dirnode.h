@@ -46,8 +46,8 @@ enum {
 	DN_DONATED = 1u << 18, /* given away: removed here once the thief is done */
 	/* A filesystem policy bit (bits 8-15 hold the dirent size below). */
 	DN_COLD_ASK = 1u << 19, /* last-first here only while its reads do not go
-				 * to a disk (engine.c, cold_check) */
-	/* A directory cycle below (engine.c, cycle_found): GNU rm neither
+				 * to a disk (scan.c, cold_check) */
+	/* A directory cycle below (scan.c, cycle_found): GNU rm neither
 	 * removes this directory nor reports it, and its parent still tries
 	 * its rmdir (fts_skip_tree passes over the postorder visit). */
 	DN_KEPT = 1u << 20,

@@ -117,7 +117,7 @@ struct worker_stats {
 	 * the last, longer): the ranks' shared budget sums these */
 	_Atomic uint64_t unlink_hist[ENGINE_HIST_BUCKETS];
 	/* directory opens and getdents64 calls timed for the cold check, and
-	 * those that took 100 µs or more (engine.c, cold_check) */
+	 * those that took 100 µs or more (scan.c, cold_check) */
 	_Atomic uint64_t reads_timed, reads_waited;
 	struct plan_stats plan[PLAN_COUNT];
 } __attribute__((aligned(64)));

@@ -1,7 +1,8 @@
 /* The engine's insides, shared by its files: tasks.c (the task stack),
- * release.h (children remove their parents), engine.c (the scanner and the
+ * release.h (children remove their parents), plan.c (how one directory is
+ * deleted), scan.c (the scanner and the
  * workers' loop), lane.c (large files), steal.c (scale-out), diag.c
- * (messages) and lifecycle.c (creating, steering and destroying an engine,
+ * (messages) and engine.c (creating, steering and destroying an engine,
  * and the caller's driver). Not part of the API. */
 #ifndef ADAPTRM_ENGINE_INT_H
 #define ADAPTRM_ENGINE_INT_H
@@ -220,11 +221,11 @@ static inline void engine_mask_signals(sigset_t *old)
 	pthread_sigmask(SIG_SETMASK, &all, NULL);
 }
 
-/* The thread function of every worker (engine.c). */
+/* The thread function of every worker (scan.c). */
 void *engine_worker_main(void *arg);
-/* Run one task popped from the stack (engine.c). */
+/* Run one task popped from the stack (scan.c). */
 void engine_run_task(struct worker *w, uintptr_t task);
-/* Start worker threads up to N (lifecycle.c; qlock held, or before any
+/* Start worker threads up to N (engine.c; qlock held, or before any
  * worker runs): how many run. */
 int engine_spawn_workers(struct engine *e, int n);
 

@@ -1,6 +1,6 @@
 /* One plan per directory: how its entries are read and removed, decided in
  * one place (plan.c) from its filesystem, the knobs, the cold check and the
- * controller's trials, so that the scanner (engine.c, scan_dir) only
+ * controller's trials, so that the scanner (scan.c, scan_dir) only
  * follows it. The plan is decided as the directory opens and looked at
  * again before each read: a knob may change while a directory is read. */
 #ifndef ADAPTRM_ENGINE_PLAN_H

@@ -146,7 +146,7 @@ struct rank {
 /* ------------------------------------------------------------------ */
 /* The workers' side                                                    */
 
-/* A directory given to this rank is done with (a worker, engine.c). */
+/* A directory given to this rank is done with (a worker, scan.c). */
 static void remote_done(void *arg, int donor, uint64_t token, bool failed)
 {
 	struct rank *r = arg;
