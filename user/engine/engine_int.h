@@ -1,9 +1,9 @@
 /* The engine's insides, shared by its files: tasks.c (the task stack),
  * release.h (children remove their parents), plan.c (how one directory is
- * deleted), scan.c (the scanner and the
- * workers' loop), lane.c (large files), steal.c (scale-out), diag.c
- * (messages) and engine.c (creating, steering and destroying an engine,
- * and the caller's driver). Not part of the API. */
+ * deleted), scan.c (the scanner and the workers' loop), lane.c (large
+ * files), steal.c (scale-out), diag.c (messages) and engine.c (creating,
+ * steering and destroying an engine, and the caller's driver). Not part of
+ * the API. */
 #ifndef ADAPTRM_ENGINE_INT_H
 #define ADAPTRM_ENGINE_INT_H
 
