@@ -162,8 +162,10 @@ test_background_foreign_place_refused() {
 	expect_eq "$(ls m/.adaptrm-held-0)" file "the foreign place changed"
 }
 
-# A full filesystem: the record cannot be written, so the operand is
-# deleted in the foreground, or it is held and deleted; either way it goes.
+# A full filesystem: the operand is held (its record is its name, which
+# needs no space) or, where the place cannot be made, deleted in the
+# foreground; either way it goes, and the deleter runs without room for
+# its pid.
 test_background_full_filesystem() {
 	bg_setup 4M
 	make_tree m/t 3 30
@@ -264,5 +266,33 @@ test_background_record_before_its_entry() {
 	"$ADAPTRM" --wait /late
 	expect_gone "$place/late1"
 	expect_gone "$place/late1.rec"
+	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
+}
+
+# The entry's name is its record: an entry named so and left without a
+# deleter (a crash right after the rename) is resumed and goes, and a path
+# too long for a name is kept in a side file that goes with it. Records
+# written as files by older versions are read too (the tests above).
+test_background_name_records_are_resumed() {
+	bg_setup
+	local place=m/.adaptrm-held-0 long name
+	make_tree m/t 2 20
+	"$ADAPTRM" -rf --background m/t
+	"$ADAPTRM" --wait "$SCRATCH/m/t"
+	make_tree m/crashed 2 20
+	name="h2~0~$(date +%s)~$(stat -c %d m/crashed)~$(stat -c %i m/crashed)~0~1-2-3~+crashed"
+	mv m/crashed "$place/$name"
+	"$ADAPTRM" --pending | grep -q "^/crashed	held" || fail "--pending does not list it"
+	"$ADAPTRM" --resume
+	"$ADAPTRM" --wait /crashed
+	expect_gone "$place/$name"
+	long=m/$(printf 'd%.0s' $(seq 1 120))/$(printf 'e%.0s' $(seq 1 120))
+	make_tree "$long" 2 20
+	"$ADAPTRM" -rf --background "$long"
+	expect_gone "$long"
+	"$ADAPTRM" --pending | grep -q "$SCRATCH/$long" ||
+		[ -z "$(bg_held "$place")" ] || fail "--pending does not list the long path"
+	"$ADAPTRM" --wait "$SCRATCH/$long"
+	expect_eq "$(bg_held "$place")" "" "the place is empty"
 	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
 }

@@ -101,6 +101,100 @@ Test(held_record, written_and_read_back_from_a_place)
 	cr_assert_eq(rmdir(dir), 0, "nothing else was left in the place");
 }
 
+/* The entry's name is its record: every field comes back, odd bytes in the
+ * path included, and the name is a valid place name. */
+Test(held_name, round_trip)
+{
+	struct held_record r = sample(), back;
+	held_name_format(&r, "000000001-42-0");
+	cr_assert(r.in_name);
+	cr_assert_not(r.side);
+	cr_assert(held_name_ok(r.name), "%s", r.name);
+	cr_assert_null(strchr(r.name, '/'));
+	cr_assert(held_name_parse(r.name, &back), "%s", r.name);
+	cr_assert_str_eq(back.path, r.path);
+	cr_assert_eq(back.uid, r.uid);
+	cr_assert_eq(back.time, r.time);
+	cr_assert_eq(back.dev, r.dev);
+	cr_assert_eq(back.ino, r.ino);
+	cr_assert_eq(back.size, r.size);
+	cr_assert(held_is_record(r.name));
+	held_record_free(&back);
+}
+
+/* A path too long for a name leaves it out; the name alone still parses. */
+Test(held_name, a_long_path_goes_to_a_side_file)
+{
+	char path[400];
+	memset(path, 'x', sizeof path - 1);
+	path[0] = '/';
+	path[sizeof path - 1] = '\0';
+	struct held_record r = sample(), back;
+	r.path = path;
+	held_name_format(&r, "1-2-3");
+	cr_assert(r.side);
+	cr_assert_lt(strlen(r.name), HELD_NAME_MAX);
+	cr_assert(held_name_parse(r.name, &back));
+	cr_assert(back.side);
+	cr_assert_null(back.path);
+	char file[HELD_NAME_MAX + 16], name[HELD_NAME_MAX];
+	snprintf(file, sizeof file, "%s" HELD_SIDE_SUFFIX, r.name);
+	cr_assert_not(held_is_record(file), "a side file is no record");
+	cr_assert(held_side_entry(file, name));
+	cr_assert_str_eq(name, r.name);
+}
+
+/* Anything but a name held_name_format writes is no record. */
+Test(held_name, other_names_are_no_records)
+{
+	const char *bad[] = {
+		"h2~0~1~2~3~4~n~",	      /* valid: its path in a side file */
+		"h2~0~1~2~3~4~~+x",	      /* no nonce */
+		"h2~0~1~2~3~~n~+x",	      /* a field missing */
+		"h2~0~1~2~3~4~n~x",	      /* a path not starting with '/' */
+		"h2~0~1~2~3~4~n~+a%2",	      /* a cut escape */
+		"h2~0~1~2~3~4~n~+a%00",	      /* a NUL */
+		"h2~0~1~2~3~4~n~+a%41",	      /* a byte that needs no escape */
+		"h2~x~1~2~3~4~n~+x",	      /* not a number */
+		"h2~4294967295~1~2~3~4~n~+x", /* no uid */
+		"h1~0~1~2~3~4~n~+x",
+		"stranger",
+		"lock",
+	};
+	struct held_record r;
+	cr_assert(held_name_parse(bad[0], &r));
+	cr_assert(r.side);
+	for (size_t i = 1; i < sizeof bad / sizeof *bad; i++)
+		cr_assert_not(held_name_parse(bad[i], &r), "%s parsed", bad[i]);
+}
+
+/* A side file is written once, read back, and a lost one still lets the
+ * entry be read as a record. */
+Test(held_name, side_file_written_and_read_back)
+{
+	char dir[] = "/tmp/held-unit.XXXXXX", path[400];
+	cr_assert_not_null(mkdtemp(dir));
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+	memset(path, 'y', sizeof path - 1);
+	path[0] = '/';
+	path[sizeof path - 1] = '\0';
+	struct held_record r = sample(), back;
+	r.path = path;
+	held_name_format(&r, "1-2-3");
+	cr_assert_eq(held_side_write(fd, &r), 0);
+	cr_assert_eq(held_side_write(fd, &r), EEXIST);
+	cr_assert_eq(held_entry_read(fd, r.name, &back), 0);
+	cr_assert_str_eq(back.path, path);
+	held_record_remove(fd, &back);
+	held_record_free(&back);
+	cr_assert_eq(held_entry_read(fd, r.name, &back), 0, "the side file lost");
+	cr_assert_not_null(back.path);
+	held_record_free(&back);
+	cr_assert_eq(held_entry_read(fd, "stranger", &back), ENOENT);
+	close(fd);
+	cr_assert_eq(rmdir(dir), 0, "nothing else was left in the place");
+}
+
 static struct polite_out decide(struct polite_in in)
 {
 	struct polite_out out;

@@ -24,22 +24,27 @@ void background_say_foreground(const struct rm_options *o, const char *arg, cons
 			quote_n(0, arg), why);
 }
 
-/* A name no other call can pick: time, pid and a counter. */
-static void entry_name(char *buf, size_t n)
+/* R's name, made unique by a nonce no other call can pick (with the time
+ * in seconds already in it): nanoseconds, pid and a counter. */
+static void entry_name(struct held_record *r)
 {
 	static unsigned counter;
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(buf, n, "h%lld.%09ld-%d-%u", (long long)ts.tv_sec, ts.tv_nsec, (int)getpid(),
-		 counter++);
+	r->time = ts.tv_sec;
+	char nonce[64];
+	snprintf(nonce, sizeof nonce, "%09ld-%d-%u", ts.tv_nsec, (int)getpid(), counter++);
+	held_name_format(r, nonce);
 }
 
-/* Rename BASE into the place PLACEFD as R records it, verified by device
- * and inode after the move: 0, or the errno of the refused rename. */
+/* Rename BASE into the place PLACEFD under R's name, which is its record,
+ * verified by device and inode after the move: 0, or the errno of the
+ * refused rename. The rename is the commit: nothing is synced before it
+ * (docs/design.md, "--background's crash safety"). */
 static int hold_into(int placefd, int pfd, const char *base, const struct stat *st,
 		     struct held_record *r)
 {
-	int err = held_record_write(placefd, r);
+	int err = r->side ? held_side_write(placefd, r) : 0;
 	if (err)
 		return err;
 	if (renameat2(pfd, base, placefd, r->name, RENAME_NOREPLACE) < 0) {
@@ -84,11 +89,10 @@ static int try_place(const struct candidate *c, int pfd, const char *base, const
 	if (fd >= 0) {
 		struct held_record r = { .path = (char *)abs,
 					 .uid = geteuid(),
-					 .time = time(NULL),
 					 .dev = st->st_dev,
 					 .ino = st->st_ino,
 					 .size = (uint64_t)st->st_blocks * 512 };
-		entry_name(r.name, sizeof r.name);
+		entry_name(&r);
 		err = hold_into(fd, pfd, base, st, &r);
 		close(fd);
 	}
@@ -199,13 +203,9 @@ static bool view_place(const char *place, int nwant, char **want, bool print, st
 	v->locker = place_locker(fd, place, DELETER_ARG);
 	DIR *dir = fdopendir(dup(fd));
 	struct dirent *de;
-	size_t sl = strlen(HELD_RECORD_SUFFIX);
 	while (dir && (de = readdir(dir))) {
-		size_t n = strlen(de->d_name);
 		struct held_record r;
-		if (de->d_name[0] == '.' || n <= sl ||
-		    strcmp(de->d_name + n - sl, HELD_RECORD_SUFFIX) ||
-		    held_record_read(fd, de->d_name, &r) != 0)
+		if (held_entry_read(fd, de->d_name, &r) != 0)
 			continue;
 		if (r.uid == geteuid()) {
 			v->records++;

@@ -149,9 +149,12 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 	if (fstatat(d->placefd, r->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT)
 			return LEFT;
-		/* A record is written before its entry moves in: a young one
-		 * without its entry is one whose rename may still come. Past
+		/* A record in the entry's name goes with it. A record file
+		 * is written before its entry moves in: a young one without
+		 * its entry is one whose rename may still come. Past
 		 * DELETER_MOVE_S its writer failed the rename or died. */
+		if (r->in_name)
+			return GONE;
 		if (time(NULL) - r->time < DELETER_MOVE_S)
 			return NOT_YET;
 		held_record_remove(d->placefd, r);
@@ -174,6 +177,21 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 	return ok ? GONE : LEFT;
 }
 
+/* A side file whose entry is not there: its writer's rename failed or it
+ * died before it. Removed once it is older than DELETER_MOVE_S, so that a
+ * rename still to come finds it. */
+static void drop_orphan_side(struct deleter *d, const char *file)
+{
+	char name[HELD_NAME_MAX];
+	struct stat st;
+	if (!held_side_entry(file, name) || fstatat(d->placefd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ||
+	    errno != ENOENT || fstatat(d->placefd, file, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return;
+	if (S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    time(NULL) - st.st_mtime >= DELETER_MOVE_S)
+		unlinkat(d->placefd, file, 0);
+}
+
 /* One pass over the records: how many entries went. *LEFT counts the
  * records that stay (corrupted, mismatched, failed), *YOUNG those whose
  * entry has not moved in yet. */
@@ -183,16 +201,16 @@ static size_t one_pass(struct deleter *d, size_t *left, size_t *young)
 	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!dir)
 		return 0;
-	size_t done = 0, sl = strlen(HELD_RECORD_SUFFIX);
+	size_t done = 0;
 	*left = *young = 0;
 	struct dirent *de;
 	while ((de = readdir(dir)) && !engine_stopping(d->engine)) {
-		size_t n = strlen(de->d_name);
-		if (de->d_name[0] == '.' || n <= sl ||
-		    strcmp(de->d_name + n - sl, HELD_RECORD_SUFFIX))
-			continue;
 		struct held_record r;
-		int err = held_record_read(d->placefd, de->d_name, &r);
+		int err = held_entry_read(d->placefd, de->d_name, &r);
+		if (err == ENOENT && de->d_name[0] != '.')
+			drop_orphan_side(d, de->d_name);
+		if (err == ENOENT)
+			continue; /* no record: never touched */
 		if (err) {
 			fprintf(stderr, "adaptrm deleter: %s/%s: %s: left alone\n", d->place,
 				de->d_name, err == EINVAL ? "not a valid record" : strerror(err));
@@ -214,14 +232,10 @@ static size_t count_records(int placefd)
 {
 	int dfd = openat(placefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
-	size_t n = 0, sl = strlen(HELD_RECORD_SUFFIX);
+	size_t n = 0;
 	struct dirent *de;
-	while (dir && (de = readdir(dir))) {
-		size_t len = strlen(de->d_name);
-		if (de->d_name[0] != '.' && len > sl &&
-		    !strcmp(de->d_name + len - sl, HELD_RECORD_SUFFIX))
-			n++;
-	}
+	while (dir && (de = readdir(dir)))
+		n += held_is_record(de->d_name);
 	if (dir)
 		closedir(dir);
 	return n;

@@ -167,10 +167,11 @@ int place_lock(int placefd)
 	}
 	char buf[32];
 	int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
-		close(fd);
-		return -1;
-	}
+	/* The flock is the lock; the pid only lets --pending name the deleter.
+	 * On a full filesystem it may not be written, and the deleter must run
+	 * all the same: what it deletes is what frees the space. */
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)n, 0) != n && ftruncate(fd, 0) < 0)
+		fprintf(stderr, "adaptrm deleter: cannot write its pid: %s\n", strerror(errno));
 	return fd;
 }
 

@@ -21,7 +21,7 @@ bool held_name_ok(const char *name)
 	for (size_t i = 0; i < n; i++) {
 		char c = name[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+			  (c >= '0' && c <= '9') || strchr("-_.~+%", c);
 		if (!ok)
 			return false;
 	}
@@ -219,6 +219,190 @@ int held_record_read(int placefd, const char *file, struct held_record *r)
 void held_record_remove(int placefd, const struct held_record *r)
 {
 	char file[HELD_NAME_MAX + 16];
-	snprintf(file, sizeof file, "%s" HELD_RECORD_SUFFIX, r->name);
+	if (r->in_name && !r->side)
+		return;
+	snprintf(file, sizeof file, "%s%s", r->name,
+		 r->in_name ? HELD_SIDE_SUFFIX : HELD_RECORD_SUFFIX);
 	unlinkat(placefd, file, 0);
+}
+
+static bool path_byte_plain(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '_' || c == '.';
+}
+
+/* A path as a name's last field: '/' as '+', other bytes than letters,
+ * digits and "-_." as %XX, so that the field holds no '/' and no '~'. */
+static void add_name_escaped(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '/')
+			sb_addc(sb, '+');
+		else if (path_byte_plain(c))
+			sb_addc(sb, (char)c);
+		else
+			sb_addf(sb, "%%%02X", c);
+	}
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* The reverse of add_name_escaped; false for anything it would not write. */
+static bool name_unescape(const char *s, char **out)
+{
+	size_t n = strlen(s);
+	char *p = xmalloc(n + 1), *q = p;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int hi = c == '%' ? hexval(s[i + 1]) : -1;
+		int lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+		if (c == '+')
+			*q++ = '/';
+		else if (path_byte_plain(c))
+			*q++ = (char)c;
+		else if (lo >= 0 && (hi || lo) && !path_byte_plain((unsigned char)(hi * 16 + lo)) &&
+			 hi * 16 + lo != '/')
+			*q++ = (char)(hi * 16 + lo), i += 2;
+		else {
+			free(p);
+			return false;
+		}
+	}
+	*q = '\0';
+	*out = p;
+	return true;
+}
+
+void held_name_format(struct held_record *r, const char *nonce)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, HELD_NAME_PREFIX "%u~%" PRId64 "~%" PRIu64 "~%" PRIu64 "~%" PRIu64 "~%s~",
+		(unsigned)r->uid, r->time, r->dev, r->ino, r->size, nonce);
+	size_t fields = sb.len;
+	add_name_escaped(&sb, r->path ? r->path : "");
+	r->in_name = true;
+	r->side = sb.len >= HELD_NAME_MAX || sb.len == fields;
+	/* A path that does not fit is left out: the name still holds all the
+	 * deleter needs, and the side file the path for --pending. */
+	size_t n = r->side ? fields : sb.len;
+	memcpy(r->name, sb_str(&sb), n);
+	r->name[n] = '\0';
+	sb_free(&sb);
+}
+
+/* The next '~'-ended field of *P as a number no larger than MAX. */
+static bool name_field(const char **p, uint64_t max, uint64_t *v)
+{
+	const char *e = strchr(*p, '~');
+	if (!e || !parse_u64(*p, (size_t)(e - *p), v) || *v > max)
+		return false;
+	*p = e + 1;
+	return true;
+}
+
+bool held_name_parse(const char *name, struct held_record *r)
+{
+	*r = (struct held_record){ 0 };
+	size_t pl = strlen(HELD_NAME_PREFIX);
+	if (strlen(name) >= HELD_NAME_MAX || strncmp(name, HELD_NAME_PREFIX, pl))
+		return false;
+	const char *p = name + pl;
+	uint64_t uid, time;
+	if (!name_field(&p, UINT32_MAX - 1, &uid) || !name_field(&p, INT64_MAX - 1, &time) ||
+	    !name_field(&p, UINT64_MAX, &r->dev) || !name_field(&p, UINT64_MAX, &r->ino) ||
+	    !name_field(&p, UINT64_MAX, &r->size))
+		return false;
+	const char *e = strchr(p, '~');
+	if (!e || e == p)
+		return false;
+	for (const char *c = p; c < e; c++)
+		if (!path_byte_plain((unsigned char)*c))
+			return false;
+	const char *path = e + 1;
+	r->side = *path == '\0';
+	if (!r->side && (*path != '+' || !name_unescape(path, &r->path)))
+		return false;
+	r->uid = (uid_t)uid;
+	r->time = (int64_t)time;
+	r->in_name = true;
+	strcpy(r->name, name);
+	return true;
+}
+
+int held_side_write(int placefd, const struct held_record *r)
+{
+	char file[HELD_NAME_MAX + 16];
+	snprintf(file, sizeof file, "%s" HELD_SIDE_SUFFIX, r->name);
+	int fd = openat(placefd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno;
+	int err = write_all(fd, r->path, strlen(r->path));
+	close(fd);
+	if (err)
+		unlinkat(placefd, file, 0);
+	return err;
+}
+
+/* The side file's path into R (a placeholder when it is lost: a crash may
+ * keep the entry's rename and not the file's unsynced bytes). */
+static void side_read(int placefd, struct held_record *r)
+{
+	char file[HELD_NAME_MAX + 16], *buf = xmalloc(RECORD_MAX);
+	snprintf(file, sizeof file, "%s" HELD_SIDE_SUFFIX, r->name);
+	int fd = openat(placefd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, RECORD_MAX - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && buf[0] == '/' && !memchr(buf, 0, (size_t)n)) {
+		buf[n] = '\0';
+		r->path = buf;
+		return;
+	}
+	free(buf);
+	r->path = xstrdup("(a long path, not recorded)");
+}
+
+bool held_is_record(const char *file)
+{
+	size_t n = strlen(file), sl = strlen(HELD_RECORD_SUFFIX);
+	if (file[0] == '.')
+		return false;
+	if (n > sl && !strcmp(file + n - sl, HELD_RECORD_SUFFIX))
+		return true;
+	struct held_record r;
+	bool ok = held_name_parse(file, &r);
+	held_record_free(&r);
+	return ok;
+}
+
+int held_entry_read(int placefd, const char *file, struct held_record *r)
+{
+	size_t n = strlen(file), sl = strlen(HELD_RECORD_SUFFIX);
+	if (file[0] == '.')
+		return ENOENT;
+	if (n > sl && !strcmp(file + n - sl, HELD_RECORD_SUFFIX))
+		return held_record_read(placefd, file, r);
+	if (!held_name_parse(file, r))
+		return ENOENT;
+	if (r->side)
+		side_read(placefd, r);
+	return 0;
+}
+
+bool held_side_entry(const char *file, char name[HELD_NAME_MAX])
+{
+	size_t n = strlen(file), sl = strlen(HELD_SIDE_SUFFIX);
+	if (n <= sl || n - sl >= HELD_NAME_MAX || strcmp(file + n - sl, HELD_SIDE_SUFFIX))
+		return false;
+	memcpy(name, file, n - sl);
+	name[n - sl] = '\0';
+	struct held_record r;
+	bool ok = held_name_parse(name, &r) && r.side;
+	held_record_free(&r);
+	return ok;
 }
