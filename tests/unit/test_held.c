@@ -206,7 +206,8 @@ Test(polite, full_speed_while_nobody_else_uses_the_device)
 {
 	struct polite_out o = decide((struct polite_in){ .have_device = true });
 	cr_assert_eq(o.interval_ns, 0);
-	cr_assert_eq(o.threads, POLITE_MAX_THREADS);
+	cr_assert_eq(o.threads, 0, "the controller's workers, as in the foreground");
+	cr_assert_not(o.idle_io, "the foreground's I/O class");
 	cr_assert_not(o.backing_off);
 }
 
@@ -217,6 +218,7 @@ Test(polite, backs_off_while_others_read_and_doubles)
 	struct polite_out o = decide(in);
 	cr_assert(o.backing_off);
 	cr_assert_eq(o.threads, 1);
+	cr_assert(o.idle_io);
 	cr_assert_eq(o.interval_ns, POLITE_MIN_BACKOFF_NS);
 	in.interval_ns = o.interval_ns;
 	cr_assert_eq(decide(in).interval_ns, 2 * POLITE_MIN_BACKOFF_NS);
@@ -241,8 +243,11 @@ Test(polite, eases_back_and_keeps_max_ops)
 	struct polite_out o = decide(in);
 	cr_assert_eq(o.interval_ns, 4 * POLITE_MIN_BACKOFF_NS);
 	cr_assert_eq(o.threads, 1);
+	cr_assert(o.idle_io, "still easing back");
 	in.interval_ns = POLITE_MIN_BACKOFF_NS / 8;
 	cr_assert_eq(decide(in).interval_ns, 0);
+	cr_assert_eq(decide(in).threads, 0, "back to the controller");
+	cr_assert_not(decide(in).idle_io);
 	in.min_interval_ns = 5000000;
 	cr_assert_eq(decide(in).interval_ns, 5000000, "--max-ops stays the floor");
 }

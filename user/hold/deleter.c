@@ -1,4 +1,5 @@
 #include "hold/deleter.h"
+#include "ctl/controller.h"
 #include "engine/engine.h"
 #include "hold/place.h"
 #include "hold/polite.h"
@@ -20,9 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#define IOPRIO_CLASS_BE 2
 #define IOPRIO_CLASS_IDLE 3
 #define IOPRIO_CLASS_SHIFT 13
-#define IOPRIO_WHO_PROCESS 1
+#define IOPRIO_WHO_PGRP 2
+#define IOPRIO_BE_NORM 4
 
 bool deleter_spawn(const char *place, const struct deleter_options *o)
 {
@@ -57,15 +60,22 @@ bool deleter_spawn(const char *place, const struct deleter_options *o)
 	return err == 0;
 }
 
-/* Idle I/O class and the lowest CPU priority, before any worker starts:
- * the workers inherit both. */
+/* The lowest CPU priority, before any worker starts: the workers inherit
+ * it. It costs nothing while the CPUs are otherwise idle. */
 static void be_polite(void)
 {
-	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT) <
-	    0)
-		fprintf(stderr, "adaptrm deleter: idle I/O class refused: %s\n", strerror(errno));
 	if (setpriority(PRIO_PROCESS, 0, 19) < 0)
 		fprintf(stderr, "adaptrm deleter: nice 19 refused: %s\n", strerror(errno));
+}
+
+/* The idle I/O class while backing off, the normal one otherwise, for every
+ * thread at once: the deleter leads its own process group (its session). */
+static void set_io_class(bool idle)
+{
+	int prio = idle ? IOPRIO_CLASS_IDLE << IOPRIO_CLASS_SHIFT :
+			  IOPRIO_CLASS_BE << IOPRIO_CLASS_SHIFT | IOPRIO_BE_NORM;
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PGRP, 0, prio) < 0)
+		fprintf(stderr, "adaptrm deleter: I/O class refused: %s\n", strerror(errno));
 }
 
 struct deleter {
@@ -73,6 +83,8 @@ struct deleter {
 	int placefd;
 	dev_t dev;
 	struct engine *engine;
+	struct controller *ctl; /* the foreground's, steering while nobody is hurt */
+	bool idle_io;
 	uint64_t base_interval_ns;
 	/* politeness between ticks */
 	uint64_t last_ns, dev_sectors, own_bytes, unlink_ns, unlink_calls, floor_ns;
@@ -122,8 +134,10 @@ static void tick(struct engine *e, void *arg)
 		d->own_bytes = own;
 	}
 	uint64_t calls = t.unlink_calls - d->unlink_calls;
+	int running = atomic_load(&k->active_threads);
 	if (calls >= 8) {
-		in.own_latency_ns = (t.unlink_ns - d->unlink_ns) / calls;
+		in.own_latency_ns =
+			(t.unlink_ns - d->unlink_ns) / calls / (running > 0 ? running : 1);
 		if (!d->floor_ns || in.own_latency_ns < d->floor_ns)
 			d->floor_ns = in.own_latency_ns;
 		d->unlink_ns = t.unlink_ns;
@@ -133,7 +147,12 @@ static void tick(struct engine *e, void *arg)
 	struct polite_out out;
 	polite_decide(&in, &out);
 	atomic_store(&k->op_interval_ns, out.interval_ns);
-	engine_set_active(e, out.threads);
+	if (out.threads)
+		engine_set_active(e, out.threads);
+	else if (d->ctl)
+		controller_tick(d->ctl);
+	if (out.idle_io != d->idle_io)
+		set_io_class(d->idle_io = out.idle_io);
 	d->last_ns = now;
 	if (++d->ticks % 10 == 0)
 		write_status(d, &t, out.interval_ns);
@@ -167,9 +186,13 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 	}
 	d->current = r;
 	bool ok;
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st.st_mode)) {
+		if (d->ctl)
+			controller_begin_tree(d->ctl, d->placefd, r->name);
 		ok = engine_remove_tree(d->engine, d->placefd, r->name, r->path, &st);
-	else
+		if (d->ctl)
+			controller_end_tree(d->ctl);
+	} else
 		ok = unlinkat(d->placefd, r->name, 0) == 0 || errno == ENOENT;
 	d->current = NULL;
 	if (ok)
@@ -266,7 +289,7 @@ static void drain(struct deleter *d)
 static struct engine *make_engine(uint64_t free_rate, uint64_t max_ops, uint64_t *interval)
 {
 	struct engine_config cfg = {
-		.max_threads = POLITE_MAX_THREADS,
+		.max_threads = controller_default_max_threads(0),
 		.force = true,
 		.one_file_system = true, /* nothing held may reach another mount */
 		.free_rate = free_rate,
@@ -290,6 +313,7 @@ int deleter_main(int argc, char **argv)
 		return 1;
 	}
 	be_polite();
+	set_io_class(d.idle_io = true); /* until the first tick has looked */
 	struct stat st;
 	fstat(d.placefd, &st);
 	d.dev = st.st_dev;
@@ -300,8 +324,14 @@ int deleter_main(int argc, char **argv)
 			       &d.base_interval_ns);
 	d.last_ns = now_ns();
 	d.started = time(NULL);
+	struct controller_config cc = { .sort_policy = SORT_AUTO };
+	d.ctl = controller_new(d.engine, &cc);
 	engine_set_tick(d.engine, tick, &d);
 	drain(&d);
+	if (d.ctl) {
+		controller_finish(d.ctl);
+		controller_free(d.ctl);
+	}
 	struct engine_totals t;
 	engine_totals(d.engine, &t);
 	if (!strcmp(argv[3], "stats"))

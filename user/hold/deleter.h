@@ -1,6 +1,7 @@
 /* The deleter: a detached process that deletes what a holding place holds,
- * with the engine, fd-relative from the place, politely (idle I/O class,
- * nice 19, at most two workers, paced while others use the device). */
+ * with the engine, fd-relative from the place, at nice 19 and otherwise like
+ * the foreground (its controller and worker cap) while nobody else is hurt;
+ * while others use the device, one paced worker in the idle I/O class. */
 #ifndef ADAPTRM_HOLD_DELETER_H
 #define ADAPTRM_HOLD_DELETER_H
 #include <stdbool.h>

@@ -24,12 +24,14 @@ void polite_decide(const struct polite_in *in, struct polite_out *out)
 			iv = POLITE_MAX_INTERVAL_NS;
 		out->threads = 1;
 	} else {
-		/* Halve it back: nobody is hurt, so go towards full speed. */
+		/* Halve it back: nobody is hurt, so go towards full speed,
+		 * which is the foreground's: the controller's workers. */
 		iv /= 2;
 		if (iv < POLITE_MIN_BACKOFF_NS / 8)
 			iv = 0;
-		out->threads = iv ? 1 : POLITE_MAX_THREADS;
+		out->threads = iv ? 1 : 0;
 	}
+	out->idle_io = iv != 0;
 	if (iv < in->min_interval_ns)
 		iv = in->min_interval_ns;
 	out->interval_ns = iv;

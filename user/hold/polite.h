@@ -1,7 +1,8 @@
 /* The deleter's politeness: how fast to go, decided every tick from what the
- * device does for others and what our own unlinks cost. Low impact first:
- * back off while others are active or our unlinks wait, go full speed while
- * the device is otherwise idle. */
+ * device does for others and what our own unlinks cost. While nobody else is
+ * hurt it runs like the foreground (the same controller and worker cap, the
+ * normal I/O class); while others are active or our unlinks wait, it backs
+ * off to one paced worker in the idle I/O class. */
 #ifndef ADAPTRM_HOLD_POLITE_H
 #define ADAPTRM_HOLD_POLITE_H
 #include <stdbool.h>
@@ -15,20 +16,23 @@
 #define POLITE_LATENCY_FACTOR 4
 #define POLITE_MAX_INTERVAL_NS 200000000ull /* 5 operations a second at least */
 #define POLITE_MIN_BACKOFF_NS 1000000ull
-#define POLITE_MAX_THREADS 2
 
 struct polite_in {
 	bool have_device;	   /* the device's counters could be read */
 	uint64_t others_read_bps;  /* others' reads on the device, bytes per second */
-	uint64_t own_latency_ns;   /* our mean unlink time over the tick (0: none) */
-	uint64_t floor_latency_ns; /* the lowest mean seen so far (0: none yet) */
+	uint64_t own_latency_ns;   /* our mean unlink time over the tick divided by
+				    * the workers running: the wall time one unlink
+				    * takes us, which more workers alone do not
+				    * raise (0: none) */
+	uint64_t floor_latency_ns; /* the lowest seen so far (0: none yet) */
 	uint64_t interval_ns;	   /* the current pacing between two operations */
 	uint64_t min_interval_ns;  /* --max-ops's pacing (0: none) */
 };
 
 struct polite_out {
 	uint64_t interval_ns; /* the engine's op_interval_ns */
-	int threads;	      /* active workers */
+	int threads;	      /* active workers; 0: the controller decides */
+	bool idle_io;	      /* the idle I/O class (else the normal one) */
 	bool backing_off;     /* for the log */
 };
 
