@@ -7,11 +7,25 @@
 # "until freed" is the background delete's whole time. Prints a markdown
 # table (the median of BG_REPS runs, in milliseconds).
 #
+# BG_MODE=polite measures politeness instead: on ext4 (a loop device with
+# direct I/O, capped at BG_DEVIOPS reads and writes a second for everyone,
+# kernel threads included), a foreground workload (tests/tools/fsync_probe
+# writing and fsyncing 4 KiB every 10 ms, and tests/tools/read_probe.py
+# reading 4 KiB at random with direct I/O every 2 ms) runs for BG_WINDOW_S
+# seconds while each tool deletes a tree of BG_POLITE_N entries, and once
+# with nothing deleted ("alone"). The tools take turns, the order rotating
+# each repetition, so that the machine's drift falls on all alike. One table
+# row per run: the two probes' p99, and the tool's return and whole time.
+#
 #   BG_FS       tmpfs ext4 (default both)
 #   BG_SIZES    entries per tree (default 10 1000 10000 100000)
 #   BG_TOOLS    rm rmz adaptrm background (rmz skipped if not installed)
 #   BG_REPS     runs per cell (default 3)
 #   BENCH_WORK  where the ext4 image goes (default /var/tmp)
+#   BG_MODE     return (default) or polite
+#   BG_DEVIOPS  polite: the device cap (default 1000)
+#   BG_WINDOW_S polite: the workload's seconds (default 10)
+#   BG_POLITE_N polite: entries in the tree (default 20000)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
@@ -27,12 +41,18 @@ BG_FS=${BG_FS:-tmpfs ext4}
 BG_SIZES=${BG_SIZES:-10 1000 10000 100000}
 BG_TOOLS=${BG_TOOLS:-rm rmz adaptrm background}
 BG_REPS=${BG_REPS:-3}
+BG_MODE=${BG_MODE:-return}
+DEVIOPS=${BG_DEVIOPS:-1000}
+WINDOW=${BG_WINDOW_S:-10}
+POLITE_N=${BG_POLITE_N:-20000}
+TOOLS=${TOOLS:-$repo/.output/tools}
 work=$(mktemp -d "${BENCH_WORK:-/var/tmp}/adaptrm-bg.XXXXXX") || exit 1
 mnt=$work/m img=$work/ext4.img
 export XDG_STATE_HOME=$work/state
 mkdir -p "$mnt" "$XDG_STATE_HOME"
 
 cleanup() {
+	[ -n "$FS_LOOP" ] && fs_devcap "$FS_LOOP" 0 2>/dev/null
 	mountpoint -q "$mnt" && fs_umount "$mnt"
 	fs_detach_image "$img" 2>/dev/null
 	rm -rf "$work"
@@ -76,8 +96,64 @@ run_one() {
 	echo "$ret $(ms_since "$t0")"
 }
 
+# polite: the ext4 on a direct-I/O loop device, and the reader's file.
+polite_mount() {
+	fs_make_image ext4 "$img" 4G && fs_loop_attach "$img" on && mount "$FS_LOOP" "$mnt" &&
+		head -c 256M /dev/urandom >"$mnt/readfile" && sync -f "$mnt"
+}
+
+# One polite run of TOOL: "FSYNC_P99_US READ_P99_US RETURN_MS WHOLE_MS".
+polite_one() {
+	local tool=$1 probe=$TOOLS/fsync_probe t0 ret rp99 p99
+	build "$POLITE_N"
+	echo 3 >/proc/sys/vm/drop_caches
+	fs_devcap "$FS_LOOP" "$DEVIOPS"
+	"$probe" --interval-ms=10 --duration="$WINDOW" "$mnt" >"$work/probe.out" 2>&1 &
+	local ppid=$!
+	python3 "$repo/tests/tools/read_probe.py" --duration="$WINDOW" "$mnt/readfile" \
+		>"$work/read.out" 2>&1 &
+	local dpid=$!
+	sleep 0.5
+	t0=$(date +%s%N)
+	case $tool in
+	alone) ;;
+	rm) rm -rf "$mnt/t" ;;
+	rmz) rmz -f "$mnt/t" >/dev/null ;;
+	background) "$ADAPTRM" -rf --background "$mnt/t" ;;
+	esac
+	ret=$(ms_since "$t0")
+	[ "$tool" = background ] && "$ADAPTRM" --wait "$mnt/t"
+	local whole
+	whole=$(ms_since "$t0")
+	wait "$ppid" "$dpid"
+	fs_devcap "$FS_LOOP" 0
+	rm -rf "$mnt/t"
+	p99=$(sed -n 's/.*p99_us=\([0-9]*\).*/\1/p' "$work/probe.out")
+	rp99=$(sed -n 's/.*p99_us=\([0-9]*\).*/\1/p' "$work/read.out")
+	echo "${p99:-?} ${rp99:-?} $ret $whole"
+}
+
+polite_lane() {
+	local tools=(alone rm background) rep i n
+	command -v rmz >/dev/null && tools+=(rmz)
+	polite_mount || { echo "background: cannot make the capped ext4" >&2; return 1; }
+	echo "| rep | tool | fsync p99 us | read p99 us | return ms | whole ms |"
+	echo "|---:|---|---:|---:|---:|---:|"
+	n=${#tools[@]}
+	for rep in $(seq 1 "$BG_REPS"); do
+		for i in $(seq 0 $((n - 1))); do
+			local tool=${tools[$(((i + rep) % n))]}
+			echo "| $rep | $tool | $(polite_one "$tool" | tr ' ' '|' | sed 's/|/ | /g') |"
+		done
+	done
+}
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+if [ "$BG_MODE" = polite ]; then
+	polite_lane
+	exit
+fi
 echo "| fs | entries | tool | return ms | until freed ms |"
 echo "|---|---:|---|---:|---:|"
 for fs in $BG_FS; do
