@@ -84,6 +84,8 @@ struct deleter {
 	dev_t dev;
 	struct engine *engine;
 	struct controller *ctl; /* the foreground's, steering while nobody is hurt */
+	bool in_tree;		/* the controller has a tree to steer */
+	int forced_threads;	/* backing off: the workers it allows (0: none) */
 	bool idle_io;
 	uint64_t base_interval_ns;
 	/* politeness between ticks */
@@ -147,9 +149,10 @@ static void tick(struct engine *e, void *arg)
 	struct polite_out out;
 	polite_decide(&in, &out);
 	atomic_store(&k->op_interval_ns, out.interval_ns);
+	d->forced_threads = out.threads;
 	if (out.threads)
 		engine_set_active(e, out.threads);
-	else if (d->ctl)
+	else if (d->ctl && d->in_tree)
 		controller_tick(d->ctl);
 	if (out.idle_io != d->idle_io)
 		set_io_class(d->idle_io = out.idle_io);
@@ -189,7 +192,12 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 	if (S_ISDIR(st.st_mode)) {
 		if (d->ctl)
 			controller_begin_tree(d->ctl, d->placefd, r->name);
+		/* The controller's start point does not override a back-off. */
+		if (d->forced_threads)
+			engine_set_active(d->engine, d->forced_threads);
+		d->in_tree = d->ctl != NULL;
 		ok = engine_remove_tree(d->engine, d->placefd, r->name, r->path, &st);
+		d->in_tree = false;
 		if (d->ctl)
 			controller_end_tree(d->ctl);
 	} else
