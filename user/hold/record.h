@@ -62,7 +62,9 @@ bool held_is_record(const char *file);
 bool held_side_entry(const char *file, char name[HELD_NAME_MAX]);
 
 /* Write R as NAME.rec in the place PLACEFD: a temporary file created with
- * O_EXCL, synced, renamed into place. 0 or an errno. */
+ * O_EXCL, synced, renamed into place. 0 or an errno. The earlier format:
+ * --background no longer writes it, and the tests write it to check that
+ * it is still read. */
 int held_record_write(int placefd, const struct held_record *r);
 /* Read and parse the record file FILE in PLACEFD (never following a
  * symlink): 0, an errno, or EINVAL for a corrupted record. */
