@@ -94,7 +94,7 @@ int controller_default_max_threads(int requested)
 /* Where to start when nothing was stored: xfs and btrfs lose with a second
  * unlinker in a directory, ext4 gains with 2, tmpfs scales to the CPUs, FUSE
  * and network filesystems hide their latency behind many workers. The
- * measurements behind each line: docs/design.md#start-point. */
+ * measurements behind each line: docs/log.md#start-point. */
 static int prior_threads(const char *fs, const char *shape)
 {
 	int cpus = ncpus();

@@ -63,7 +63,7 @@ static void fs_policy(struct dnode *d, int fd)
 /* Whether a directory with policy FS and DIR_SIZE bytes is read in sorted
  * batches. A batch is sorted only past the threshold, and reading a
  * directory whole before unlinking costs where it cannot get there
- * (docs/design.md#engine). */
+ * (docs/design.md#inode-order). */
 static bool want_sort(struct engine *e, unsigned fs, uint64_t dir_size)
 {
 	int policy = knob_int(&e->knobs.sort_policy);

@@ -314,7 +314,7 @@ struct scan {
 /* How many of N entries split K ways the reader keeps: fewer than an even
  * share, by what its next getdents64 call will take, so that the next
  * batch is read while the helpers still work and nobody waits for it
- * (measured: docs/design.md#engine). At least half an even share: the
+ * (docs/log.md#readers-slice). At least half an even share: the
  * estimates come from the last batch. */
 static size_t reader_slice(const struct worker *w, size_t n, size_t k)
 {
@@ -374,8 +374,8 @@ static void publish_subdirs(struct worker *w, const struct scan *s)
 /* Workers to split a batch of N files among (1: the reader keeps it). Only
  * workers with nothing else to do help: unlinkers in one directory queue on
  * its i_rwsem, so while other directories wait, a second worker here only
- * adds contention (docs/design.md#engine). Plus a slice for each rank that
- * asked for work and found none. */
+ * adds contention (docs/design.md#shared-directories). Plus a slice for
+ * each rank that asked for work and found none. */
 static unsigned batch_sharers(struct engine *e, const struct dir_plan *p, size_t n)
 {
 	unsigned share = p->share_k;
