@@ -574,14 +574,8 @@ int profile_prune(const char *dir, const char *keep, int64_t now)
 		}
 		if (keep && !strcmp(name, keep))
 			continue; /* counted, never removed */
-		if (n == cap) {
-			size_t c = cap ? cap * 2 : 64;
-			struct prune_file *g = realloc(f, c * sizeof *f);
-			if (!g)
-				break;
-			f = g;
-			cap = c;
-		}
+		if (!try_grow(&f, &cap, n + 1, 64))
+			break;
 		snprintf(f[n].name, sizeof f[n].name, "%s", name);
 		f[n].mtime = (int64_t)st.st_mtim.tv_sec;
 		n++;

@@ -1,5 +1,6 @@
 /* JSON writer and reader (see json.h). */
 #include "lib/json.h"
+#include "lib/xalloc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -219,14 +220,10 @@ static char *string(struct parser *ps)
 				return NULL;
 			}
 		}
-		if (n + 2 > cap) {
-			char *no = realloc(out, cap *= 2);
-			if (!no) {
-				free(out);
-				fail(ps, "out of memory");
-				return NULL;
-			}
-			out = no;
+		if (!try_grow(&out, &cap, n + 2, 16)) {
+			free(out);
+			fail(ps, "out of memory");
+			return NULL;
 		}
 		out[n++] = c;
 	}

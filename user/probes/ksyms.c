@@ -1,5 +1,6 @@
 /* /proc/kallsyms parsing and address lookup (see ksyms.h). */
 #include "probes/ksyms.h"
+#include "lib/xalloc.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,21 +39,6 @@ void ksyms_free(struct ksyms *k)
 	free(k);
 }
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
-{
-	if (*p && need <= *cap)
-		return true;
-	size_t c = *cap ? *cap : first;
-	while (c < need)
-		c *= 2;
-	void *np = realloc(*p, c * elem);
-	if (!np)
-		return false;
-	*p = np;
-	*cap = c;
-	return true;
-}
-
 /* One line of kallsyms: "ffffffff81000000 T _stext [module]". */
 static bool parse_line(char *line, uint64_t *addr, char *type, char **name, size_t *len)
 {
@@ -68,8 +54,8 @@ static bool parse_line(char *line, uint64_t *addr, char *type, char **name, size
 
 static bool add(struct ksyms *k, uint64_t addr, uint32_t size, const char *name, size_t len)
 {
-	if (!grow((void **)&k->v, &k->cap, k->n + 1, sizeof *k->v, 64) ||
-	    !grow((void **)&k->names, &k->names_cap, k->names_len + len + 1, 1, 4096))
+	if (!try_grow(&k->v, &k->cap, k->n + 1, 64) ||
+	    !try_grow(&k->names, &k->names_cap, k->names_len + len + 1, 4096))
 		return false;
 	k->v[k->n] = (struct ksym){ .addr = addr, .name = (uint32_t)k->names_len, .size = size };
 	memcpy(k->names + k->names_len, name, len);

@@ -2,6 +2,7 @@
  * sites, on-CPU samples, the names of their frames, and the live wait
  * causes the controller reads (see probes.h). */
 #include "lib/env.h"
+#include "lib/xalloc.h"
 #include "probes.skel.h"
 #include "probes/ksym_bpf.h"
 #include "probes/ksyms.h"
@@ -57,14 +58,8 @@ static bool cpu_stack_of(struct probes *p, int stackid, uint64_t ips[PROBE_CPU_S
 static void add_addrs(const uint64_t *ips, int depth, struct addr_set *a)
 {
 	for (int i = 0; i < depth && ips[i]; i++) {
-		if (a->n == a->cap) {
-			size_t nc = a->cap ? 2 * a->cap : 256;
-			uint64_t *na = realloc(a->v, nc * sizeof *na);
-			if (!na)
-				return;
-			a->v = na;
-			a->cap = nc;
-		}
+		if (!try_grow(&a->v, &a->cap, a->n + 1, 256))
+			return;
 		a->v[a->n++] = ips[i];
 	}
 }
@@ -145,7 +140,8 @@ int probes_callers(struct probes *p, struct probe_caller *out, int max)
 	struct probe_caller_key k, next, *prev = NULL;
 	struct probe_caller_val v;
 	const struct bpf_map *m = p->skel->maps.callers;
-	int n = 0, cap = 64;
+	int n = 0;
+	size_t cap = 64;
 	struct probe_caller *all = malloc(cap * sizeof *all);
 
 	if (!all || max <= 0) {
@@ -165,13 +161,8 @@ int probes_callers(struct probes *p, struct probe_caller *out, int max)
 			if (all[i].ip == ip && all[i].flags == k.flags)
 				break;
 		if (i == n) {
-			if (n == cap) {
-				struct probe_caller *na = realloc(all, 2 * cap * sizeof *na);
-				if (!na)
-					break;
-				all = na;
-				cap *= 2;
-			}
+			if (!try_grow(&all, &cap, (size_t)n + 1, 64))
+				break;
 			all[n++] = (struct probe_caller){ .ip = ip, .flags = k.flags };
 		}
 		all[i].count += v.count;
@@ -229,7 +220,8 @@ int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
 	struct probe_wait_key k, next, *prev = NULL;
 	struct probe_wait_val v;
 	struct probe_wait_site *all = NULL;
-	int n = 0, cap = 0;
+	int n = 0;
+	size_t cap = 0;
 
 	*out = NULL;
 	if (bpf_map__get_next_key(m, NULL, &next, sizeof next))
@@ -240,14 +232,8 @@ int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
 		prev = &k;
 		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
 			continue;
-		if (n == cap) {
-			int nc = cap ? 2 * cap : 64;
-			struct probe_wait_site *na = realloc(all, nc * sizeof *na);
-			if (!na)
-				break;
-			all = na;
-			cap = nc;
-		}
+		if (!try_grow(&all, &cap, (size_t)n + 1, 64))
+			break;
 		struct probe_wait_site *w = &all[n++];
 		*w = (struct probe_wait_site){ .stackid = k.stackid,
 					       .state = k.state,
@@ -277,7 +263,8 @@ int probes_cpu_samples(struct probes *p, struct probe_cpu_sample **out)
 	struct probe_cpu_key k, next, *prev = NULL;
 	struct probe_cpu_sample *all = NULL;
 	uint64_t v;
-	int n = 0, cap = 0;
+	int n = 0;
+	size_t cap = 0;
 
 	*out = NULL;
 	if (!p->attached[PROBE_G_ONCPU] || bpf_map__get_next_key(m, NULL, &next, sizeof next))
@@ -288,14 +275,8 @@ int probes_cpu_samples(struct probes *p, struct probe_cpu_sample **out)
 		prev = &k;
 		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
 			continue;
-		if (n == cap) {
-			int nc = cap ? 2 * cap : 64;
-			struct probe_cpu_sample *na = realloc(all, nc * sizeof *na);
-			if (!na)
-				break;
-			all = na;
-			cap = nc;
-		}
+		if (!try_grow(&all, &cap, (size_t)n + 1, 64))
+			break;
 		struct probe_cpu_sample *c = &all[n++];
 		*c = (struct probe_cpu_sample){ .stackid = k.stackid,
 						.flags = k.flags,

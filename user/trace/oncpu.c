@@ -1,5 +1,6 @@
 /* On-CPU categories and folded stacks (oncpu.h). */
 #include "trace/oncpu.h"
+#include "lib/xalloc.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
 #include "trace/result.h"
@@ -159,15 +160,9 @@ static void add_folded(struct folded_set *s, const struct ksyms *k, const char *
 		memcpy(line + len, name, l + 1);
 		len += l;
 	}
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? 2 * s->cap : 256;
-		struct folded *nv = realloc(s->v, nc * sizeof *nv);
-		if (!nv) {
-			free(line);
-			return;
-		}
-		s->v = nv;
-		s->cap = nc;
+	if (!try_grow(&s->v, &s->cap, s->n + 1, 256)) {
+		free(line);
+		return;
 	}
 	s->v[s->n++] = (struct folded){ .line = line, .value = value };
 }

@@ -7,6 +7,8 @@
 #include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/msg.h"
+#include "lib/procfile.h"
+#include "lib/xalloc.h"
 #include "probes/hist.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
@@ -154,20 +156,14 @@ struct sampler {
 	uint64_t cgroups_ns; /* when to look for the traced processes' cgroups again */
 	bool rows;	     /* record --interval rows (not in-process) */
 	struct trace_result *r;
-	int cap;
+	size_t cap;
 };
 
 /* One --interval row: SNAP less the previous row's end. */
 static void add_row(struct sampler *s, const struct probe_snapshot *snap)
 {
-	if (s->r->niv == s->cap) {
-		int nc = s->cap ? s->cap * 2 : 64;
-		struct trace_interval *n = realloc(s->r->iv, nc * sizeof *n);
-		if (!n)
-			return;
-		s->r->iv = n;
-		s->cap = nc;
-	}
+	if (!try_grow(&s->r->iv, &s->cap, (size_t)s->r->niv + 1, 64))
+		return;
 	probes_snapshot_sub(s->delta, snap, s->prev);
 	const struct probe_snapshot *d = s->delta;
 	s->r->iv[s->r->niv++] = (struct trace_interval){
@@ -609,14 +605,8 @@ static char proc_state(pid_t pid, int *threads)
 	char path[64], buf[512];
 	*threads = -1;
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (procfile_read(path, buf, sizeof buf) < 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	char *rp = strrchr(buf, ')');
 	if (!rp || rp[1] != ' ')
 		return 0;
@@ -645,14 +635,8 @@ static pid_t parent_of(pid_t pid)
 {
 	char path[32], buf[512];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (procfile_read(path, buf, sizeof buf) < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	/* "pid (comm) state ppid ...": comm may hold spaces and parentheses */
 	char *close_paren = strrchr(buf, ')');
 	int ppid;

@@ -1,5 +1,6 @@
 /* Wait sites, their causes, and the devices of the delete (waits.h). */
 #include "trace/waits.h"
+#include "lib/xalloc.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
 #include "trace/result.h"
@@ -72,7 +73,8 @@ static int read_mounts(struct mount_ent **out)
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL;
 	size_t cap = 0;
-	int n = 0, ncap = 0;
+	int n = 0;
+	size_t ncap = 0;
 	struct mount_ent *v = NULL;
 
 	*out = NULL;
@@ -88,14 +90,8 @@ static int read_mounts(struct mount_ent **out)
 		char fstype[64], source[PATH_MAX], sopts[1024] = "";
 		if (sscanf(dash + 3, "%63s %4095s %1023s", fstype, source, sopts) < 2)
 			continue;
-		if (n == ncap) {
-			int nc = ncap ? 2 * ncap : 32;
-			struct mount_ent *nv = realloc(v, nc * sizeof *nv);
-			if (!nv)
-				break;
-			v = nv;
-			ncap = nc;
-		}
+		if (!try_grow(&v, &ncap, (size_t)n + 1, 32))
+			break;
 		struct mount_ent *e = &v[n++];
 		memset(e, 0, sizeof *e);
 		e->maj = maj;
