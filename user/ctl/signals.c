@@ -14,6 +14,7 @@
 #include "ctl/signals.h"
 #include "lib/clock.h"
 #include "lib/mountinfo.h"
+#include "lib/procfile.h"
 #include "lib/xalloc.h"
 #include "probes/hist.h"
 #include "probes/probes.h"
@@ -53,14 +54,8 @@ static bool read_schedstat(pid_t tid, uint64_t *run, uint64_t *wait)
 {
 	char path[64], buf[128];
 	snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (procfile_read(path, buf, sizeof buf) < 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	unsigned long long r, w;
 	if (sscanf(buf, "%llu %llu", &r, &w) != 2)
 		return false;

@@ -7,6 +7,7 @@
 #include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/msg.h"
+#include "lib/procfile.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
 #include "lib/taskio.h"
@@ -88,13 +89,8 @@ static size_t as_unmapped(size_t *limit)
 		return SIZE_MAX;
 	/* read into the stack: malloc may be what is short */
 	char buf[64];
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	ssize_t len = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (len <= 0)
+	if (procfile_read("/proc/self/statm", buf, sizeof buf) < 0)
 		return SIZE_MAX;
-	buf[len] = '\0';
 	char *end;
 	unsigned long pages = strtoul(buf, &end, 10);
 	if (end == buf)

@@ -1,6 +1,7 @@
 #include "hold/place.h"
 #include "lib/env.h"
 #include "lib/mountinfo.h"
+#include "lib/procfile.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
@@ -180,14 +181,9 @@ static bool cmdline_has(pid_t pid, const char *arg)
 {
 	char path[64], buf[8192];
 	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	ssize_t n = procfile_read(path, buf, sizeof buf);
+	if (n < 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
 		if (!strcmp(p, arg))
 			return true;

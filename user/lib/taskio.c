@@ -1,4 +1,5 @@
 #include "lib/taskio.h"
+#include "lib/procfile.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,14 +19,8 @@ int64_t taskio_parse_read_bytes(const char *text)
 
 int64_t taskio_read_bytes(void)
 {
-	int fd = open("/proc/thread-self/io", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	char buf[512];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
+	if (procfile_read("/proc/thread-self/io", buf, sizeof buf) < 0)
 		return -1;
-	buf[n] = '\0';
 	return taskio_parse_read_bytes(buf);
 }
