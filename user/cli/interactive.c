@@ -216,10 +216,8 @@ static void visit(struct walk *w, int fd, const char *name, const char *display,
 		keep_ancestors(w);
 		return;
 	}
-	if (w->depth == w->cap) {
-		w->cap = w->cap ? w->cap * 2 : 16;
-		w->stack = xrealloc(w->stack, w->cap * sizeof(*w->stack));
-	}
+	if (!try_grow(&w->stack, &w->cap, w->depth + 1, 16))
+		xalloc_die();
 	w->stack[w->depth++] =
 		(struct frame){ .dir = d, .path = xstrdup(display), .name = xstrdup(name) };
 }

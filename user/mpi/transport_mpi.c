@@ -49,10 +49,8 @@ static bool mpi_send(struct transport *t, int dest, int tag, const void *buf, si
 	if (len > (size_t)INT32_MAX)
 		return false;
 	reap(m);
-	if (m->nsends == m->cap) {
-		m->cap = m->cap ? 2 * m->cap : 16;
-		m->sends = xrealloc(m->sends, m->cap * sizeof(*m->sends));
-	}
+	if (!try_grow(&m->sends, &m->cap, m->nsends + 1, 16))
+		xalloc_die();
 	struct pending *p = &m->sends[m->nsends];
 	p->buf = malloc(len ? len : 1);
 	if (!p->buf)

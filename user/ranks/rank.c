@@ -151,10 +151,8 @@ static void remote_done(void *arg, int donor, uint64_t token, bool failed)
 {
 	struct rank *r = arg;
 	pthread_mutex_lock(&r->lock);
-	if (r->nout == r->cap_out) {
-		r->cap_out = r->cap_out ? 2 * r->cap_out : 64;
-		r->out = xrealloc(r->out, r->cap_out * sizeof(*r->out));
-	}
+	if (!try_grow(&r->out, &r->cap_out, r->nout + 1, 64))
+		xalloc_die();
 	r->out[r->nout++] = (struct done_item){ donor, token, failed };
 	pthread_mutex_unlock(&r->lock);
 }
