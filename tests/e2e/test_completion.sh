@@ -12,8 +12,9 @@ comp_run() {
 	local line=$1
 	shift
 	(
+		# shellcheck disable=SC2317 # called by _adaptrm
 		compopt() { echo "$*" >>compopt; }
-		# shellcheck source=docs/adaptrm.bash-completion
+		# shellcheck source=../../docs/adaptrm.bash-completion
 		source "$comp_file"
 		# shellcheck disable=SC2034 # read by _adaptrm
 		COMP_LINE=$line COMP_POINT=${#line} COMP_WORDS=("$@") COMP_CWORD=$(($# - 1))
