@@ -210,3 +210,16 @@ test_docs_links_catch_breakage() {
 	grep -q 'README.md: .*#nowhere (no such anchor)' <<<"$out" || fail "missing local anchor passed: $out"
 	grep -q 'user/x.c:2: docs/a.md#re-run-2 (no such anchor)' <<<"$out" || fail "missing anchor in code passed: $out"
 }
+
+# The README is a user's first screen and a few more: at most 250 lines (the
+# figures, the history and the reasons live in docs/), and its first code
+# block is the two set-up commands, the demo and the tests.
+test_docs_readme_for_users() {
+	local readme=$docs_repo/README.md n first
+	n=$(wc -l <"$readme")
+	[ "$n" -le 250 ] || fail "README.md has $n lines, more than 250: move the detail to docs/"
+	first=$(awk '/^```/ { if (f) exit; f = 1; next } f' "$readme")
+	grep -q 'scripts/demo.sh' <<<"$first" || fail "README.md's first code block does not run scripts/demo.sh: $first"
+	grep -q 'make check' <<<"$first" || fail "README.md's first code block does not run make check: $first"
+	[ -x "$docs_repo/scripts/demo.sh" ] || fail "scripts/demo.sh is not executable"
+}
