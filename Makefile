@@ -184,9 +184,12 @@ install: all
 	[ ! -f docs/adaptrm.1 ] || install -m 0644 docs/adaptrm.1 $(DESTDIR)$(MANDIR)/adaptrm.1
 	[ ! -f docs/adaptrm.bash-completion ] || \
 		install -m 0644 docs/adaptrm.bash-completion $(DESTDIR)$(COMPDIR)/adaptrm
+# bash-completion loads a command's completion by its name: adaptrm-mpi's is the same file
+	[ ! -f adaptrm-mpi ] || ln -sf adaptrm $(DESTDIR)$(COMPDIR)/adaptrm-mpi
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/adaptrm $(DESTDIR)$(BINDIR)/adaptrm-mpi $(DESTDIR)$(MANDIR)/adaptrm.1 $(DESTDIR)$(COMPDIR)/adaptrm
+	rm -f $(DESTDIR)$(BINDIR)/adaptrm $(DESTDIR)$(BINDIR)/adaptrm-mpi $(DESTDIR)$(MANDIR)/adaptrm.1 $(DESTDIR)$(COMPDIR)/adaptrm \
+		$(DESTDIR)$(COMPDIR)/adaptrm-mpi
 
 clean:
 	rm -rf .output .output-asan .output-tsan adaptrm adaptrm-mpi compile_commands.json
