@@ -95,16 +95,19 @@ test_completion_files() {
 	expect_eq "$(complete_line 'adaptrm --trace -- rm dir/s')" "dir/sub" "a traced command's file"
 }
 
-# The file registers rm only where the rm on PATH is adaptrm.
+# The file registers rm only where the rm on PATH is adaptrm (here both
+# links to it).
 test_completion_registers_rm_only_as_adaptrm() {
 	local reg
-	mkdir bin
-	ln -s "$ADAPTRM" bin/rm
+	mkdir as-rm gnu
+	ln -s "$ADAPTRM" as-rm/rm
+	ln -s "$ADAPTRM" as-rm/adaptrm
+	ln -s "$ADAPTRM" gnu/adaptrm
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	reg=$(PATH=$PWD/bin:$PATH bash -c 'source "$1"; complete -p rm adaptrm adaptrm-mpi' _ "$comp_file" 2>&1)
+	reg=$(PATH=$PWD/as-rm:$PATH bash -c 'source "$1"; complete -p rm adaptrm adaptrm-mpi' _ "$comp_file" 2>&1)
 	grep -q 'complete -F _adaptrm rm$' <<<"$reg" || fail "rm not registered where it is adaptrm: $reg"
 	grep -q 'complete -F _adaptrm adaptrm-mpi$' <<<"$reg" || fail "adaptrm-mpi not registered: $reg"
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	reg=$(bash -c 'source "$1"; complete -p rm' _ "$comp_file" 2>&1) || true
+	reg=$(PATH=$PWD/gnu:$PATH bash -c 'source "$1"; complete -p rm' _ "$comp_file" 2>&1) || true
 	if grep -q '_adaptrm' <<<"$reg"; then fail "GNU's rm was given adaptrm's completion: $reg"; fi
 }
