@@ -182,6 +182,7 @@ install: all
 	install -m 0755 adaptrm $(DESTDIR)$(BINDIR)/adaptrm
 	[ ! -f adaptrm-mpi ] || install -m 0755 adaptrm-mpi $(DESTDIR)$(BINDIR)/adaptrm-mpi
 	[ ! -f docs/adaptrm.1 ] || install -m 0644 docs/adaptrm.1 $(DESTDIR)$(MANDIR)/adaptrm.1
+	[ ! -f adaptrm-mpi ] || install -m 0644 docs/adaptrm-mpi.1 $(DESTDIR)$(MANDIR)/adaptrm-mpi.1
 	[ ! -f docs/adaptrm.bash-completion ] || \
 		install -m 0644 docs/adaptrm.bash-completion $(DESTDIR)$(COMPDIR)/adaptrm
 # bash-completion loads a command's completion by its name: adaptrm-mpi's is the same file
@@ -189,7 +190,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/adaptrm $(DESTDIR)$(BINDIR)/adaptrm-mpi $(DESTDIR)$(MANDIR)/adaptrm.1 $(DESTDIR)$(COMPDIR)/adaptrm \
-		$(DESTDIR)$(COMPDIR)/adaptrm-mpi
+		$(DESTDIR)$(COMPDIR)/adaptrm-mpi $(DESTDIR)$(MANDIR)/adaptrm-mpi.1
 
 clean:
 	rm -rf .output .output-asan .output-tsan adaptrm adaptrm-mpi compile_commands.json

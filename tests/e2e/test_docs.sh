@@ -223,3 +223,17 @@ test_docs_readme_for_users() {
 	grep -q 'make check' <<<"$first" || fail "README.md's first code block does not run make check: $first"
 	[ -x "$docs_repo/scripts/demo.sh" ] || fail "scripts/demo.sh is not executable"
 }
+
+# The man pages render without a warning (groff's -ww turns every warning
+# on): an unknown macro or a broken escape would show as such in man(1).
+test_docs_man_pages_lint() {
+	local page out
+	command -v groff >/dev/null || skip "groff is not installed"
+	for page in "$docs_repo"/docs/*.1; do
+		out=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+		[ -z "$out" ] || fail "groff warns about $page: $out"
+	done
+	printf '.TH X 1\n.SH NAME\nx \\- y\n.XX bad\n' >bad.1
+	out=$(groff -man -Tutf8 -ww -z bad.1 2>&1)
+	grep -q "macro 'XX'" <<<"$out" || fail "groff passed an unknown macro: $out"
+}
