@@ -1,7 +1,9 @@
 # The documentation against the code: every option that the code
-# parses appears in --help, in the man page and in the bash completion, and
-# every ADAPTRM_* variable that user/ reads is in the man page's ENVIRONMENT
-# section. The names come from the sources, not from a list kept here:
+# parses appears in --help, in the man page and in the bash completion (and
+# the completion offers no other), and every variable that user/ reads is in
+# the man page's ENVIRONMENT section, or in TESTING ENVIRONMENT when
+# lib/env.c marks it as one for tests. The names come from the sources, not
+# from a list kept here:
 #   - long options: the `struct option` tables (user/cli/options.c), and the
 #     strings that hand parsers compare argv against with strcmp/strncmp
 #     (user/main.c's faces, user/trace/trace.c, --profiles);
@@ -11,7 +13,8 @@
 #     calls and user/lib/env.c's table alike).
 # Every markdown link in README.md and docs/, and every docs/FILE.md#anchor
 # that the code, tests and scripts cite, must resolve (GitHub's heading
-# slugs), so that a renamed heading is caught with its citers.
+# slugs), so that a renamed heading is caught with its citers. The man pages
+# pass groff's warnings, and README.md stays a user's short page.
 # DOCS_MAN, DOCS_COMPLETION and DOCS_SRC override the files checked (the
 # omission test uses them to check that an omission is caught); DOCS_ROOT
 # the tree whose links are checked.
@@ -78,14 +81,52 @@ docs_code_env() {
 	} | tr -d '"' | LC_ALL=C sort -u
 }
 
+# "NAME testing" or "NAME user" for every entry of lib/env.c's table (its
+# last field says whether a variable is for tests and experiments).
+docs_env_kinds() {
+	awk '
+		match($0, /\[ENV_[A-Z0-9_]+\] = \{ "[A-Z0-9_]+"/) {
+			name = substr($0, RSTART, RLENGTH)
+			sub(/.*\{ "/, "", name)
+			sub(/"$/, "", name)
+		}
+		name != "" && /(true|false) \},?$/ {
+			print name, (/true \},?$/ ? "testing" : "user")
+			name = ""
+		}' "$(docs_src)/lib/env.c"
+}
+
+# The text of the man page's section named $1 ("ENVIRONMENT").
+docs_man_section() {
+	awk -v want="$1" '/^\.SH /{ t = $0; sub(/^\.SH +/, "", t); gsub(/"/, "", t); f = (t == want) } f' "$(docs_man)"
+}
+
+# Prints "WHERE: VARIABLE" for every variable user/ reads that is not in its
+# section of the man page: a user's in ENVIRONMENT, a testing one (lib/env.c
+# says which) in TESTING ENVIRONMENT and not among the user's.
 docs_missing_env() {
-	local vars env v
+	local vars env testenv kinds v kind in_env in_test
 	vars=$(docs_code_env)
 	[ -n "$vars" ] || fail "no ADAPTRM_* variables found in $(docs_src): the extraction is broken"
-	env=$(awk '/^\.SH /{f = ($2 == "ENVIRONMENT")} f' "$(docs_man)")
+	kinds=$(docs_env_kinds)
+	[ -n "$kinds" ] || fail "no variables found in $(docs_src)/lib/env.c's table: the extraction is broken"
+	env=$(docs_man_section ENVIRONMENT)
+	testenv=$(docs_man_section "TESTING ENVIRONMENT")
 	[ -n "$env" ] || { echo "$(docs_man): no ENVIRONMENT section"; return; }
+	[ -n "$testenv" ] || { echo "$(docs_man): no TESTING ENVIRONMENT section"; return; }
 	for v in $vars; do
-		grep -qE "(^|[^A-Z0-9_])$v([^A-Z0-9_]|$)" <<<"$env" || echo "$(docs_man) ENVIRONMENT: $v"
+		kind=$(awk -v v="$v" '$1 == v { print $2 }' <<<"$kinds")
+		in_env=0 in_test=0
+		grep -qE "(^|[^A-Z0-9_])$v([^A-Z0-9_]|$)" <<<"$env" && in_env=1
+		grep -qE "(^|[^A-Z0-9_])$v([^A-Z0-9_]|$)" <<<"$testenv" && in_test=1
+		case $kind in
+		testing)
+			[ $in_test = 1 ] || echo "$(docs_man) TESTING ENVIRONMENT: $v"
+			[ $in_env = 0 ] || echo "$(docs_man) ENVIRONMENT: $v is for testing"
+			;;
+		user) [ $in_env = 1 ] || echo "$(docs_man) ENVIRONMENT: $v" ;;
+		*) [ $in_env = 1 ] || [ $in_test = 1 ] || echo "$(docs_man) ENVIRONMENT: $v" ;;
+		esac
 	done
 }
 
@@ -102,8 +143,29 @@ $missing"
 test_docs_env() {
 	local missing
 	missing=$(docs_missing_env)
-	[ -z "$missing" ] || fail "variables user/ reads but the man page's ENVIRONMENT lacks:
+	[ -z "$missing" ] || fail "variables user/ reads but the man page's ENVIRONMENT (or TESTING ENVIRONMENT) lacks:
 $missing"
+}
+
+# The options the completion offers, one per line ("--sort", "-p"): the
+# words of its _adaptrm_*_opts lists, without a value's "=".
+docs_completion_options() {
+	awk '/^_adaptrm_[a-z]+_opts="/ { f = 1 } f { print } f && /"$/ { f = 0 }' "$(docs_completion)" |
+		sed 's/^_adaptrm_[a-z]*_opts="//; s/"$//' | tr -s '[:blank:]' '\n' | grep -E -- '^--?[a-zA-Z]' | sed 's/=$//' |
+		LC_ALL=C sort -u
+}
+
+# The other way round: the completion offers no option the code does not
+# parse (a renamed or removed option would linger there).
+test_docs_completion_offers_only_parsed_options() {
+	local code stale
+	code=$(docs_code_options)
+	[ "$(docs_completion_options | wc -l)" -ge 30 ] || fail "few options found in the completion: $(docs_completion_options | tr '\n' ' ')"
+	stale=$(LC_ALL=C comm -23 <(docs_completion_options) <(echo "$code"))
+	[ -z "$stale" ] || fail "the completion offers options the code does not parse: $stale"
+	sed 's/--no-progress /--no-progres --no-progress /' "$(docs_completion)" >comp
+	stale=$(DOCS_COMPLETION=$PWD/comp docs_completion_options | LC_ALL=C comm -23 - <(echo "$code"))
+	[ "$stale" = --no-progres ] || fail "a stale option in the completion passed: $stale"
 }
 
 # The two checks fail, naming the culprit, when a document loses an entry
@@ -117,7 +179,12 @@ test_docs_checks_catch_omissions() {
 	grep -q "man.1: --no-callers" <<<"$out" || fail "a man page without --no-callers passed: $out"
 	grep -q "comp: --no-callers" <<<"$out" || fail "a completion without --no-callers passed: $out"
 	out=$(DOCS_MAN=$PWD/man.1 docs_missing_env)
-	grep -q "ENVIRONMENT: ADAPTRM_KALLSYMS" <<<"$out" || fail "a man page without ADAPTRM_KALLSYMS passed: $out"
+	grep -q "TESTING ENVIRONMENT: ADAPTRM_KALLSYMS" <<<"$out" || fail "a man page without ADAPTRM_KALLSYMS passed: $out"
+	# a testing variable in the user's section, in the place of a user's one
+	sed 's/^\.B ADAPTRM_CTL_BPF$/.B ADAPTRM_CTL_START/' "$(docs_man)" >moved.1
+	out=$(DOCS_MAN=$PWD/moved.1 docs_missing_env)
+	grep -q "ENVIRONMENT: ADAPTRM_CTL_START is for testing" <<<"$out" || fail "a testing variable in ENVIRONMENT passed: $out"
+	grep -q "ENVIRONMENT: ADAPTRM_CTL_BPF$" <<<"$out" || fail "a man page without ADAPTRM_CTL_BPF in ENVIRONMENT passed: $out"
 	# and a new option and variable in the code, documented nowhere
 	cp -r "$(docs_src)" src
 	printf 'int x(const char *a) { return !strcmp(a, "--brand-new"); }\n' >src/new.c
