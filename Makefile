@@ -3,7 +3,7 @@
 #   make                 build ./adaptrm
 #   make check           unit tests (plain, ASan+UBSan, TSan engine) and end-to-end tests
 #   make bench           benchmark against GNU rm, rmz, find -delete, rsync
-#   make install         PREFIX=/usr/local DESTDIR=
+#   make install         PREFIX=/usr/local DESTDIR= (stripped; INSTALL_STRIP=0 keeps debug info)
 #   make SAN=asan|tsan   sanitizer build in its own output directory
 #
 #   make lint            format, shellcheck, header, layer, loop and static-analyzer checks
@@ -18,6 +18,11 @@ DESTDIR   ?=
 BINDIR    := $(PREFIX)/bin
 MANDIR    := $(PREFIX)/share/man/man1
 COMPDIR   := $(PREFIX)/share/bash-completion/completions
+# make install strips the binaries; packaging (debian/rules) sets INSTALL_STRIP=0 and strips
+# them itself, keeping the debug info in a -dbgsym package.
+INSTALL_STRIP ?= 1
+STRIP     ?= strip
+INSTALL_BIN := install -m 0755 $(if $(filter 1,$(INSTALL_STRIP)),-s --strip-program=$(STRIP))
 
 CC        ?= cc
 CLANG     ?= clang
@@ -179,8 +184,8 @@ compdb: $(SKELS)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(COMPDIR)
-	install -m 0755 adaptrm $(DESTDIR)$(BINDIR)/adaptrm
-	[ ! -f adaptrm-mpi ] || install -m 0755 adaptrm-mpi $(DESTDIR)$(BINDIR)/adaptrm-mpi
+	$(INSTALL_BIN) adaptrm $(DESTDIR)$(BINDIR)/adaptrm
+	[ ! -f adaptrm-mpi ] || $(INSTALL_BIN) adaptrm-mpi $(DESTDIR)$(BINDIR)/adaptrm-mpi
 	[ ! -f docs/adaptrm.1 ] || install -m 0644 docs/adaptrm.1 $(DESTDIR)$(MANDIR)/adaptrm.1
 	[ ! -f adaptrm-mpi ] || install -m 0644 docs/adaptrm-mpi.1 $(DESTDIR)$(MANDIR)/adaptrm-mpi.1
 	[ ! -f docs/adaptrm.bash-completion ] || \
