@@ -3,6 +3,7 @@
 # only those that are missing. Safe to run repeatedly.
 #   scripts/install-deps.sh          build + test dependencies
 #   scripts/install-deps.sh --bench  also the peers the benchmark compares against
+#   scripts/install-deps.sh --deb    also what building and checking the Debian packages needs
 set -euo pipefail
 
 pkgs=(
@@ -13,6 +14,9 @@ pkgs=(
 )
 if [ "${1:-}" = "--bench" ]; then
   pkgs+=(rsync linux-perf python3-matplotlib)
+fi
+if [ "${1:-}" = "--deb" ]; then
+  pkgs+=(debhelper lintian libseccomp-dev libjson-c-dev)
 fi
 
 missing=()
