@@ -9,7 +9,7 @@ set -euo pipefail
 
 PKGS=(adaptrm adaptrm-mpi)
 FILES=(/usr/bin/adaptrm /usr/bin/adaptrm-mpi /usr/share/man/man1/adaptrm.1.gz
-	/usr/share/bash-completion/completions/adaptrm /usr/share/doc/adaptrm/copyright)
+	/usr/share/bash-completion/completions/adaptrm)
 
 fail() {
 	echo "smoke-installed: FAIL: $*" >&2
@@ -53,6 +53,8 @@ apt_get install "${debs[@]}" >"$work/apt.log" 2>&1 ||
 for f in "${FILES[@]}"; do
 	[ -e "$f" ] || fail "$f is not installed"
 done
+# Every file the packages hold, to check after their removal.
+dpkg-query -L "${PKGS[@]}" | while read -r f; do [ -d "$f" ] || echo "$f"; done >"$work/files"
 for b in /usr/bin/adaptrm /usr/bin/adaptrm-mpi; do
 	if readelf -S "$b" | grep -q '\.debug_info'; then fail "$b is not stripped"; fi
 done
@@ -86,6 +88,13 @@ else
 fi
 
 [ "$(man -w adaptrm)" = /usr/share/man/man1/adaptrm.1.gz ] || fail "man -w adaptrm"
+if grep -q '/adaptrm-mpi\.1\.gz$' "$work/files"; then
+	[ "$(man -w adaptrm-mpi)" = /usr/share/man/man1/adaptrm-mpi.1.gz ] || fail "man -w adaptrm-mpi"
+fi
+if grep -q '/completions/adaptrm-mpi$' "$work/files"; then
+	bash -c 'source /usr/share/bash-completion/completions/adaptrm-mpi && complete -p adaptrm-mpi' >/dev/null ||
+		fail "the completion file does not define a completion for adaptrm-mpi"
+fi
 bash -c 'source /usr/share/bash-completion/completions/adaptrm && complete -p adaptrm' >/dev/null ||
 	fail "the completion file does not define a completion for adaptrm"
 say "man page and completion found"
@@ -102,7 +111,7 @@ say "adaptrm-mpi on 2 ranks deleted a tree"
 
 apt_get remove "${PKGS[@]}" >"$work/apt.log" 2>&1 ||
 	{ cat "$work/apt.log" >&2; fail "apt-get remove"; }
-for f in "${FILES[@]}"; do
-	[ ! -e "$f" ] || fail "$f is left after apt-get remove"
-done
+while read -r f; do
+	if [ -e "$f" ] || [ -L "$f" ]; then fail "$f is left after apt-get remove"; fi
+done <"$work/files"
 say "removed; no file left behind"
