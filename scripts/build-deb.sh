@@ -17,6 +17,12 @@ mkdir -p "$out"
 command -v dpkg-buildpackage >/dev/null || die "no dpkg-buildpackage (scripts/install-deps.sh --deb)"
 command -v dh >/dev/null || die "no debhelper (scripts/install-deps.sh --deb)"
 
+# The package's version is the program's: a new release needs a changelog entry.
+deb_version=$(dpkg-parsechangelog -S Version)
+version=$(sed -n 's/^#define ADAPTRM_VERSION "\(.*\)"$/\1/p' user/lib/version.h)
+[ "$deb_version" = "$version" ] ||
+	die "debian/changelog is at $deb_version, user/lib/version.h at $version: add a changelog entry for $version"
+
 work=$(mktemp -d /tmp/adaptrm-deb.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
