@@ -11,7 +11,7 @@ test_unreadable_subtree_as_nobody_parallel() {
 	local err rc=0
 	err=$(cd w && setpriv --reuid=nobody --regid=nogroup --clear-groups "$ADAPTRM" -rf --threads=2 t 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status"
-	expect_eq "$err" "adaptrm: cannot remove 't/a/locked/inner': Permission denied"
+	expect_eq "$err" "$ADAPTRM: cannot remove 't/a/locked/inner': Permission denied"
 	expect_exists w/t/a/locked/inner; expect_gone w/t/a/locked/inner/f   # inner itself was writable
 	expect_gone w/t/a/sib; expect_gone w/t/b; expect_gone w/t/c; expect_gone w/t/top
 	expect_exists w/t/a   # ancestors of the failure are kept, silently
@@ -28,7 +28,7 @@ test_immutable_file_ext4() {
 	local err rc=0
 	err=$("$ADAPTRM" -rf t 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status"
-	expect_eq "$err" "adaptrm: cannot remove 't/a/frozen': Operation not permitted"
+	expect_eq "$err" "$ADAPTRM: cannot remove 't/a/frozen': Operation not permitted"
 	expect_exists t/a/frozen; expect_gone t/a/x; expect_gone t/b
 	chattr -i t/a/frozen
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
@@ -41,7 +41,7 @@ test_missing_operands() {
 	local err rc=0
 	err=$("$ADAPTRM" -r nothere t 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status"
-	expect_eq "$err" "adaptrm: cannot remove 'nothere': No such file or directory"
+	expect_eq "$err" "$ADAPTRM: cannot remove 'nothere': No such file or directory"
 	expect_gone t
 	"$ADAPTRM" -rf nothere || fail "-f: a missing operand is not an error"
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"

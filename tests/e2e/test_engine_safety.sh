@@ -17,8 +17,8 @@ test_dot_dotdot_refused() {
 	local err rc=0
 	err=$(cd d/sub && "$ADAPTRM" -rf . .. 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status"
-	expect_eq "$err" "adaptrm: refusing to remove '.' or '..' directory: skipping '.'
-adaptrm: refusing to remove '.' or '..' directory: skipping '..'"
+	expect_eq "$err" "$ADAPTRM: refusing to remove '.' or '..' directory: skipping '.'
+$ADAPTRM: refusing to remove '.' or '..' directory: skipping '..'"
 	rc=0; err=$("$ADAPTRM" -rf d/sub/.. 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status for d/sub/.."
 	expect_exists d/sub/f
@@ -45,10 +45,10 @@ test_root_refused() {
 	case $out in NORO*) skip "cannot make / read-only in a mount namespace" ;; esac
 	echo "$out"
 	# Every operand is refused (exit 1, a message); / and // with GNU's words.
-	local n; n=$(grep -c '^[^|]*|1|adaptrm: ' <<<"$out")
+	local n; n=$(grep -c "^[^|]*|1|$ADAPTRM: " <<<"$out")
 	expect_eq "$n" 5 "every / operand refused"
-	grep -q "^/|1|adaptrm: it is dangerous to operate recursively on '/'" <<<"$out" || fail "/ message"
-	grep -q "^//|1|adaptrm: it is dangerous to operate recursively on '//' (same as '/')" <<<"$out" || fail "// message"
+	grep -q "^/|1|$ADAPTRM: it is dangerous to operate recursively on '/'" <<<"$out" || fail "/ message"
+	grep -q "^//|1|$ADAPTRM: it is dangerous to operate recursively on '//' (same as '/')" <<<"$out" || fail "// message"
 	expect_exists rootlink
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
 }
@@ -62,7 +62,7 @@ test_one_file_system_skips_mount() {
 	local err rc=0
 	err=$("$ADAPTRM" -rf --one-file-system t 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status"
-	expect_eq "$err" "adaptrm: skipping 't/a/mnt', since it's on a different device"
+	expect_eq "$err" "$ADAPTRM: skipping 't/a/mnt', since it's on a different device"
 	expect_eq "$(cat t/a/mnt/inner/file)" data "mount contents"
 	expect_gone t/b; expect_gone t/a/f
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
@@ -151,7 +151,7 @@ signal_case() {
 	kill -"$sig" $pid || fail "adaptrm was gone before the signal"
 	local rc=0; wait $pid || rc=$?
 	expect_eq "$rc" "$code" "exit status after SIG$sig"
-	grep -q "^adaptrm: interrupted by SIG$sig: removed [0-9]* files" err ||
+	grep -q "^$ADAPTRM: interrupted by SIG$sig: removed [0-9]* files" err ||
 		fail "no interruption message: $(cat err)"
 	[ -d "$SLOWFS_BACKING/t" ] || fail "the whole tree went despite the signal"
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"

@@ -36,8 +36,8 @@ test_fromlist_symlink_refused() {
 	printf '%s\0' link/f "$SCRATCH/link/f" | "$ADAPTRM" -f --from-list - 2>err || rc=$?
 	expect_eq "$rc" 1 "exit status"
 	expect_eq "$(LC_ALL=C sort err)" "$(printf '%s\n' \
-		"adaptrm: refusing to remove 'link/f': 'link' is a symbolic link" \
-		"adaptrm: refusing to remove '$SCRATCH/link/f': '$SCRATCH/link' is a symbolic link" |
+		"$ADAPTRM: refusing to remove 'link/f': 'link' is a symbolic link" \
+		"$ADAPTRM: refusing to remove '$SCRATCH/link/f': '$SCRATCH/link' is a symbolic link" |
 		LC_ALL=C sort)"
 	expect_eq "$(cat real/f)" data "symlink target"
 	expect_exists link
@@ -48,7 +48,7 @@ test_fromlist_dotdot_refused() {
 	local err rc=0
 	err=$(printf 'a/b/../keep\n' | "$ADAPTRM" --from-list - 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status"
-	expect_eq "$err" "adaptrm: refusing to remove 'a/b/../keep': it has a '..' component"
+	expect_eq "$err" "$ADAPTRM: refusing to remove 'a/b/../keep': it has a '..' component"
 	expect_exists a/keep
 }
 
@@ -118,7 +118,7 @@ test_fromlist_listed_directory() {
 	local err rc=0
 	err=$(printf 'd\n' | "$ADAPTRM" --from-list - 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status"
-	expect_eq "$err" "adaptrm: cannot remove 'd': Is a directory"
+	expect_eq "$err" "$ADAPTRM: cannot remove 'd': Is a directory"
 	expect_exists d
 }
 
@@ -126,8 +126,8 @@ test_fromlist_missing() {
 	local err rc=0
 	err=$(printf 'nope\nno/such/f\n' | "$ADAPTRM" --from-list - 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status without -f"
-	expect_eq "$err" "adaptrm: cannot remove 'nope': No such file or directory
-adaptrm: cannot remove 'no/such/f': No such file or directory"
+	expect_eq "$err" "$ADAPTRM: cannot remove 'nope': No such file or directory
+$ADAPTRM: cannot remove 'no/such/f': No such file or directory"
 	rc=0
 	err=$(printf 'nope\nno/such/f\n' | "$ADAPTRM" -f --from-list - 2>&1) || rc=$?
 	expect_eq "$rc" 0 "exit status with -f"
@@ -149,11 +149,11 @@ test_fromlist_unreadable_list() {
 	local err rc=0
 	err=$("$ADAPTRM" --from-list nolist 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status, missing list"
-	expect_eq "$err" "adaptrm: cannot open 'nolist' for reading: No such file or directory"
+	expect_eq "$err" "$ADAPTRM: cannot open 'nolist' for reading: No such file or directory"
 	mkdir adir
 	rc=0; err=$("$ADAPTRM" --from-list adir 2>&1) || rc=$?
 	expect_eq "$rc" 1 "exit status, a directory as the list"
-	expect_eq "$err" "adaptrm: error reading 'adir': Is a directory"
+	expect_eq "$err" "$ADAPTRM: error reading 'adir': Is a directory"
 }
 
 test_fromlist_usage_errors() {

@@ -137,7 +137,7 @@ test_large_free_rate_bind_mounted_file_not_truncated() {
 	on_exit umount -l "$PWD/t/d/x"
 	traced -rf --free-rate=1T t
 	expect_eq "$rc" 1 "exit status"
-	grep -q "^adaptrm: cannot remove 't/d/x': Device or resource busy$" "$SCRATCH/err" ||
+	grep -q "^$ADAPTRM: cannot remove 't/d/x': Device or resource busy$" "$SCRATCH/err" ||
 		fail "the mount point's failure is not reported"
 	expect_eq "$(ftruncates)" 0 "ftruncate calls"
 	expect_eq "$(md5sum <keep-huge)" "$sum" "the bind-mounted file changed"
@@ -278,7 +278,7 @@ test_large_free_rate_bad_values() {
 		rc=0
 		out=$("$ADAPTRM" -rf --free-rate="$v" t 2>&1) || rc=$?
 		expect_eq "$rc" 1 "exit status for '$v'"
-		expect_eq "$out" "adaptrm: invalid argument '$v' for '--free-rate'
+		expect_eq "$out" "$ADAPTRM: invalid argument '$v' for '--free-rate'
 Try '$ADAPTRM --help' for more information." "message for '$v'"
 	done
 	expect_exists t/f
@@ -317,7 +317,7 @@ test_large_free_rate_rest_goes_on_and_stops() {
 	wait "$pid" || rc=$?
 	cat "$SCRATCH/err" >&2
 	expect_eq "$rc" 130 "exit status after SIGINT"
-	grep -q '^adaptrm: interrupted by SIGINT: removed ' "$SCRATCH/err" || fail "no interrupt message"
+	grep -q "^$ADAPTRM: interrupted by SIGINT: removed " "$SCRATCH/err" || fail "no interrupt message"
 	[ "$(find m/t -type f | wc -l)" -ge 20 ] || fail "the huge files were not paced"
 }
 

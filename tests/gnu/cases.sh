@@ -4,6 +4,8 @@
 
 T='mkdir -p a/b/c d e; echo x >a/f; : >a/b/c/g; : >e1; echo y >f1; : >f2; : >f3; ln -s /nonexistent dang; ln -s / rootlink; ln -s a sdl; mkfifo fifo'
 
+N0="$T; chown -R nobody:nogroup ."
+
 # 1.1 option parsing
 c perm          "$T" 'e -rf a -v' mode=sorted
 c posix         "$T" 'f1 -rfv' posix=1
@@ -41,6 +43,23 @@ c I-2r-yes      "$T" '-I -rv a d' in='yes\n' mode=sorted
 c I-eof         "$T" '-I -r a'
 c I-nonexist    "$T" '-I -r x y' in='y\n'
 c presume-tty   "$T" '---presume-input-tty f1'
+
+# argv[0] as given: invoked by an absolute path (a symlink named rm), every
+# message, prompt, usage line and hint names that path, as GNU's do
+c abs-missing   "$T" 'nosuch f1' inv=abs
+c abs-prompt    "$T" '-i f1 e1 a' in='n\ny\n' inv=abs
+c abs-I         "$T" '-I f1 f2 f3 e1' in='n\n' inv=abs
+c abs-wp        "$N0; chmod a-w f1" '---presume-input-tty f1' as=nobody in='n\n' inv=abs
+c abs-bad-long  "$T" '--bogus f1' inv=abs
+c abs-bad-short "$T" '-/ f1' inv=abs
+c abs-noopt     "$T" '' inv=abs
+c abs-int-bogus "$T" '--interactive=bogus f1' inv=abs
+c abs-ambiguous "$T" '--v f1' inv=abs
+c abs-hint      "$T; : >./-foo" '-foo' inv=abs
+c abs-help      "$T" '--help | head -1' inv=abs
+c abs-dot       "$T" '-r . a/..' inv=abs
+c abs-root      "$T" '-r / f1' inv=abs
+c abs-npr       "$T" '--no-pres f1' inv=abs
 
 # 1.2 streams and quoting
 c quote-space   "$T; : >'a b'" "-v 'a b'"

@@ -47,6 +47,10 @@ run_side() {
 	chmod -R u+rwx "$w" 2>/dev/null; chattr -R -i "$w" 2>/dev/null
 	/bin/rm -rf "$w"; mkdir "$w"; chmod 777 "$w"
 	( cd "$w" && eval "$SETUP" ) >/dev/null 2>&1
+	# inv=abs: both sides run as the same absolute path, a symlink named rm
+	# pointed at this side's directory, so messages naming argv[0] compare.
+	local rm=rm
+	[ "$INV" = abs ] && { ln -sfn "$bindir" "$ROOT/inv"; rm="$ROOT/inv/rm"; }
 	local runner=()
 	[ "$AS" = nobody ] && runner=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 	(
@@ -59,9 +63,9 @@ run_side() {
 			# A real pty (script); echo off, and answers sent after a pause so
 			# the terminal echo cannot interleave with the prompt.
 			{ sleep 0.5; printf '%b' "$IN"; sleep 0.5; } |
-				"${runner[@]}" script -qec "stty -echo; rm $ARGS" /dev/null
+				"${runner[@]}" script -qec "stty -echo; $rm $ARGS" /dev/null
 		else
-			printf '%b' "$IN" | eval "${runner[*]} rm $ARGS"
+			printf '%b' "$IN" | eval "${runner[*]} $rm $ARGS"
 		fi
 		echo "rc=$?" >"$out.rc"
 	) >"$out.out" 2>"$out.err"
@@ -76,16 +80,18 @@ run_side() {
 # c NAME SETUP ARGS [key=value ...]: keys as=root|nobody, in=ANSWERS (printf %b),
 # tty=1 (stdin a pty via script), posix=1, mode=exact|sorted, doc=REASON
 # (a known, documented difference), cwd=DIR, lang=LOCALE, ada=ARGS (extra
-# options for adaptrm only, e.g. --threads=1 where error order matters).
+# options for adaptrm only, e.g. --threads=1 where error order matters),
+# inv=abs (invoked by an absolute path instead of as `rm` found in PATH).
 c() {
 	NAME=$1 SETUP=$2 ARGS=$3; shift 3
-	AS=root ADAEXTRA="" IN="" TTY=0 POSIX="" MODE=exact DOC="" CWD="" LANG_CASE=C
+	AS=root ADAEXTRA="" IN="" TTY=0 POSIX="" MODE=exact DOC="" CWD="" LANG_CASE=C INV=""
 	local kv
 	for kv in "$@"; do
 		case $kv in
 		as=*) AS=${kv#as=} ;; in=*) IN=${kv#in=} ;; tty=*) TTY=${kv#tty=} ;;
 		posix=*) POSIX=1 ;; mode=*) MODE=${kv#mode=} ;; doc=*) DOC=${kv#doc=} ;;
 		cwd=*) CWD=${kv#cwd=} ;; ada=*) ADAEXTRA=${kv#ada=} ;; lang=*) LANG_CASE=${kv#lang=} ;;
+		inv=*) INV=${kv#inv=} ;;
 		esac
 	done
 	[ -n "$FILTER" ] && [[ $NAME != *$FILTER* ]] && return

@@ -87,14 +87,14 @@ int interactive_prompt(const struct rm_options *o, int fd, const char *name, con
 		return 1;
 	if (S_ISDIR(st->st_mode) && kind == PROMPT_REMOVE && dir_unreadable(fd, name))
 		/* coreutils 9.2+: an empty directory we cannot read is removable */
-		fprintf(stderr, "%s: attempt removal of inaccessible directory %s? ",
-			program_invoked, quote_n(0, display));
+		fprintf(stderr, "%s: attempt removal of inaccessible directory %s? ", program_name,
+			quote_n(0, display));
 	else if (S_ISDIR(st->st_mode) && kind == PROMPT_DESCEND && !dir_empty)
-		fprintf(stderr, "%s: descend into %sdirectory %s? ", program_invoked,
+		fprintf(stderr, "%s: descend into %sdirectory %s? ", program_name,
 			wp ? "write-protected " : "", quote_n(0, display));
 	else
-		fprintf(stderr, "%s: remove %s%s %s? ", program_invoked,
-			wp ? "write-protected " : "", file_type(st), quote_n(0, display));
+		fprintf(stderr, "%s: remove %s%s %s? ", program_name, wp ? "write-protected " : "",
+			file_type(st), quote_n(0, display));
 	return interactive_yesno() ? 1 : 0;
 }
 

@@ -117,7 +117,7 @@ static int argmatch_when(const char *arg)
 
 static void try_help(void)
 {
-	fprintf(stderr, "Try '%s --help' for more information.\n", program_invoked);
+	fprintf(stderr, "Try '%s --help' for more information.\n", program_name);
 }
 
 void options_usage(int status)
@@ -126,7 +126,7 @@ void options_usage(int status)
 		try_help();
 		exit(status);
 	}
-	printf("Usage: %s [OPTION]... [FILE]...\n", program_invoked);
+	printf("Usage: %s [OPTION]... [FILE]...\n", program_name);
 	fputs("\
 Remove (unlink) the FILE(s), deleting directory trees in parallel and tuning\n\
 the number of threads to the filesystem while it runs.\n\
@@ -203,7 +203,7 @@ option to remove each listed directory, too, along with all of its contents.\n\
 To remove a file whose name starts with a '-', for example '-foo',\n\
 use one of these commands:\n",
 	      stdout);
-	printf("  %s -- -foo\n\n  %s ./-foo\n\n", program_invoked, program_invoked);
+	printf("  %s -- -foo\n\n  %s ./-foo\n\n", program_name, program_name);
 	fputs("\
 Note that if you use rm to remove a file, it might be possible to recover\n\
 some of its contents, given sufficient expertise and/or time.  For greater\n\
@@ -396,7 +396,7 @@ static __attribute__((noreturn)) void bad_option(int argc, char **argv)
 		if (argv[i][0] == '-' && argv[i][1] && access(argv[i], F_OK) == 0) {
 			struct strbuf sb = STRBUF_INIT;
 			quote_maybe_append(&sb, argv[i], strlen(argv[i]));
-			fprintf(stderr, "Try '%s ./%s' to remove the file %s.\n", program_invoked,
+			fprintf(stderr, "Try '%s ./%s' to remove the file %s.\n", program_name,
 				sb_str(&sb), quote_n(1, argv[i]));
 			sb_free(&sb);
 			break;

@@ -458,9 +458,9 @@ int rm_run(const struct rm_options *o, int nfiles, char **files, const struct rm
 			fprintf(stderr,
 				nfiles == 1 ? "%s: remove %d argument recursively? " :
 					      "%s: remove %d arguments recursively? ",
-				program_invoked, nfiles);
+				program_name, nfiles);
 		else
-			fprintf(stderr, "%s: remove %d arguments? ", program_invoked, nfiles);
+			fprintf(stderr, "%s: remove %d arguments? ", program_name, nfiles);
 		if (!interactive_yesno())
 			return 0;
 	}

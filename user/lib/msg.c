@@ -9,15 +9,24 @@
 #include <string.h>
 
 const char *program_name = "adaptrm";
-const char *program_invoked = "adaptrm";
+const char *program_short = "adaptrm";
 
+/* As gnulib's set_program_name: argv[0] as given, full path included, so a
+ * script's messages name the rm it ran; only libtool's "/.libs/" directory and
+ * its "lt-" prefix are taken off, as there. */
 void msg_init(const char *argv0)
 {
 	if (!argv0 || !*argv0)
 		return;
-	program_invoked = argv0;
 	const char *slash = strrchr(argv0, '/');
-	program_name = slash ? slash + 1 : argv0;
+	const char *base = slash ? slash + 1 : argv0;
+	if (base - argv0 >= 7 && !strncmp(base - 7, "/.libs/", 7)) {
+		argv0 = base;
+		if (!strncmp(base, "lt-", 3))
+			argv0 = base = base + 3;
+	}
+	program_name = argv0;
+	program_short = base;
 }
 
 static void vmsg(int errnum, const char *fmt, va_list ap)

@@ -1,12 +1,14 @@
 /* GNU-style diagnostics: "PROG: message[: strerror]" on stderr, one line per
- * call, safe to call from any worker thread. PROG comes from argv[0] so that
- * adaptrm installed as `rm` speaks as `rm`. */
+ * call, safe to call from any worker thread. PROG is argv[0] as given, as GNU
+ * rm prints it, so that adaptrm installed as `rm` speaks as `rm`. */
 #ifndef ADAPTRM_MSG_H
 #define ADAPTRM_MSG_H
 
 
-extern const char *program_name;    /* basename of argv[0] (error lines) */
-extern const char *program_invoked; /* argv[0] as given (prompts, Try '... --help') */
+/* argv[0] as given: every message and prompt, Usage and Try '... --help' */
+extern const char *program_name;
+/* its last component: --version's first line and the face's choice */
+extern const char *program_short;
 
 void msg_init(const char *argv0);
 void warn_errno(int errnum, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -108,7 +108,7 @@ static void usage(int status)
 {
 	FILE *f = status ? stderr : stdout;
 	if (status) {
-		fprintf(f, "Try '%s --trace --help' for more information.\n", program_invoked);
+		fprintf(f, "Try '%s --trace --help' for more information.\n", program_name);
 		exit(status);
 	}
 	fprintf(f,
@@ -132,8 +132,7 @@ static void usage(int status)
 		"  -p PID            attach to a running process and its descendants until\n"
 		"                    they exit or Ctrl-C\n"
 		"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n",
-		program_invoked, program_invoked, program_invoked, program_invoked,
-		PROBE_CPU_SAMPLE_HZ);
+		program_name, program_name, program_name, program_name, PROBE_CPU_SAMPLE_HZ);
 	exit(0);
 }
 
