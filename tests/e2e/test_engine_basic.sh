@@ -51,7 +51,7 @@ test_max_ops() {
 	local v
 	for v in 0 -5 abc 1x ''; do
 		"$ADAPTRM" -rf --max-ops="$v" t 2>err && fail "--max-ops='$v' was accepted"
-		grep -q "invalid argument '$v' for '--max-ops'" err || fail "no message for '$v': $(cat err)"
+		grep -qE "invalid argument ['‘]${v}['’] for ['‘]--max-ops['’]" err || fail "no message for '$v': $(cat err)"
 		expect_exists t/d1/f1
 	done
 }

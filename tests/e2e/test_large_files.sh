@@ -276,7 +276,7 @@ test_large_free_rate_bad_values() {
 	local v out rc
 	for v in 0 -1 12Q 99999T "" 2T 1.5G; do
 		rc=0
-		out=$("$ADAPTRM" -rf --free-rate="$v" t 2>&1) || rc=$?
+		out=$(LC_ALL=C "$ADAPTRM" -rf --free-rate="$v" t 2>&1) || rc=$?
 		expect_eq "$rc" 1 "exit status for '$v'"
 		expect_eq "$out" "$ADAPTRM: invalid argument '$v' for '--free-rate'
 Try '$ADAPTRM --help' for more information." "message for '$v'"

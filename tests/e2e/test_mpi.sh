@@ -165,7 +165,7 @@ test_mpi_max_ops_and_the_budget() {
 	mkdir t
 	mpi_rm 2 -rf --max-ops=0 t 2>err || true
 	expect_ranks 2 1
-	grep -q "invalid argument '0' for '--max-ops'" err || fail "no usage error: $(cat err)"
+	grep -qE "invalid argument ['‘]0['’] for ['‘]--max-ops['’]" err || fail "no usage error: $(cat err)"
 	expect_exists t
 }
 

@@ -71,6 +71,21 @@ c quote-gnulib  "$T" "\$'\\x01\\'\\x02'" doc=gnulib-9.1-restart-quirk
 c quote-utf8-C  "$T; : >\$'caf\\xc3\\xa9'" "-v \$'caf\\xc3\\xa9' \$'nosuch\\xff'"
 c quote-utf8    "$T; : >\$'caf\\xc3\\xa9'" "-v \$'caf\\xc3\\xa9' \$'nosuch\\xff'" lang=C.UTF-8
 c quote-specials "$T" "-v '*' '\$x' '~a' 'a=b' '#c' 'x#' '!' '{}' ''"
+# Locale quotes: argmatch values and option names in gnulib's
+# locale_quoting_style (‘ ’ under UTF-8), file names shell-quoted in every
+# locale; under C and each UTF-8 locale the system has.
+Q="$T; touch 'a b' \"it's\" \$'nl\\nx' \$'caf\\xff' \$'caf\\xc3\\xa9' \$'q\\xe2\\x80\\x99'"
+for L in C $(locale -a 2>/dev/null | grep -iE '^(C|en_US)\.utf-?8$'); do
+	c "loc-$L-int"        "$T" '--interactive=bogus f1' lang="$L"
+	c "loc-$L-int-quote"  "$T" "--interactive=\"it's\" f1" lang="$L"
+	c "loc-$L-int-odd"    "$T" "--interactive=\$'a\\\\b\\n\\xff\\xe2\\x80\\x99c\\xc2\\x85' f1" lang="$L"
+	c "loc-$L-int-empty"  "$T" '--interactive= f1' lang="$L"
+	c "loc-$L-ambiguous"  "$T" '--v f1' lang="$L"
+	c "loc-$L-missing"    "$T" "nosuch 'no such' \"it's\" \$'n\\nl' \$'\\xff' \$'caf\\xc3\\xa9'" lang="$L"
+	c "loc-$L-names"      "$Q" "-v 'a b' \"it's\" \$'nl\\nx' \$'caf\\xff' \$'caf\\xc3\\xa9' \$'q\\xe2\\x80\\x99'" lang="$L"
+	c "loc-$L-prompt"     "$Q" "-i 'a b' \$'caf\\xc3\\xa9' \$'q\\xe2\\x80\\x99'" in='n\nn\nn\n' lang="$L"
+	c "loc-$L-pr-bogus"   "$T" "-r --preserve-root=\$'caf\\xc3\\xa9' a" lang="$L"
+done
 c v-closed      "$T" '-v f1 >&-'
 c v-full        "$T" '-v f1 >/dev/full'
 c nov-closed    "$T" 'f1 >&-'

@@ -64,3 +64,36 @@ Test(quote, quote_with_shell_specials_stays_single_quoted)
 	cr_assert_str_eq(q("a'b c$"), "'a'\\''b c$'");
 	cr_assert_str_eq(q("'"), "\"'\"");
 }
+
+static const char *ql(const char *s)
+{
+	static struct strbuf sb;
+	sb_reset(&sb);
+	quote_locale_append(&sb, s, strlen(s));
+	return sb_str(&sb);
+}
+
+/* gnulib's quote() as GNU rm 9.1 prints an --interactive value. */
+Test(quote, locale_quotes_in_c_locale)
+{
+	setlocale(LC_ALL, "C");
+	cr_assert_str_eq(ql("foo"), "'foo'");
+	cr_assert_str_eq(ql("it's"), "'it\\'s'");
+	cr_assert_str_eq(ql("b\\s"), "'b\\\\s'");
+	cr_assert_str_eq(ql("t\tab\x01"), "'t\\tab\\001'");
+	cr_assert_str_eq(ql("caf\xc3\xa9"), "'caf\\303\\251'");
+}
+
+Test(quote, locale_quotes_in_utf8)
+{
+	if (!setlocale(LC_ALL, "C.UTF-8"))
+		cr_skip_test("no C.UTF-8 locale");
+	cr_assert_str_eq(ql("foo"), "\xe2\x80\x98"
+				    "foo\xe2\x80\x99");
+	cr_assert_str_eq(ql("it's"), "\xe2\x80\x98it's\xe2\x80\x99");
+	cr_assert_str_eq(ql("q\xe2\x80\x99r"), "\xe2\x80\x98q\\\xe2\x80\x99r\xe2\x80\x99");
+	cr_assert_str_eq(ql("caf\xc3\xa9\xff"), "\xe2\x80\x98"
+						"caf\xc3\xa9\\377\xe2\x80\x99");
+	cr_assert_str_eq(ql("\xc2\x85\xe2\x80"), "\xe2\x80\x98\\302\\205\\342\\200\xe2\x80\x99");
+	setlocale(LC_ALL, "C");
+}

@@ -90,8 +90,8 @@ static const struct option own_opts[] = {
 /* --interactive=WHEN; WHEN_FORCE is -f (never asks, ignores missing files). */
 enum { WHEN_NEVER, WHEN_ONCE, WHEN_ALWAYS, WHEN_FORCE };
 
-/* gnulib argmatch: an exact word, or a prefix of words that all mean the same.
- * Returns the WHEN_ value, -1 if invalid, -2 if ambiguous. */
+/* gnulib argmatch: an exact word, or a prefix of words that all mean the same
+ * (the empty word is a prefix of them all, so ambiguous). Returns the WHEN_ value, -1 if invalid, -2 if ambiguous. */
 static int argmatch_when(const char *arg)
 {
 	static const struct {
@@ -106,7 +106,7 @@ static int argmatch_when(const char *arg)
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		if (!strcmp(words[i].word, arg))
 			return words[i].val;
-		if (len && !strncmp(words[i].word, arg, len)) {
+		if (!strncmp(words[i].word, arg, len)) {
 			if (found >= 0 && found != words[i].val)
 				return -2;
 			found = words[i].val;
@@ -216,9 +216,28 @@ still listed before their directory, operands in command-line order).\n",
 	exit(msg_close_stdout(0));
 }
 
+/* argmatch's message, with its quotes: "invalid argument ‘x’ for ‘--opt’". */
+static void invalid_argument(const char *what, const char *opt, const char *arg, const char *note)
+{
+	char name[64];
+	snprintf(name, sizeof name, "--%s", opt);
+	warn_errno(0, "%s argument %s for %s%s", what, quote_locale_n(0, arg),
+		   quote_locale_n(1, name), note);
+}
+
+/* argmatch_valid: the words, one line per meaning, in locale quotes. */
+static void valid_arguments(const char *const *words, const int *vals, size_t n)
+{
+	fputs("Valid arguments are:", stderr);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, i && vals[i] == vals[i - 1] ? ", %s" : "\n  - %s",
+			quote_locale_n(0, words[i]));
+	putc('\n', stderr);
+}
+
 static __attribute__((noreturn)) void bad_argument(const char *opt, const char *arg, const char *note)
 {
-	warn_errno(0, "invalid argument '%s' for '--%s'%s", arg, opt, note);
+	invalid_argument("invalid", opt, arg, note);
 	try_help();
 	exit(1);
 }
@@ -341,13 +360,11 @@ static int parse_when(const char *arg)
 	int which = arg ? argmatch_when(arg) : WHEN_ALWAYS;
 	if (which >= 0)
 		return which;
-	warn_errno(0, "%s argument %s for '--interactive'", which == -2 ? "ambiguous" : "invalid",
-		   quote_n(0, arg));
-	fputs("Valid arguments are:\n"
-	      "  - 'never', 'no', 'none'\n"
-	      "  - 'once'\n"
-	      "  - 'always', 'yes'\n",
-	      stderr);
+	static const char *const words[] = { "never", "no", "none", "once", "always", "yes" };
+	static const int vals[] = { WHEN_NEVER, WHEN_NEVER,  WHEN_NEVER,
+				    WHEN_ONCE,	WHEN_ALWAYS, WHEN_ALWAYS };
+	invalid_argument(which == -2 ? "ambiguous" : "invalid", "interactive", arg, "");
+	valid_arguments(words, vals, sizeof(words) / sizeof(words[0]));
 	try_help();
 	exit(1);
 }
@@ -362,8 +379,10 @@ static int parse_sort(const char *arg)
 		return SORT_NEVER;
 	if (!strcmp(arg, "always"))
 		return SORT_ALWAYS;
-	warn_errno(0, "invalid argument '%s' for '--sort'", arg);
-	fputs("Valid arguments are:\n  - 'auto'\n  - 'never'\n  - 'always'\n", stderr);
+	static const char *const words[] = { "auto", "never", "always" };
+	static const int vals[] = { SORT_AUTO, SORT_NEVER, SORT_ALWAYS };
+	invalid_argument("invalid", "sort", arg, "");
+	valid_arguments(words, vals, 3);
 	try_help();
 	exit(1);
 }

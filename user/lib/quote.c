@@ -1,7 +1,11 @@
 #include "lib/quote.h"
 
+#include <ctype.h>
+#include <langinfo.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <wchar.h>
 #include <wctype.h>
 
@@ -157,5 +161,62 @@ const char *quote_n(int slot, const char *name)
 	struct strbuf *sb = &bufs[slot & 1];
 	sb_reset(sb);
 	quote_append(sb, name, strlen(name));
+	return sb_str(sb);
+}
+
+/* The quotes gnulib's gettext_quote gives locale_quoting_style when no
+ * message catalog translates them: ‘ ’ in a UTF-8 locale, else ' '. */
+static const char *locale_quote(bool right)
+{
+	const char *cs = nl_langinfo(CODESET);
+	if (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"))
+		return right ? "\xe2\x80\x99" : "\xe2\x80\x98";
+	return "'";
+}
+
+/* Bytes of the character at P that stand as they are (0: escape its bytes). */
+static size_t locale_printable(const char *p, size_t left, mbstate_t *st)
+{
+	unsigned char c = (unsigned char)*p;
+	if (MB_CUR_MAX == 1 || c < 0x80)
+		return isprint(c) ? 1 : 0;
+	return printable_len(p, left, st);
+}
+
+void quote_locale_append(struct strbuf *sb, const char *s, size_t len)
+{
+	const char *rq = locale_quote(true);
+	size_t rqlen = strlen(rq);
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	sb_adds(sb, locale_quote(false));
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)s[i];
+		/* The closing quote and the backslash are escaped, so the value
+		 * reads back unambiguously. */
+		if (c == '\\' || (i + rqlen <= len && !memcmp(s + i, rq, rqlen))) {
+			sb_addc(sb, '\\');
+			sb_add(sb, s + i, c == '\\' ? 1 : rqlen);
+			i += c == '\\' ? 1 : rqlen;
+			continue;
+		}
+		size_t n = locale_printable(s + i, len - i, &st);
+		if (n == 0) {
+			add_escape(sb, c);
+			i++;
+			continue;
+		}
+		sb_add(sb, s + i, n);
+		i += n;
+	}
+	sb_adds(sb, rq);
+}
+
+const char *quote_locale_n(int slot, const char *s)
+{
+	static __thread struct strbuf bufs[2];
+	struct strbuf *sb = &bufs[slot & 1];
+	sb_reset(sb);
+	quote_locale_append(sb, s, strlen(s));
 	return sb_str(sb);
 }

@@ -17,4 +17,11 @@ void quote_maybe_append(struct strbuf *sb, const char *name, size_t len);
  * valid until the next call on the same thread with the same slot (0 or 1). */
 const char *quote_n(int slot, const char *name);
 
+/* gnulib's quote(): locale_quoting_style, for option values and option names
+ * in messages ("invalid argument ‘x’ for ‘--interactive’"): ‘ ’ in a UTF-8
+ * locale, else ' '; the closing quote and backslashes escaped with a
+ * backslash, other unprintable bytes as C escapes (\n, \001). */
+void quote_locale_append(struct strbuf *sb, const char *s, size_t len);
+const char *quote_locale_n(int slot, const char *s);
+
 #endif
