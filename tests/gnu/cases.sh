@@ -43,6 +43,28 @@ c I-2r-yes      "$T" '-I -rv a d' in='yes\n' mode=sorted
 c I-eof         "$T" '-I -r a'
 c I-nonexist    "$T" '-I -r x y' in='y\n'
 c presume-tty   "$T" '---presume-input-tty f1'
+# Abbreviations as GNU's getopt reads them among GNU rm's options only: a
+# prefix of adaptrm's own options alone is unrecognized when invoked as rm
+c ab-thread     "$T" '--thread=2 f1'
+c ab-thread-sep "$T" '--thread 2 f1'
+c ab-s          "$T" '--s f1'
+c ab-st-val     "$T" '--st=1 f1'
+c ab-int        "$T" '--int=never f1 nosuch'
+c ab-inter      "$T" '--inter f1' in='n\n'
+c ab-no-pres    "$T" '--no-pres f1'
+c ab-rec        "$T" '--rec -v a' mode=sorted
+c ab-recur      "$T" '--recur a d'
+c ab-re         "$T" '--re d'
+c ab-f          "$T" '--f nosuch'
+c ab-pr         "$T" '--pr -r a'
+c ab-presume    "$T" '---pres f1'
+c ab-v          "$T" '--v f1'
+c ab-ver        "$T" '--verb f1'
+c ab-later      "$T" '-/ --thread=2 f1'
+c ab-posix      "$T" 'f1 --thread=2' posix=1
+c ab-dashdash   "$T" '-- --thread=2 f1'
+c ab-hint       "$T; : >./--thread=2" '--thread=2'
+c ab-abs        "$T" '--thread=2 f1' inv=abs
 
 # argv[0] as given: invoked by an absolute path (a symlink named rm), every
 # message, prompt, usage line and hint names that path, as GNU's do
@@ -193,3 +215,24 @@ help_options() {
 	if [ $bad = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); FAILS+=" help-options"; fi
 }
 [ -z "$FILTER" ] || [[ help-options == *$FILTER* ]] && help_options
+
+# adaptrm's own options: abbreviated as adaptrm, in full only when invoked as
+# rm (adaptrm-only, so GNU rm is not run for these).
+own_options() {
+	local a bad=0
+	for a in --thread=2 --max-t=2 --no-prof --stat --sort=never --threads=2 --stats; do
+		"$ADAPTRM" "$a" -f >/dev/null 2>&1 </dev/null ||
+			{ echo "gnu-diff: FAIL adaptrm $a is refused"; bad=1; }
+	done
+	for a in --threads=2 --no-profile --stats; do
+		"$ROOT/bin-ada/rm" "$a" -f >/dev/null 2>&1 </dev/null ||
+			{ echo "gnu-diff: FAIL rm $a (in full) is refused"; bad=1; }
+	done
+	for a in --thread=2 --no-prof --stat; do
+		if "$ROOT/bin-ada/rm" "$a" -f >/dev/null 2>&1 </dev/null; then
+			echo "gnu-diff: FAIL rm $a (abbreviated) is accepted"; bad=1
+		fi
+	done
+	if [ $bad = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); FAILS+=" own-options"; fi
+}
+[ -z "$FILTER" ] || [[ own-options == *$FILTER* ]] && own_options

@@ -44,7 +44,12 @@ enum {
 	OPT_PENDING,
 	OPT_WAIT,
 	OPT_RESUME,
+	OPT_UNRECOGNIZED,
 };
+
+/* The option a word GNU rm would not recognize becomes when invoked as rm
+ * ("--UNRECOGNIZED=WORD"); nobody types its name. */
+#define UNRECOGNIZED "\001unrecognized"
 
 /* GNU rm's long options, in rm.c's order. An abbreviation that GNU rm reads
  * as one of these means that one here too, even where one of adaptrm's own
@@ -84,6 +89,7 @@ static const struct option own_opts[] = {
 	{ "pending", no_argument, NULL, OPT_PENDING },
 	{ "wait", no_argument, NULL, OPT_WAIT },
 	{ "resume", no_argument, NULL, OPT_RESUME },
+	{ UNRECOGNIZED, required_argument, NULL, OPT_UNRECOGNIZED },
 };
 #define N_OWN (sizeof(own_opts) / sizeof(own_opts[0]))
 
@@ -293,52 +299,76 @@ static uint64_t parse_free_rate(const char *arg)
 	return rate;
 }
 
-/* The arguments options_parse rewrote: argv and optarg point into them, so
- * they live until options_release (or the process's end). */
-static char **rewritten;
+/* The arguments options_parse rewrote, each with the word it replaced: argv
+ * and optarg point into them, so they live until options_release (or the
+ * process's end). */
+static struct rewrite {
+	char *word;
+	char *orig;
+} * rewritten;
 static size_t nrewritten;
 
-static char *keep_rewritten(char *s)
+/* "--NAME" followed by TAIL, in place of ORIG. */
+static char *rewrite(char *orig, const char *name, const char *tail)
 {
+	size_t size = strlen(name) + strlen(tail) + 3;
+	char *word = xmalloc(size);
+	snprintf(word, size, "--%s%s", name, tail);
 	rewritten = xrealloc(rewritten, (nrewritten + 1) * sizeof *rewritten);
-	return rewritten[nrewritten++] = s;
+	rewritten[nrewritten++] = (struct rewrite){ word, orig };
+	return word;
+}
+
+/* The word the user typed where WORD now stands (WORD itself if it was
+ * not rewritten, NULL for NULL). */
+static char *original_word(char *word)
+{
+	for (size_t i = 0; i < nrewritten; i++)
+		if (rewritten[i].word == word)
+			return rewritten[i].orig;
+	return word;
 }
 
 void options_release(void)
 {
 	while (nrewritten > 0)
-		free(rewritten[--nrewritten]);
+		free(rewritten[--nrewritten].word);
+	free(rewritten);
+	rewritten = NULL;
+}
+
+static bool is_exact(const struct option *opts, size_t n, const char *name, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(opts[i].name) == len && !strncmp(opts[i].name, name, len))
+			return true;
+	return false;
 }
 
 /* Rewrite "--ab[=x]" to GNU's full option name when GNU rm would read it as
- * exactly one of its options; returns a string of its own or ARG unchanged. */
-static char *prefer_gnu_abbrev(char *arg)
+ * exactly one of its options. Invoked as rm, a word GNU rm would not
+ * recognize (an abbreviation of adaptrm's own options only) becomes the
+ * UNRECOGNIZED option, for getopt to report in its turn as GNU's does; only
+ * adaptrm's options spelled in full are read there. Returns ARG or a new
+ * word. */
+static char *resolve_as_gnu(char *arg, bool rm_face)
 {
 	if (arg[0] != '-' || arg[1] != '-' || arg[2] == '\0')
 		return arg;
 	const char *name = arg + 2;
 	size_t len = strcspn(name, "=");
-	for (size_t i = 0; i < N_GNU; i++)
-		if (strlen(gnu_opts[i].name) == len && !strncmp(gnu_opts[i].name, name, len))
-			return arg;
-	for (size_t i = 0; i < N_OWN; i++)
-		if (strlen(own_opts[i].name) == len && !strncmp(own_opts[i].name, name, len))
-			return arg;
+	if (is_exact(gnu_opts, N_GNU, name, len) || is_exact(own_opts, N_OWN, name, len))
+		return arg;
 	const char *match = NULL;
 	int n = 0;
 	for (size_t i = 0; i < N_GNU; i++)
 		if (!strncmp(gnu_opts[i].name, name, len))
 			match = gnu_opts[i].name, n++;
-	if (n != 1)
-		return arg;
-	if (!strcmp(match, "no-preserve-root")) {
-		warn_errno(0, "you may not abbreviate the --no-preserve-root option");
-		exit(1);
-	}
-	size_t size = strlen(match) + strlen(name + len) + 3;
-	char *buf = keep_rewritten(xmalloc(size)); /* one string per argument */
-	snprintf(buf, size, "--%s%s", match, name + len);
-	return buf;
+	if (n == 1)
+		return rewrite(arg, match, name + len);
+	if (n == 0 && rm_face)
+		return rewrite(arg, UNRECOGNIZED "=", arg);
+	return arg;
 }
 
 /* -f, -i, -I and --interactive=WHEN, as GNU rm sets them: -f also ignores
@@ -412,16 +442,41 @@ static void check_no_preserve_root(const char *arg)
 static __attribute__((noreturn)) void bad_option(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] == '-' && argv[i][1] && access(argv[i], F_OK) == 0) {
+		const char *word = original_word(argv[i]);
+		if (word[0] == '-' && word[1] && access(word, F_OK) == 0) {
 			struct strbuf sb = STRBUF_INIT;
-			quote_maybe_append(&sb, argv[i], strlen(argv[i]));
+			quote_maybe_append(&sb, word, strlen(word));
 			fprintf(stderr, "Try '%s ./%s' to remove the file %s.\n", program_name,
-				sb_str(&sb), quote_n(1, argv[i]));
+				sb_str(&sb), quote_n(1, word));
 			sb_free(&sb);
 			break;
 		}
 	}
 	options_usage(1);
+}
+
+/* WORD, which GNU rm does not know, in getopt's words. */
+static __attribute__((noreturn)) void unrecognized(const char *word, int argc, char **argv)
+{
+	fprintf(stderr, "%s: unrecognized option '%s'\n", program_name, word);
+	bad_option(argc, argv);
+}
+
+/* Resolve the long options before getopt reads them, up to "--" (the
+ * operands after it stay as given). */
+static void resolve_args(int argc, char **argv)
+{
+	bool rm_face = !strcmp(program_short, "rm");
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		argv[i] = resolve_as_gnu(argv[i], rm_face);
+}
+
+/* Operands that looked like options (after POSIXLY_CORRECT's first operand)
+ * are given back as typed. */
+static void restore_operands(int first, int argc, char **argv)
+{
+	for (int i = first; i < argc; i++)
+		argv[i] = original_word(argv[i]);
 }
 
 static void set_defaults(struct rm_options *o)
@@ -442,12 +497,12 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 	memcpy(all + N_GNU, own_opts, sizeof(own_opts));
 	memset(&all[N_GNU + N_OWN], 0, sizeof(all[0]));
 
-	/* GNU-first abbreviations; stop at "--" (operands after it stay as given). */
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		argv[i] = prefer_gnu_abbrev(argv[i]);
+	resolve_args(argc, argv);
 
 	int c;
 	while ((c = getopt_long(argc, argv, "dfirvIR", all, NULL)) != -1) {
+		/* a separate argument may have looked like an option */
+		optarg = original_word(optarg);
 		switch (c) {
 		case 'd': o->remove_empty_dirs = true; break;
 		case 'f': set_interactive(o, WHEN_FORCE); break;
@@ -459,7 +514,7 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 		case OPT_INTERACTIVE: set_interactive(o, parse_when(optarg)); break;
 		case OPT_ONE_FILE_SYSTEM: o->one_file_system = true; break;
 		case OPT_NO_PRESERVE_ROOT:
-			check_no_preserve_root(argv[optind - 1]);
+			check_no_preserve_root(original_word(argv[optind - 1]));
 			o->preserve_root = PRESERVE_ROOT_NONE;
 			break;
 		case OPT_PRESERVE_ROOT: o->preserve_root = parse_preserve_root(optarg); break;
@@ -497,8 +552,10 @@ int options_parse(struct rm_options *o, int argc, char **argv)
 		case OPT_PENDING: o->pending_held = true; break;
 		case OPT_WAIT: o->wait_held = true; break;
 		case OPT_RESUME: o->resume_held = true; break;
+		case OPT_UNRECOGNIZED: unrecognized(optarg, argc, argv);
 		default: bad_option(argc, argv);
 		}
 	}
+	restore_operands(optind, argc, argv);
 	return optind;
 }
