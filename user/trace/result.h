@@ -20,6 +20,9 @@ struct trace_interval {
 	uint64_t unlinkat_calls, unlinkat_ns, getdents_calls, getdents_ns, openat_calls;
 	double unlinkat_p50_ns, unlinkat_p99_ns;
 	uint64_t lock_wait_ns, rwsem_write_wait_ns, blocked_ns, sleeping_ns;
+	/* the threads' whole time, split as the verdict's top parts are: on CPU
+	 * (of it inside busy and inside waiting system calls), and preempted */
+	uint64_t oncpu_ns, oncpu_syscall_ns, oncpu_wait_syscall_ns, preempted_ns;
 };
 
 /* On-CPU time of the traced threads, from the probes' accounting and the

@@ -180,6 +180,10 @@ static void add_row(struct sampler *s, const struct probe_snapshot *snap)
 		.rwsem_write_wait_ns = d->lock[PROBE_LCB_F_WRITE].wait.total,
 		.blocked_ns = d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total,
 		.sleeping_ns = d->misc.offcpu[PROBE_OFFCPU_SLEEPING].total,
+		.oncpu_ns = d->misc.oncpu_ns,
+		.oncpu_syscall_ns = d->misc.oncpu_syscall_ns,
+		.oncpu_wait_syscall_ns = d->misc.oncpu_wait_syscall_ns,
+		.preempted_ns = d->misc.offcpu[PROBE_OFFCPU_PREEMPTED].total,
 	};
 }
 
