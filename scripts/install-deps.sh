@@ -10,10 +10,10 @@ pkgs=(
   build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
   libcriterion-dev libfuse3-dev fuse3 openmpi-bin libopenmpi-dev
   util-linux e2fsprogs xfsprogs btrfs-progs strace attr procps findutils jq time python3
-  clang-format shellcheck libclang-rt-14-dev
+  clang-format shellcheck libclang-rt-14-dev python3-matplotlib
 )
 if [ "${1:-}" = "--bench" ]; then
-  pkgs+=(rsync linux-perf python3-matplotlib)
+  pkgs+=(rsync linux-perf)
 fi
 if [ "${1:-}" = "--deb" ]; then
   pkgs+=(debhelper lintian libseccomp-dev libjson-c-dev)
