@@ -23,6 +23,7 @@ struct fs_entry {
 	uint64_t free_before; /* bytes */
 	uint64_t type;
 	char *mount; /* its mount point, or NULL */
+	bool known;  /* its free space is its own: the delta is the delete's */
 };
 
 struct freed {
@@ -50,6 +51,31 @@ static uint64_t free_bytes(const struct statfs *s)
 {
 	uint64_t unit = s->f_frsize ? (uint64_t)s->f_frsize : (uint64_t)s->f_bsize;
 	return (uint64_t)s->f_bfree * unit;
+}
+
+/* Filesystems whose statfs counts their own blocks. Elsewhere (FUSE,
+ * NFS, SMB, overlay, ...) statfs reports a store behind it, which other
+ * processes and other clients fill and free meanwhile: a delta there is not
+ * the delete's, so it is not shown. */
+static bool own_free_space(uint64_t type)
+{
+	static const uint64_t own[] = {
+		0xEF53,	    /* ext2, ext3, ext4 */
+		0x58465342, /* xfs */
+		0x9123683E, /* btrfs */
+		0x01021994, /* tmpfs */
+		0xF2F52010, /* f2fs */
+		0x52654973, /* reiserfs */
+		0x2fc12fc1, /* zfs */
+		0xca451a4e, /* bcachefs */
+		0x3153464a, /* jfs */
+		0x4d44,	    /* vfat */
+		0x2011BAB0, /* exfat */
+	};
+	for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+		if (own[i] == type)
+			return true;
+	return false;
 }
 
 /* The mount point of device DEV (the last mount of it listed), or NULL. */
@@ -118,6 +144,7 @@ void freed_note(struct freed *f, const char *path)
 	e->free_before = free_bytes(&sf);
 	e->type = (uint64_t)sf.f_type;
 	e->mount = mount;
+	e->known = own_free_space(e->type);
 }
 
 /* Bytes freed on E since it was noted (0 if others filled it meanwhile). */
@@ -134,8 +161,17 @@ uint64_t freed_now(struct freed *f)
 {
 	uint64_t sum = 0;
 	for (int i = 0; f && i < f->n; i++)
-		sum += freed_on(&f->fs[i]);
+		if (f->fs[i].known)
+			sum += freed_on(&f->fs[i]);
 	return sum;
+}
+
+bool freed_known(struct freed *f)
+{
+	for (int i = 0; f && i < f->n; i++)
+		if (f->fs[i].known)
+			return true;
+	return false;
 }
 
 void freed_print(struct freed *f, FILE *out)
@@ -147,7 +183,7 @@ void freed_print(struct freed *f, FILE *out)
 		const struct fs_entry *e = &f->fs[i];
 		char size[32], type[24];
 		fprintf(out, "%s %s on %s (%s)", i ? "," : "",
-			units_format_bytes(freed_on(e), size, sizeof size),
+			e->known ? units_format_bytes(freed_on(e), size, sizeof size) : "not known",
 			e->mount ? e->mount : "?", fsinfo_name(e->type, type));
 	}
 	fputc('\n', out);

@@ -4,6 +4,7 @@
  * lag behind what the delete will free. */
 #ifndef ADAPTRM_FREED_H
 #define ADAPTRM_FREED_H
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -15,10 +16,14 @@ void freed_free(struct freed *f);
  * if it is the first operand there (a few filesystems at most; more are
  * not counted). */
 void freed_note(struct freed *f, const char *path);
-/* Bytes freed so far on all of them (statfs now). */
+/* Bytes freed so far on those whose free space is their own (statfs now). */
 uint64_t freed_now(struct freed *f);
+/* False when no noted filesystem counts its own free space (FUSE, network
+ * filesystems, overlay): the space freed is then not shown. */
+bool freed_known(struct freed *f);
 /* The --stats line: "freed: 3.2 GiB on /mnt (ext4)", one clause per
- * filesystem. Nothing if no operand was noted. */
+ * filesystem ("not known on /mnt (fuse)" where statfs is not its own).
+ * Nothing if no operand was noted. */
 void freed_print(struct freed *f, FILE *out);
 
 #endif

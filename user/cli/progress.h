@@ -1,5 +1,5 @@
-/* The live progress line (stderr, a terminal, at most 10 updates a second)
- * and the --stats summary. */
+/* The live progress line (stderr, a terminal, at most 10 updates a second),
+ * the summary line after a long delete, and the --stats summary. */
 #ifndef ADAPTRM_PROGRESS_H
 #define ADAPTRM_PROGRESS_H
 #include "engine/engine.h"
@@ -9,10 +9,12 @@ struct freed;
 struct progress;
 
 /* FREED (or NULL): the space freed so far goes on the line; FREE_RATE
- * (--free-rate, or 0): the rate the lane holds too. */
-struct progress *progress_new(struct freed *freed, uint64_t free_rate);
+ * (--free-rate, or 0): the rate the lane holds too; SUMMARY: a delete that
+ * showed the line for a few seconds ends with a one-line summary. On a
+ * terminal the line fits its width (read again after SIGWINCH). */
+struct progress *progress_new(struct freed *freed, uint64_t free_rate, bool summary);
 void progress_update(struct progress *p, struct engine *e);
-/* Clear the line; frees P. */
+/* Clear the line, or replace it with the summary; frees P. */
 void progress_finish(struct progress *p, struct engine *e);
 /* Elapsed seconds since the program started the rm face. */
 /* Start the clock --stats and --progress report from (main, first thing). */

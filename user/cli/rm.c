@@ -450,7 +450,7 @@ int rm_run(const struct rm_options *o, int nfiles, char **files, const struct rm
 	if (show_progress || o->stats)
 		r.freed = freed_new();
 	if (show_progress)
-		r.progress = progress_new(r.freed, o->free_rate);
+		r.progress = progress_new(r.freed, o->free_rate, !o->stats);
 
 	/* -I: one question before doing anything; "no" is not an error. */
 	if (o->prompt_once && (o->recursive || nfiles > 3)) {
