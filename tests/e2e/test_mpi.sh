@@ -208,3 +208,32 @@ test_mpi_from_list_refuses_a_symlink_on_every_rank() {
 	mpi_rm 2 --from-list list t 2>err || true
 	expect_ranks 2 1
 }
+
+# Rank 0's progress line under mpirun (stderr is then a pipe that mpirun
+# forwards, so only with --progress) counts every rank, and a rank with work
+# in hand is busy even when one of its workers waits for more: while two
+# ranks delete (forced steals, paced by --max-ops), no line says none is
+# busy and some say both are.
+test_mpi_progress_counts_the_ranks_busy() {
+	need_mpi
+	make_tree t 40 200
+	ADAPTRM_DIST_EAGER=1 mpi_rm 2 -rf --progress --threads=4 --max-ops=2000 t 2>err ||
+		{ cat err >&2; fail "mpirun failed"; }
+	expect_gone t
+	expect_ranks 2 0
+	tr '\r' '\n' <err | sed 's/ *$//' | grep ' removed ' >lines || fail "no progress line: $(cat err)"
+	grep -q ' 2/2 ranks busy$' lines || fail "never both ranks busy: $(sort lines | uniq -c)"
+	expect_eq "$(grep -c ' 0/2 ranks busy$' lines)" 0 "lines with no rank busy: $(grep ' 0/2 ' lines)"
+}
+
+# On a terminal (here a pseudo-terminal, one rank without mpirun) rank 0
+# shows the line by default, and a delete of seconds ends with the summary.
+test_mpi_progress_by_default_on_a_terminal() {
+	need_mpi
+	make_tree t 20 200
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 600 \
+		python3 "$E2E_REPO/tests/tools/ptyterm.py" --cols 100 --rows-out rows -- \
+		"$MPI_BIN" -rf --max-ops=1000 t 2>err || fail "$(cat err)"
+	expect_gone t
+	grep -Eq '^removed 4000 files, 21 directories, in [0-9.]+ s' rows || fail "screen: $(cat rows)"
+}

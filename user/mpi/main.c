@@ -34,11 +34,14 @@ static bool finish(struct engine *e, bool ok, void *arg)
 	return rank_finish(g_rank, ok);
 }
 
-/* The progress line and --stats of rank 0 count every rank. */
+/* The progress line and --stats of rank 0 count every rank, once the
+ * first sum is in (before it, rank 0's own counts). */
 static bool cluster_counts(void *arg, struct progress_cluster *c)
 {
 	struct rank_totals t;
 	rank_totals(g_rank, &t);
+	if (!t.sums)
+		return false;
 	*c = (struct progress_cluster){ .files = t.files,
 					.dirs = t.dirs,
 					.errors = t.errors,

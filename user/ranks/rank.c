@@ -141,6 +141,8 @@ struct rank {
 	struct budget budget;
 	unsigned nsums;	  /* sums taken: the same count on every rank */
 	uint64_t backlog; /* what this rank put in the sum out */
+	bool busy_sent;	  /* what this rank put in the sum out as S_BUSY */
+	bool summed_busy; /* this rank's part of totals.ranks_busy */
 };
 
 /* ------------------------------------------------------------------ */
@@ -377,6 +379,14 @@ static void maybe_ask(struct rank *r)
 /* ------------------------------------------------------------------ */
 /* The sums: counts for the progress line and the end                   */
 
+/* Busy is having work in hand: a task queued or a worker at one (BACKLOG),
+ * or parts of its trees given to other ranks and not done yet. A worker
+ * waiting for more work does not make a rank idle while others work. */
+static bool busy(struct engine *e, uint64_t backlog)
+{
+	return backlog > 0 || engine_remote_out(e) > 0;
+}
+
 static void start_sum(struct rank *r)
 {
 	uint64_t v[S_COUNT] = { 0 };
@@ -389,7 +399,6 @@ static void start_sum(struct rank *r)
 		v[S_FILES] = t.files;
 		v[S_DIRS] = t.dirs;
 		v[S_ERRORS] = t.errors;
-		v[S_BUSY] = !engine_wants_work(e) || engine_remote_out(e) > 0;
 	}
 	v[S_STEALS] = r->steals;
 	if (e) {
@@ -403,6 +412,7 @@ static void start_sum(struct rank *r)
 		v[S_MAX_THREADS] = (uint64_t)engine_max_threads(e);
 		r->backlog = v[S_BACKLOG] = engine_backlog(e);
 		v[S_WITH_WORK] = r->backlog > 0;
+		v[S_BUSY] = r->busy_sent = busy(e, r->backlog);
 	}
 	if (r->t->rank == 0)
 		v[S_CLOCK_US] = now_ns() / 1000;
@@ -434,7 +444,9 @@ static bool take_sum(struct rank *r)
 					  .ranks = (uint64_t)r->t->size,
 					  .ranks_busy = v[S_BUSY],
 					  .steals = v[S_STEALS],
+					  .sums = r->nsums + 1u,
 					  .failed = v[S_FAILED] > 0 };
+	r->summed_busy = r->busy_sent;
 	if (v[S_LISTED] == (uint64_t)r->t->size && !r->all_listed) {
 		r->all_listed = true;
 		pthread_cond_broadcast(&r->mail);
@@ -663,7 +675,13 @@ void rank_totals(struct rank *r, struct rank_totals *t)
 {
 	pthread_mutex_lock(&r->lock);
 	*t = r->totals;
+	bool summed = r->summed_busy;
 	pthread_mutex_unlock(&r->lock);
+	/* This rank's own part as of now, not as of the sum (up to 200 ms
+	 * old): the progress line is drawn on this rank. */
+	struct engine *e = atomic_load(&r->engine);
+	if (e && t->sums && t->ranks_busy >= summed)
+		t->ranks_busy = t->ranks_busy - summed + busy(e, engine_backlog(e));
 }
 
 void rank_free(struct rank *r)

@@ -30,6 +30,7 @@ struct rank_totals {
 	uint64_t files, dirs, errors;
 	uint64_t ranks, ranks_busy; /* ranks, and those with work right now */
 	uint64_t steals;	    /* donations taken */
+	uint64_t sums;		    /* sums taken so far: 0, the counts are not in yet */
 	bool failed;		    /* some rank failed (exit status 1 everywhere) */
 };
 
