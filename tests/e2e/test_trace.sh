@@ -696,3 +696,27 @@ test_trace_oncpu_unlink_category() {
 		fail "no unlink samples: $(jq -c .oncpu t.json)"
 	grep -q '^  on-CPU kernel: .*unlink [0-9]*%' report.txt || fail "no category line: $(grep -A3 '^On-CPU' report.txt)"
 }
+
+# --trace -rf on tmpfs: no block device is the delete's, neither the disk
+# adaptrm was started from (its argv[0] is not an operand) nor the one its
+# profile store writes to after the delete (the final read comes first), so
+# the JSON counts no block I/O for the delete and the report names no device
+# as the delete's, though a writer beside it keeps the disk of /var/tmp
+# busy (direct writes, so its I/O falls inside the trace).
+test_trace_rf_on_tmpfs_counts_no_block_io() {
+	need_bpf
+	make_tree t 10 100
+	local w
+	w=$(mktemp -d /var/tmp/adaptrm-writer.XXXXXX) || skip "no /var/tmp"
+	on_exit "rm -rf $(printf %q "$w")"
+	(while :; do dd if=/dev/zero of="$w/f" bs=64k count=4 oflag=direct 2>/dev/null; done) &
+	local writer=$!
+	on_exit "kill $writer"
+	"$ADAPTRM" --trace --json t.json -rf --max-ops=1000 t >report.txt || fail "--trace failed"
+	kill "$writer"
+	expect_gone t
+	expect_eq "$(jq -r '[.fs.devices[] | select(.traced) | .name] | join(", ")' t.json)" "" \
+		"devices taken for the delete's"
+	expect_eq "$(jq -r '.fs.block.bytes' t.json)" 0 "block bytes of the delete's devices"
+	if grep "\[the delete's\]" report.txt; then fail "a device in the report is the delete's"; fi
+}

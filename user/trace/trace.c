@@ -154,6 +154,8 @@ struct sampler {
 	uint64_t start_ns, interval_ns, next_ns;
 	uint64_t cgroups_ns; /* when to look for the traced processes' cgroups again */
 	bool rows;	     /* record --interval rows (not in-process) */
+	bool collected;	     /* the final read is done: FINAL holds it */
+	struct probe_snapshot *final;
 	struct trace_result *r;
 	size_t cap;
 };
@@ -353,16 +355,22 @@ static void limits_of(const struct trace_cgroups *c, struct trace_limits *l)
 /* Finish: the final read, the callers, the report on stdout (for the
  * in-process delete it follows rm's own output there), the JSON file.
  * Returns nonzero on a JSON write error. */
-static int finish(struct sampler *s)
+/* The final read of the probes and what is derived from it, once: an
+ * in-process delete takes it as soon as the delete is over, before its own
+ * profile and JSON writes, which are not the delete's. False if the probes
+ * cannot be read. */
+static bool collect(struct sampler *s)
 {
 	struct trace_result *r = s->r;
+	if (s->collected)
+		return s->final != NULL;
+	s->collected = true;
 	struct probe_snapshot *final = probes_snapshot_new();
-	int status = 0;
 
 	if (!final || probes_read(s->p, final)) {
 		warn_errno(errno, "cannot read the probes");
 		probes_snapshot_free(final);
-		return 1;
+		return false;
 	}
 	r->wall_ns = now_ns() - s->start_ns;
 	if (r->cgroups) {
@@ -389,7 +397,17 @@ static int finish(struct sampler *s)
 		ksyms_name(k, r->callers[i].ip, r->caller_names[i], sizeof r->caller_names[i]);
 	trace_collect_waits(s->p, r); /* after the callers: the verdict classifies them */
 	trace_collect_oncpu(s->p, r);
+	s->final = final;
+	return true;
+}
 
+static int finish(struct sampler *s)
+{
+	struct trace_result *r = s->r;
+	int status = 0;
+
+	if (!collect(s))
+		return 1;
 	trace_report_text(stdout, r);
 	fflush(stdout);
 	if (json_out.f) {
@@ -400,7 +418,8 @@ static int finish(struct sampler *s)
 		status |= close_out(&folded_out, trace_write_folded(folded_out.f, s->p) != 0);
 	trace_free_waits(r);
 	r->total = NULL;
-	probes_snapshot_free(final);
+	probes_snapshot_free(s->final);
+	s->final = NULL;
 	return status;
 }
 
@@ -757,6 +776,16 @@ static void self_interrupted(int sig, void *arg)
 	fflush(stdout);
 }
 
+/* The in-process delete is over: the final read, before rm's face writes
+ * the profile (and any log), so that those writes and the device they land
+ * on are not counted as the delete's. */
+static bool self_deleted(struct engine *e, bool ok, void *arg)
+{
+	(void)e;
+	collect(arg);
+	return ok;
+}
+
 /* adaptrm's own delete, in-process, probes on our own tgid. */
 static int trace_self(int argc, char **argv, double interval, unsigned flags)
 {
@@ -780,9 +809,11 @@ static int trace_self(int argc, char **argv, double interval, unsigned flags)
 	if (!start_sampler(&s, &r, interval, p, false))
 		die(ENOMEM, "--trace");
 	struct rm_report rep;
-	int status = rm_run(
-		&o, nfiles, argv + first,
-		&(struct rm_face){ .report = &rep, .on_interrupt = self_interrupted, .arg = &s });
+	int status = rm_run(&o, nfiles, argv + first,
+			    &(struct rm_face){ .report = &rep,
+					       .finish = self_deleted,
+					       .on_interrupt = self_interrupted,
+					       .arg = &s });
 	r.exit_status = status;
 	if (rep.controller[0]) {
 		r.controller = rep.controller;

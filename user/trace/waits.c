@@ -138,14 +138,14 @@ static const struct mount_ent *mount_of(const struct mount_ent *m, int nm, uint3
 static void operand_devs(const struct trace_result *r, const struct mount_ent *m, int nm,
 			 uint32_t *v, int *n, int max)
 {
-	bool command = r->mode && !strcmp(r->mode, "command");
-
 	/* -p PID names a process, not a path: its devices are those it unlinks
 	 * on (collect_scope), never the tracer's working directory */
 	if (r->mode && !strcmp(r->mode, "pid"))
 		return;
-	for (char **a = r->argv; a && *a; a++) {
-		if ((command && a == r->argv) || (*a)[0] == '-' || !(*a)[0])
+	/* argv[0] is the command, or adaptrm itself: the disk it was started
+	 * from is not the delete's */
+	for (char **a = r->argv ? r->argv + 1 : NULL; a && *a; a++) {
+		if ((*a)[0] == '-' || !(*a)[0])
 			continue;
 		char buf[PATH_MAX];
 		struct stat st;
