@@ -246,6 +246,13 @@ static void summary(struct progress *p, struct engine *e)
 	draw(p, line, fit(f, &summary_layout, p->cols, line, sizeof line), true);
 }
 
+void progress_abort(struct progress *p)
+{
+	if (p)
+		p->summary = false;
+	progress_finish(p, NULL);
+}
+
 void progress_finish(struct progress *p, struct engine *e)
 {
 	if (!p)

@@ -16,6 +16,9 @@ struct progress *progress_new(struct freed *freed, uint64_t free_rate, bool summ
 void progress_update(struct progress *p, struct engine *e);
 /* Clear the line, or replace it with the summary; frees P. */
 void progress_finish(struct progress *p, struct engine *e);
+/* Clear the line, without the summary (an interrupted delete says its own
+ * counts); frees P. */
+void progress_abort(struct progress *p);
 /* Elapsed seconds since the program started the rm face. */
 /* Start the clock --stats and --progress report from (main, first thing). */
 void progress_clock_start(void);

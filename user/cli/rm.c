@@ -397,7 +397,7 @@ static void interrupted(struct rm_state *r)
 {
 	int sig = g_signal ? g_signal : SIGINT;
 	if (r->progress)
-		progress_finish(r->progress, r->engine);
+		progress_abort(r->progress);
 	struct engine_totals t = { 0 };
 	if (r->engine) {
 		/* Let the workers finish the syscall they are in, so the counts
