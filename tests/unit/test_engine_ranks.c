@@ -462,3 +462,87 @@ Test(dist, a_malformed_donation_is_refused_whole)
 	sb_free(&msg);
 	sb_free(&bad);
 }
+
+/* Until every worker of E waits for a task (none running one, none parked
+ * above the limit): false if that does not happen within about 10 s. */
+static bool all_idle(struct engine *e)
+{
+	for (int i = 0; i < 10000; i++) {
+		if (engine_backlog(e) == 0)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* Until REP has N reports: false if they do not come within about 10 s. */
+static bool reports_reach(struct reported *rep, int n)
+{
+	for (int i = 0; i < 10000; i++) {
+		pthread_mutex_lock(&rep->lock);
+		int got = rep->n;
+		pthread_mutex_unlock(&rep->lock);
+		if (got >= n)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* The shared budget lowers a rank's cap to one worker while every worker
+ * waits (the rank gave all its work away); then one task comes (a
+ * directory's report, a donation). The wakeup may reach the worker the cap
+ * now parks: it must pass it on to the one allowed to run, or the task
+ * waits forever with everyone asleep. Which waiter a wakeup reaches is the
+ * scheduler's choice, so the test sets the stage many times; with the
+ * hand-off every round ends, whichever worker wakes. */
+Test(dist, a_task_pushed_while_the_cap_parks_its_waker_still_runs)
+{
+	build_ab();
+	char base[4096], p[4096];
+	struct strbuf msg = STRBUF_INIT;
+	donation(&msg, ino_of("t/a"), ino_of("t/a/b"));
+	snprintf(base, sizeof base, "%s/t", tmpl);
+	int pfd = open(tmpl, O_PATH | O_DIRECTORY);
+	struct stat st;
+	cr_assert_eq(fstatat(pfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
+	struct engine_root root = { .pfd = pfd,
+				    .base = "t",
+				    .display = base,
+				    .dev = st.st_dev,
+				    .ino = st.st_ino };
+	struct engine_config cfg = { .max_threads = 2, .force = true };
+	struct server s = { .e = engine_create(&cfg, 2) };
+	struct reported rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	engine_set_remote(s.e, on_done, &rep);
+	struct engine_knobs *k = engine_knobs(s.e);
+	pthread_t th;
+	pthread_create(&th, NULL, serve_main, &s);
+	int round;
+	bool idle = true, ran = true;
+	for (round = 0; round < 200; round++) {
+		if (round > 0) {
+			snprintf(p, sizeof p, "%s/t/a/b/c", tmpl);
+			cr_assert_eq(mkdir(p, 0755), 0);
+			snprintf(p, sizeof p, "%s/t/a/b/c/f", tmpl);
+			tree_touch(p);
+		}
+		idle = all_idle(s.e);
+		atomic_store(&k->thread_cap, 1); /* as the budget sets it: nobody told */
+		ran = idle && engine_adopt(s.e, 1, msg.buf, msg.len, &root) &&
+		      reports_reach(&rep, round + 1);
+		atomic_store(&k->thread_cap, 0);
+		engine_set_active(s.e, 2); /* the parked worker back among the waiting */
+		if (!ran)
+			break;
+	}
+	atomic_store(&s.stop, true);
+	pthread_join(th, NULL);
+	engine_destroy(s.e);
+	close(pfd);
+	sb_free(&msg);
+	cr_assert(idle, "round %d: the workers never all waited", round);
+	cr_assert(ran, "round %d: the task was never run", round);
+	cr_assert_not(rep.failed);
+	cr_assert_not(exists("t/a/b/c"));
+}

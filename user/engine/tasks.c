@@ -118,6 +118,12 @@ uintptr_t engine_pop_task(struct worker *w)
 			pthread_cond_broadcast(&e->park_cond);
 		}
 		if (w->id >= active) {
+			/* The wakeup of a task just pushed may have reached this
+			 * worker, parked by a cap lowered with nobody told (the
+			 * shared budget): pass it on, or the task waits while
+			 * every worker allowed to run sleeps. */
+			if (e->qlen > 0 && e->idle > 0)
+				pthread_cond_signal(&e->work_cond);
 			pthread_cond_wait(&e->park_cond, &e->qlock);
 			continue;
 		}
