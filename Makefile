@@ -156,8 +156,11 @@ $(OUTPUT)/tools/%: tests/tools/%.c
 		$$(pkg-config --libs fuse3 2>/dev/null) -pthread
 
 # Unit tests of this build (make unit SAN=asan for the sanitizer variant).
+# A binary that hangs all the same (a test without a timeout) is killed, named.
+UNIT_TIMEOUT ?= 1200
 unit: $(TEST_BINS)
-	$(Q)set -e; for t in $(TEST_BINS); do echo "== $$t"; $$t --jobs=1; done
+	$(Q)set -e; for t in $(TEST_BINS); do echo "== $$t"; timeout -k 10 $(UNIT_TIMEOUT) $$t --jobs=1 || \
+		{ echo "== $$t: failed, status $$? (124: ran over $(UNIT_TIMEOUT) s)"; exit 1; }; done
 
 e2e: $(BIN) tools
 	$(Q)ADAPTRM=$(abspath $(BIN)) TOOLS=$(abspath $(OUTPUT)/tools) bash tests/e2e/run.sh

@@ -48,7 +48,9 @@ make -j"$jobs" SAN=tsan all tests || exit 1
 step "TSan: engine unit tests"
 for t in .output-tsan/tests/test_engine*; do
 	[ -x "$t" ] || continue
-	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 "$t" --jobs=1 || status=1
+	# a hang fails, named (the runner's own timeout names the test)
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 timeout -k 10 3600 "$t" --jobs=1 ||
+		{ echo "$t: failed, status $?"; status=1; }
 done
 step "TSan: parallel end-to-end tests"
 TSAN_OPTIONS=halt_on_error=1 E2E_SAN=tsan E2E_FILTER=parallel make SAN=tsan e2e || status=1

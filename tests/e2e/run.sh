@@ -33,6 +33,8 @@ tests_in() {
 		awk '{print $3}' | grep '^test_'
 }
 
+# seconds a test may run (E2E_TIMEOUT): far above the slowest one
+limit=${E2E_TIMEOUT:-900}
 pass=0 failn=0 skipn=0 failed=()
 t0=$(date +%s.%N)
 for f in "$suite"/test_*.sh; do
@@ -41,14 +43,20 @@ for f in "$suite"/test_*.sh; do
 		scratch="$root/$t"
 		mkdir -p "$scratch"
 		start=$(date +%s.%N)
-		out=$( (
+		# A test that hangs is killed with everything it started (timeout
+		# signals its own process group) and fails, named.
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		out=$(timeout -k 10 "$limit" bash -c '
+			set -u
+			scratch=$1 f=$2 t=$3
+			shift 3
 			export SCRATCH=$scratch
-			# profiles stay in the test's scratch, not in the user's cache
-			# (which must exist: adaptrm never creates a cache home)
+			# profiles stay in the scratch of the test, not in the cache of
+			# the user (which must exist: adaptrm never creates a cache home)
 			export XDG_CACHE_HOME=$scratch/.cache
 			mkdir -p "$XDG_CACHE_HOME"
 			cd "$scratch" || exit 1
-			for l in "${libs[@]}"; do
+			for l in "$@"; do
 				# shellcheck source=/dev/null # each library is checked on its own
 				source "$l"
 			done
@@ -56,9 +64,9 @@ for f in "$suite"/test_*.sh; do
 			# shellcheck source=/dev/null # each test file is checked on its own
 			source "$f"
 			set -e
-			"$t"
-		) 2>&1)
+			"$t"' _ "$scratch" "$f" "$t" "${libs[@]}" 2>&1)
 		rc=$?
+		[ $rc = 124 ] || [ $rc = 137 ] && out+=$'\n'"TIMEOUT: $t ran over ${limit}s and was killed"
 		secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
 		chmod -R u+rwx "$scratch" 2>/dev/null; chattr -R -i "$scratch" 2>/dev/null
 		rm -rf "$scratch"

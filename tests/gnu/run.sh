@@ -63,9 +63,10 @@ run_side() {
 			# A real pty (script); echo off, and answers sent after a pause so
 			# the terminal echo cannot interleave with the prompt.
 			{ sleep 0.5; printf '%b' "$IN"; sleep 0.5; } |
-				"${runner[@]}" script -qec "stty -echo; $rm $ARGS" /dev/null
+				"${runner[@]}" script -qec "stty -echo; timeout --foreground -k 5 60 $rm $ARGS" /dev/null
 		else
-			printf '%b' "$IN" | eval "${runner[*]} $rm $ARGS"
+			# a case that hangs is killed and differs (rc=124), named
+			printf '%b' "$IN" | eval "${runner[*]} timeout --foreground -k 5 60 $rm $ARGS"
 		fi
 		echo "rc=$?" >"$out.rc"
 	) >"$out.out" 2>"$out.err"

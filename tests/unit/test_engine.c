@@ -43,7 +43,8 @@ static bool remove_t(struct engine *e)
 	return ok;
 }
 
-TestSuite(engine, .init = setup, .fini = teardown);
+/* A test that hangs fails, named, instead of holding the whole run. */
+TestSuite(engine, .init = setup, .fini = teardown, .timeout = 120);
 
 Test(engine, counts_parallel)
 {

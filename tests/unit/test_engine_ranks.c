@@ -120,7 +120,8 @@ static void run_cluster(struct member *m, int n, int threads, bool eager)
 	local_world_free(w);
 }
 
-TestSuite(dist, .init = setup, .fini = teardown);
+/* A test that hangs fails, named, instead of holding the whole run. */
+TestSuite(dist, .init = setup, .fini = teardown, .timeout = 120);
 
 Test(dist, forced_steals_delete_everything_once)
 {

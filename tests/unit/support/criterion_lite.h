@@ -12,14 +12,22 @@
 #define CRITERION_LITE_H
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 struct lite_suite {
 	void (*init)(void);
 	void (*fini)(void);
+	double timeout; /* seconds a test may take under Criterion (0: none) */
 };
+
+/* The TSan build runs several times slower than Criterion's plain one: a
+ * suite's timeout is stretched by this much here. */
+#define LITE_TIMEOUT_SCALE 10
 
 struct lite_test {
 	const char *name;
@@ -85,11 +93,28 @@ __attribute__((format(printf, 4, 5))) static inline void lite_fail(const char *f
 		longjmp(lite_jmp, LITE_SKIPPED); \
 	} while (0)
 
+static const char *lite_current;
+
+/* A test ran over its suite's timeout: it hangs, so the run ends here,
+ * naming it, and fails (only async-signal-safe calls). */
+static void lite_timed_out(int sig)
+{
+	static const char head[] = "TIMEOUT ";
+	(void)sig;
+	(void)!write(2, head, sizeof head - 1);
+	(void)!write(2, lite_current, strlen(lite_current));
+	(void)!write(2, "\n", 1);
+	_exit(1);
+}
+
 /* One test: init, body, fini; returns 0, LITE_FAILED or LITE_SKIPPED. */
 static int lite_run(const struct lite_test *t)
 {
 	/* volatile: read after a longjmp back into this frame */
 	volatile int inited = 0;
+	lite_current = t->name;
+	signal(SIGALRM, lite_timed_out);
+	alarm((unsigned)(t->suite->timeout * LITE_TIMEOUT_SCALE));
 	int rc = setjmp(lite_jmp);
 	if (rc == 0) {
 		if (t->suite->init)
@@ -99,6 +124,7 @@ static int lite_run(const struct lite_test *t)
 	}
 	if (inited && t->suite->fini)
 		t->suite->fini();
+	alarm(0);
 	return rc;
 }
 
