@@ -237,3 +237,38 @@ test_mpi_progress_by_default_on_a_terminal() {
 	expect_gone t
 	grep -Eq '^removed 4000 files, 21 directories, in [0-9.]+ s' rows || fail "screen: $(cat rows)"
 }
+
+# rank_pid MARK RANK: the pid of rank RANK of the job whose environment
+# holds ADAPTRM_TEST_JOB=MARK (only this test's job, not any other).
+rank_pid() {
+	local p
+	for p in $(pgrep -x adaptrm-mpi); do
+		tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "ADAPTRM_TEST_JOB=$1" || continue
+		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+			echo "$p"
+		fi
+	done
+}
+
+# A rank killed mid-delete (a node lost): the job ends with an error, the
+# rest of the tree left, and no rank waits forever for the dead one.
+test_mpi_a_rank_killed_mid_delete_ends_the_job_with_an_error() {
+	need_mpi
+	make_tree t 20 1000
+	local mark=$$.$RANDOM victim="" rc=0 _
+	# paced, so that the delete outlasts the kill
+	ADAPTRM_TEST_JOB=$mark mpi_rm 2 -rf --max-ops=1000 t 2>err &
+	local job=$!
+	for _ in $(seq 300); do
+		victim=$(rank_pid "$mark" 1)
+		[ -n "$victim" ] && [ -n "$(rank_pid "$mark" 0)" ] && break
+		sleep 0.1
+	done
+	[ -n "$victim" ] || fail "rank 1 never started: $(cat err)"
+	kill -9 "$victim"
+	wait "$job" || rc=$?
+	[ "$rc" != 0 ] || fail "the job said all went well with a rank killed"
+	[ "$rc" != 124 ] || fail "the job hung with a rank killed (mpirun timed out)"
+	[ -z "$(rank_pid "$mark" 0)" ] || fail "rank 0 outlived the job"
+	expect_exists t
+}
