@@ -272,3 +272,37 @@ test_mpi_a_rank_killed_mid_delete_ends_the_job_with_an_error() {
 	[ -z "$(rank_pid "$mark" 0)" ] || fail "rank 0 outlived the job"
 	expect_exists t
 }
+
+# A rank frozen mid-delete (SIGSTOP: a launcher that sees nothing wrong): the
+# others end the job with an error after their silence limit, not waiting
+# forever for its part of the sums.
+test_mpi_a_frozen_rank_ends_the_job_with_an_error() {
+	need_mpi
+	make_tree t 20 1000
+	local mark=$$.$RANDOM victim="" rc=0 _
+	# no sh around each rank here: mpirun ends the ranks it started, and a
+	# frozen grandchild would hold its output open
+	ADAPTRM_TEST_JOB=$mark OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+		OMPI_MCA_btl_vader_single_copy_mechanism=none \
+		timeout 600 mpirun --oversubscribe -np 2 "$MPI_BIN" -rf --max-ops=1000 t 2>err &
+	local job=$!
+	for _ in $(seq 300); do
+		victim=$(rank_pid "$mark" 1)
+		[ -n "$victim" ] && [ -n "$(rank_pid "$mark" 0)" ] && break
+		sleep 0.1
+	done
+	[ -n "$victim" ] || fail "rank 1 never started: $(cat err)"
+	# mid-delete: past MPI_Init (a rank frozen inside it stalls MPI's own
+	# start, before adaptrm runs), once something is removed
+	for _ in $(seq 600); do
+		[ "$(find t -type f | wc -l)" -lt 20000 ] && break
+		sleep 0.1
+	done
+	kill -STOP "$victim"
+	on_exit kill -KILL "$victim"
+	wait "$job" || rc=$?
+	[ "$rc" != 0 ] || fail "the job said all went well with a rank frozen"
+	[ "$rc" != 124 ] || fail "the job hung with a rank frozen (mpirun timed out)"
+	grep -q "no word from some rank" err || fail "no message for the frozen rank: $(cat err)"
+	expect_exists t
+}

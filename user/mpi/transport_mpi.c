@@ -122,12 +122,18 @@ static void mpi_close(struct transport *t)
 	free(m);
 }
 
+static void mpi_abort(struct transport *t)
+{
+	MPI_Abort(((struct mpi_end *)t)->comm, 1);
+}
+
 static const struct transport_ops mpi_ops = {
 	.send = mpi_send,
 	.recv = mpi_recv,
 	.sum_start = mpi_sum_start,
 	.sum_test = mpi_sum_test,
 	.close = mpi_close,
+	.abort = mpi_abort,
 };
 
 struct transport *mpi_transport(void)

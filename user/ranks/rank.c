@@ -70,6 +70,9 @@ enum {
 #define STEAL_BACKOFF_MIN_NS (100 * 1000ull)
 #define STEAL_BACKOFF_MAX_NS (20 * 1000 * 1000ull)
 #define NAP_MAX_NS (1000 * 1000ull)
+/* A sum waits for every rank's communication thread, which never blocks:
+ * one out this long means a rank died or hangs, and the job cannot end. */
+#define PEER_SILENCE_NS (60 * 1000 * 1000 * 1000ull)
 
 /* This machine's spelling of one operand, opened when a donation under it
  * first comes. */
@@ -131,6 +134,7 @@ struct rank {
 	bool asking; /* a STEAL is out */
 	bool stop_sent;
 	bool summing; /* a sum is out */
+	uint64_t sum_started;
 	uint64_t next_ask, backoff, next_sum;
 	uint64_t steals;
 	unsigned seed;
@@ -425,6 +429,7 @@ static void start_sum(struct rank *r)
 		pthread_mutex_unlock(&r->lock);
 	}
 	r->summing = transport_sum_start(r->t, v, S_COUNT);
+	r->sum_started = now_ns();
 }
 
 static void apply_budget(struct rank *r, const uint64_t *v);
@@ -488,10 +493,27 @@ static void apply_budget(struct rank *r, const uint64_t *v)
 		atomic_store(&k->thread_cap, share);
 }
 
+/* A sum out for PEER_SILENCE_NS: some rank is gone (a launcher that does not
+ * end the job when one of its processes dies) or frozen. Waiting on would
+ * be forever, so the job ends with an error. */
+static void check_peers(struct rank *r)
+{
+	if (!r->t->ops->abort || now_ns() - r->sum_started < PEER_SILENCE_NS)
+		return;
+	warn_errno(0, "rank %d: no word from some rank for %llu s: it died or hangs; ending the job",
+		   r->t->rank, (unsigned long long)(PEER_SILENCE_NS / 1000000000ull));
+	r->t->ops->abort(r->t);
+}
+
 static bool sums(struct rank *r)
 {
-	if (r->summing)
-		return take_sum(r);
+	if (r->summing) {
+		if (take_sum(r))
+			return true;
+		if (r->summing)
+			check_peers(r);
+		return false;
+	}
 	/* once done, sum at once: the last sums end the run */
 	if (atomic_load(&r->done) || now_ns() >= r->next_sum)
 		start_sum(r);

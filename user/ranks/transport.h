@@ -28,6 +28,9 @@ struct transport_ops {
 	bool (*sum_test)(struct transport *t, uint64_t *out);
 	/* Wait (briefly) for sends still in flight and free T. */
 	void (*close)(struct transport *t);
+	/* End every rank's process with an error, this one too: a peer is
+	 * lost. NULL where nothing can be lost (the in-process back-end). */
+	void (*abort)(struct transport *t);
 };
 
 struct transport {
