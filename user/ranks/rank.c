@@ -485,8 +485,8 @@ static void apply_budget(struct rank *r, const uint64_t *v)
 	int old = r->budget.cap;
 	if (budget_step(&r->budget, &s) && r->explain && r->t->rank == 0)
 		fprintf(stderr,
-			"adaptrm: budget: %d -> %d workers in flight over %d ranks (%s; unlink %.0f µs, floor %.0f µs)\n",
-			old, r->budget.cap, r->t->size, budget_why_name(r->budget.why),
+			"%s: budget: %d -> %d workers in flight over %d ranks (%s; unlink %.0f µs, floor %.0f µs)\n",
+			program_name, old, r->budget.cap, r->t->size, budget_why_name(r->budget.why),
 			r->budget.last_ns / 1e3, r->budget.floor_ns / 1e3);
 	int share = budget_share(&r->budget, r->backlog, v[S_WITH_WORK]);
 	if (share > 0)
