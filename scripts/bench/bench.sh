@@ -96,6 +96,14 @@
 #                 Tool times exclude work the filesystem defers (xfs
 #                 inodegc, btrfs's cleaner): xfs frees a 262,144-extent
 #                 file in 0.01 s of the tool's time
+#   BENCH_PRESET=realtree  trees made by the real tools (npm, pip, git,
+#                 cargo: scripts/bench/realtree.sh, cached as tarballs in
+#                 BENCH_TREE_CACHE, default ~/.cache/adaptrm-bench) on
+#                 {ext4, xfs, btrfs} warm, tools auto, rm, rmz, find, rsync,
+#                 3 repetitions; then every cell over 1.5x its CPU floor is
+#                 deleted once more under adaptrm --trace, by adaptrm and by
+#                 the best peer, for the report's "waits on" column
+#                 (BENCH_WAITS=0: not)
 #
 # The default (no variables) is the warm matrix: {tmpfs, ext4, xfs, btrfs} x
 # {tree, flat, chain} x {adaptrm auto, --threads=1, 2, rm, rmz, find, rsync},
@@ -113,6 +121,9 @@ repo=$PWD
 FS_PROG=bench
 # shellcheck source=../lib/fs.sh
 source "$repo/scripts/lib/fs.sh"
+# The real-tree lane's trees (before XDG_CACHE_HOME is moved below).
+# shellcheck source=realtree.sh
+source "$repo/scripts/bench/realtree.sh"
 
 [ "$(id -u)" = 0 ] || { echo "bench: needs root (mounts tmpfs, loop devices and FUSE)" >&2; exit 1; }
 
@@ -138,8 +149,13 @@ if [ "${BENCH_PRESET:-}" = io ]; then
 	def_tools="auto t1 t4 rm rmz find rsync"
 	def_reps=2
 	def_conds="warm+none cold+none cold+iops:400 cold+latency:500"
+elif [ "${BENCH_PRESET:-}" = realtree ]; then
+	def_fs="ext4 xfs btrfs"
+	def_shapes=$REAL_SHAPES
+	def_tools="auto rm rmz find rsync"
+	: "${BENCH_TRACE:=0}" "${BENCH_WAITS:=1}"
 elif [ -n "${BENCH_PRESET:-}" ]; then
-	echo "bench: unknown preset '$BENCH_PRESET' (io)" >&2; exit 2
+	echo "bench: unknown preset '$BENCH_PRESET' (io, realtree)" >&2; exit 2
 fi
 read -r -a FSES <<<"${BENCH_FS:-$def_fs}"
 read -r -a SHAPES <<<"${BENCH_SHAPES:-$def_shapes}"
@@ -172,7 +188,7 @@ for f in "${FSES[@]}"; do
 	case $f in tmpfs | ext4 | xfs | btrfs | ext4noext | slowfs | overlay) ;; *) echo "bench: unknown filesystem '$f'" >&2; exit 2 ;; esac
 done
 for s in "${SHAPES[@]}"; do
-	case $s in tree | flat | chain | smalldirs | srcbuild | nodemodules | hugemix | fragmented) ;;
+	case $s in tree | flat | chain | smalldirs | srcbuild | nodemodules | hugemix | fragmented | npm | venv | git | cargo) ;;
 	*) echo "bench: unknown shape '$s'" >&2; exit 2 ;;
 	esac
 done
@@ -418,13 +434,14 @@ build_tree() { # DIR KIND N [M]
 
 # The shapes with data (tests/tools/mkdata.py), and npm's real tree. Their
 # label comes from what was built: DATA_LABEL.
-is_data_shape() { case $1 in srcbuild | nodemodules | hugemix | fragmented) true ;; *) false ;; esac; }
+is_data_shape() { case $1 in srcbuild | nodemodules | hugemix | fragmented | npm | venv | git | cargo) true ;; *) false ;; esac; }
 gib() { awk -v b="$1" 'BEGIN{printf (b >= 1073741824 ? "%.1f GiB" : "%.0f MiB"), b / (b >= 1073741824 ? 1073741824 : 1048576)}'; }
 # npm's tree cannot be scaled; it is small (24,240 files), so only a smoke
 # test's scale (below 0.25) takes the model instead.
 use_npm_tree() { [ -d "$NPM_DIR/node_modules" ] && awk -v f="$SCALE" 'BEGIN{exit !(f >= 0.25)}'; }
 build_data() { # DIR SHAPE
 	local out kv files bytes extents
+	is_real_shape "$2" && { unpack_real "$1" "$2"; return; }
 	if [ "$2" = nodemodules ] && use_npm_tree; then
 		cp -a "$NPM_DIR/node_modules" "$1" || return 1
 		DATA_LABEL="npm node_modules ($NPM_LABEL)"
@@ -603,11 +620,13 @@ for t in "${TOOLS_SEL[@]}"; do
 	if tool_available "$t"; then tools+=("$t"); else echo "bench: $t is not installed, skipped (scripts/install-deps.sh --bench)" >&2; fi
 done
 for s in "${SHAPES[@]}"; do [ "$s" = nodemodules ] && ensure_npm_tree; done
+declare -A no_tree=()
+for s in "${SHAPES[@]}"; do is_real_shape "$s" && ! ensure_real_tree "$s" && no_tree[$s]=1; done
 CELLS=()
 for fs in "${FSES[@]}"; do
 	for cond in "${CONDS[@]}"; do
 		for shape in "${SHAPES[@]}"; do
-			cell_ok "$fs" "$shape" "$cond" && CELLS+=("$fs $cond $shape")
+			[ -z "${no_tree[$shape]:-}" ] && cell_ok "$fs" "$shape" "$cond" && CELLS+=("$fs $cond $shape")
 		done
 	done
 done
@@ -653,8 +672,16 @@ dirty=$(git -C "$repo" status --porcelain -- user bpf 2>/dev/null | head -1)
 [ -n "$dirty" ] && commit="$commit+dirty"
 BENCH_MACHINE=$machine BENCH_COMMIT=$commit BENCH_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')" \
 BENCH_REPS_RUN=$REPS BENCH_TOOLS_RUN="${tools[*]}" BENCH_RMZ_VERSION="$([ -n "$RMZ" ] && "$RMZ" --version 2>/dev/null)" \
-BENCH_SLOW_DELAY=$SLOW_DELAY BENCH_FS_RUN="${FSES[*]}" BENCH_DIRECT_IO_RUN=$DIO \
-	"$PY" "$repo/scripts/bench/report.py" "$OUT/latest.tsv" "$OUT/latest.md" "$OUT/latest.json" "$OUT/latest.png" || exit 1
+BENCH_SLOW_DELAY=$SLOW_DELAY BENCH_FS_RUN="${FSES[*]}" BENCH_DIRECT_IO_RUN=$DIO BENCH_NCPU=$(nproc)
+export BENCH_MACHINE BENCH_COMMIT BENCH_DATE BENCH_REPS_RUN BENCH_TOOLS_RUN BENCH_RMZ_VERSION BENCH_SLOW_DELAY BENCH_FS_RUN \
+	BENCH_DIRECT_IO_RUN BENCH_NCPU
+report() { "$PY" "$repo/scripts/bench/report.py" "$OUT/latest.tsv" "$OUT/latest.md" "$OUT/latest.json" "$OUT/latest.png"; }
+report || exit 1
+# The waits behind the cells over their CPU floor, traced, then the report again with them.
+if [ "${BENCH_WAITS:-0}" = 1 ]; then
+	real_trace_flagged "$OUT/latest.json" "$OUT/latest-waits.tsv"
+	BENCH_WAITS_FILE=$OUT/latest-waits.tsv report || exit 1
+fi
 for ext in tsv md json png; do [ -f "$OUT/latest.$ext" ] && cp "$OUT/latest.$ext" "$OUT/$stamp.$ext"; done
 cat "$OUT/latest.md"
 echo "bench: results in $OUT/latest.{md,tsv,json} ($(( $(date +%s) - started ))s)" >&2

@@ -17,7 +17,11 @@ import statistics
 import sys
 
 PEERS = ["rm", "rmz", "find", "rsync"]
-DATA_SHAPES = ("srcbuild", "nodemodules", "hugemix", "fragmented")
+DATA_SHAPES = ("srcbuild", "nodemodules", "hugemix", "fragmented", "npm", "venv", "git", "cargo")
+REAL_SHAPES = ("npm", "venv", "git", "cargo")
+# Over this many times its CPU floor a tool waits more than it works: the
+# cell gets a trace of what it waits on.
+FLOOR_FLAG = 1.5
 PEER_NAMES = {"rm": "GNU rm -rf", "rmz": "rmz", "find": "find -delete", "rsync": "rsync -a --delete"}
 
 
@@ -31,6 +35,26 @@ def tool_header(tool):
     if is_pinned(tool):
         return "-t %s" % tool[1:]
     return PEER_NAMES.get(tool, tool)
+
+
+def usable_cpus(tool, ncpu):
+    """How many CPUs a tool can keep busy: adaptrm and rmz run threads on
+    every CPU, -t N on N of them, GNU rm, find and rsync on one."""
+    if is_pinned(tool):
+        return max(1, min(int(tool[1:]), ncpu))
+    return ncpu if tool in ("auto", "base", "rmz") else 1
+
+
+def read_waits(path):
+    """The traced waits (scripts/bench/realtree.sh): cell key -> {tool: text}."""
+    waits = {}
+    if path and os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == 6:
+                    waits.setdefault(tuple(parts[:4]), {})[parts[4]] = parts[5]
+    return waits
 
 
 def geomean(xs):
@@ -129,6 +153,8 @@ def main():
         r["cache"] = r.get("cache") or "warm"
         r["disk"] = r.get("disk") or "none"
 
+    ncpu = int(os.environ.get("BENCH_NCPU") or os.cpu_count() or 1)
+    waits = read_waits(os.environ.get("BENCH_WAITS_FILE"))
     cells, tools = [], []
     for r in runs:
         if key(r) not in [key(c) for c in cells]:
@@ -157,6 +183,12 @@ def main():
                 "cpu_median": statistics.median(cpus) if cpus and not bad else None,
                 "walls": walls,
             }
+            v = c["tools"][t]
+            # The CPU floor: the time the tool's CPU work takes spread over the
+            # CPUs it can use; wall time above it is time spent waiting.
+            floor = v["cpu_median"] / usable_cpus(t, ncpu) if v["cpu_median"] else None
+            v["cpu_floor"] = floor
+            v["over_floor"] = v["median"] / floor if floor and v["median"] else None
         ok = {t: v["median"] for t, v in c["tools"].items() if v["median"] is not None}
         peers = {t: m for t, m in ok.items() if t in PEERS}
         pinned = {t: m for t, m in ok.items() if is_pinned(t)}
@@ -188,11 +220,14 @@ def main():
         reps = "%d" % counts[0] if len(counts) == 1 else "%d to %d" % (counts[0], counts[-1])
     conds = any((c["cache"], c["disk"]) != ("warm", "none") for c in cells)
     data = any(c["shape"] in DATA_SHAPES for c in cells)
+    real = any(c["shape"] in REAL_SHAPES for c in cells)
     lines.append("Median wall time in seconds over %s repetitions (tools interleaved, fresh tree "
                  "each run, built then synced: warm cache%s); %s. "
                  "`-t N` is `adaptrm --threads=N`. A failed cell names the failure "
                  "(crash = killed by a signal, fail = non-zero exit, incomplete = tree left behind)." % (
                      reps, ", unless the cache column says cold" if conds else "",
+                     "trees made by npm, pip, git and cargo, unpacked from a tarball for each run "
+                     "(scripts/bench/realtree.sh)" if real else
                      "empty files, except in the shapes with data (sizes fallocate'd, see "
                      "tests/tools/mkdata.py)" if data else "empty files"))
     if conds:
@@ -273,6 +308,7 @@ def main():
             v = c["tools"].get(t)
             row.append("n/a" if v is None else (fmt_s(v["cpu_median"]) if v["cpu_median"] is not None else v["status"]))
         lines.append("| " + " | ".join(row) + " |")
+    lines += floor_table(cells, tools, cond_head, ncpu, waits)
     # One line per distinct failure, with the cells it happened in.
     failures = {}
     for c in cells:
@@ -303,6 +339,31 @@ def main():
     with open(json_path, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
+
+
+def floor_table(cells, tools, cond_head, ncpu, waits):
+    """Each tool's wall time over its CPU floor, flagged over FLOOR_FLAG,
+    and what the trace says the flagged cells wait on."""
+    lines = ["", "Wall time over the CPU floor (CPU time / the CPUs the tool can use: %d for adaptrm and "
+             "rmz, 1 for GNU rm, find and rsync; **bold** over %.1fx: the tool waits more than it "
+             "works); waits on: the leading waits in `adaptrm --trace` of adaptrm and of the best "
+             "peer deleting the cell's tree once more:" % (ncpu, FLOOR_FLAG), ""]
+    lines.append("| fs | tree | " + "".join(h + " | " for h in cond_head) +
+                 " | ".join(tool_header(t) for t in tools) + " | waits on |")
+    lines.append("| --- | --- | " + "--- | " * len(cond_head) + " | ".join(["---:"] * len(tools)) + " | --- |")
+    for c in cells:
+        row = [c["fs"], c["label"]] + ([c["cache"], disk_text(c["disk"])] if cond_head else [])
+        for t in tools:
+            v = c["tools"].get(t)
+            x = v and v.get("over_floor")
+            row.append("" if not x else ("**%.2f**" % x if x > FLOOR_FLAG else "%.2f" % x))
+        w = waits.get((c["fs"], c["shape"], c["cache"], c["disk"]), {})
+        c["waits"] = w
+        flagged = any((v.get("over_floor") or 0) > FLOOR_FLAG for v in c["tools"].values())
+        row.append("; ".join("%s: %s" % (tool_header(t), w[t]) for t in tools if t in w)
+                   or ("not traced" if flagged else ""))
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
 
 
 def plot(cells, tools, png_path):

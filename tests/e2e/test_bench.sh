@@ -203,3 +203,62 @@ test_bench_mpi_smoke() {
 	grep -qi 'speed-up' out/mpi.md || fail "no speed-up table: $(cat out/mpi.md)"
 	[ -z "$(ls work)" ] || fail "left in the work directory: $(ls work)"
 }
+
+# fake_real_tree TAR: a small stand-in for a real tree's tarball (no network
+# in tests): two directories, two files and a symlink.
+fake_real_tree() {
+	local d
+	d=$(mktemp -d "$SCRATCH/fake.XXXXXX")
+	mkdir -p "$d/a/b" "$d/c" && echo x >"$d/a/f1" && echo y >"$d/a/b/f2" && ln -s f1 "$d/a/l"
+	tar -cf "$1" -C "$d" . && rm -rf "$d"
+}
+
+# BENCH_PRESET=realtree at a tiny size: trees unpacked from the cache's
+# tarballs (a missing one skipped, none made), every run ok, the real
+# trees' labels, and the table of wall time over the CPU floor.
+test_bench_realtree_smoke() {
+	need_root
+	local repo s; repo=$(repo_root)
+	mkdir -p work cache
+	for s in npm venv git; do fake_real_tree "cache/$s.tar"; done
+	BENCH_PRESET=realtree BENCH_WORK=$SCRATCH/work BENCH_FS=tmpfs BENCH_TOOLS="auto rm" BENCH_REPS=2 \
+		BENCH_TREE_CACHE=$SCRATCH/cache BENCH_TREE_MAKE=0 BENCH_WAITS=0 BENCH_OUT=$SCRATCH/out ADAPTRM=$ADAPTRM \
+		bash "$repo/scripts/bench/bench.sh" >stdout 2>stderr || { cat stderr; fail "bench.sh failed"; }
+	expect_eq "$(awk -F'\t' 'NR > 1 && $6 == "ok"' out/latest.tsv | wc -l)" 12 "runs recorded ok"
+	grep -q 'no cargo tree in .* skipped' stderr || fail "no note of the missing tree: $(cat stderr)"
+	grep -q '^| tmpfs | npm node_modules 6 entries 0 MiB | [0-9.*]* | [0-9.*]* | [0-9.]* (rm) |' out/latest.md ||
+		fail "no npm row: $(cat out/latest.md)"
+	grep -q '^| tmpfs | Python venv 6 entries 0 MiB |' out/latest.md || fail "no venv row"
+	grep -q '^| tmpfs | git repository 6 entries 0 MiB |' out/latest.md || fail "no git row"
+	grep -q '^Wall time over the CPU floor ' out/latest.md || fail "no CPU floor table"
+	grep -q '^| fs | tree | adaptrm auto | GNU rm -rf | waits on |$' out/latest.md || fail "no waits column"
+	expect_eq "$(ls work)" "" "scratch directories left behind"
+	grep -q "$SCRATCH" /proc/mounts && fail "mounts left behind: $(grep "$SCRATCH" /proc/mounts)"
+	true
+}
+
+# The report's CPU floor: wall time over CPU time spread over the CPUs a
+# tool can use (every CPU for adaptrm, one for GNU rm), bold over 1.5x, and
+# the traced waits of a flagged cell in its "waits on" column (or that it
+# was not traced).
+test_bench_report_cpu_floor() {
+	local repo; repo=$(repo_root)
+	{
+		printf 'fs\tshape\tlabel\ttool\trep\tstatus\twall\tuser\tsys\tnote\trun\n'
+		printf 'xfs\tnpm\tnpm node_modules 9 entries 1 MiB\tauto\t1\tok\t1.00\t0.25\t0.25\t\ta\n'
+		printf 'xfs\tnpm\tnpm node_modules 9 entries 1 MiB\trm\t1\tok\t1.10\t0.20\t0.80\t\ta\n'
+		printf 'ext4\tnpm\tnpm node_modules 9 entries 1 MiB\tauto\t1\tok\t0.30\t0.25\t0.25\t\ta\n'
+		printf 'ext4\tnpm\tnpm node_modules 9 entries 1 MiB\trm\t1\tok\t0.60\t0.20\t0.40\t\ta\n'
+		printf 'btrfs\tnpm\tnpm node_modules 9 entries 1 MiB\tauto\t1\tok\t0.30\t0.15\t0.15\t\ta\n'
+		printf 'btrfs\tnpm\tnpm node_modules 9 entries 1 MiB\trm\t1\tok\t1.20\t0.20\t0.40\t\ta\n'
+	} >runs.tsv
+	printf 'xfs\tnpm\twarm\tnone\tauto\tsemaphore 40%% (slept most in xfs_buf_lock)\n' >waits.tsv
+	BENCH_NCPU=2 BENCH_TOOLS_RUN="auto rm" BENCH_WAITS_FILE=waits.tsv \
+		python3 "$repo/scripts/bench/report.py" runs.tsv report.md report.json || fail "bench-report failed"
+	grep -q '^| xfs | npm node_modules 9 entries 1 MiB | \*\*4.00\*\* | 1.10 | adaptrm auto: semaphore 40% (slept most in xfs_buf_lock) |$' report.md ||
+		fail "flagged cell: $(grep '^| xfs' report.md)"
+	grep -q '^| ext4 | npm node_modules 9 entries 1 MiB | 1.20 | 1.00 |  |$' report.md ||
+		fail "cell at its floor: $(grep '^| ext4' report.md)"
+	grep -q '^| btrfs | npm node_modules 9 entries 1 MiB | \*\*2.00\*\* | \*\*2.00\*\* | not traced |$' report.md ||
+		fail "flagged cell without a trace: $(grep '^| btrfs' report.md)"
+}
