@@ -137,17 +137,20 @@ real_trace_flagged() { # REPORT.json WAITS
 	done <<<"$list"
 }
 real_trace_one() { # FS COND SHAPE TOOL WAITS
-	local fs=$1 cond=$2 shape=$3 tool=$4 out=$WORK/trace.json
+	local fs=$1 cond=$2 shape=$3 tool=$4 out txt
+	# Each trace kept beside the report, to read the whole verdict.
+	mkdir -p "$OUT/traces"
+	out=$OUT/traces/$fs-$cond-$shape-$tool.json txt=$OUT/traces/$fs-$cond-$shape-$tool.txt
 	teardown_fs
 	setup_fs "$fs" "$shape" && set_disk "$cond" && prepare_tree "$shape" "$fs" "$cond" || return 0
 	tool_cmd "$tool" "$MNT/t"
 	rm -f "$out"
 	if [ "$tool" = auto ]; then
-		"$ADAPTRM" --trace --json "$out" -rf "$MNT/t" </dev/null >"$WORK/trace.txt" 2>&1
+		"$ADAPTRM" --trace --json "$out" -rf "$MNT/t" </dev/null >"$txt" 2>&1
 	else
-		"$ADAPTRM" --trace --json "$out" -- "${CMD[@]}" </dev/null >"$WORK/trace.txt" 2>&1
+		"$ADAPTRM" --trace --json "$out" -- "${CMD[@]}" </dev/null >"$txt" 2>&1
 	fi
-	echo "bench: traced $tool on $fs $shape (${cond}): $(grep -m1 '^  1\.' "$WORK/trace.txt" | cut -c1-100)" >&2
+	echo "bench: traced $tool on $fs $shape (${cond}): $(grep -m1 '^  1\.' "$txt" | cut -c1-100)" >&2
 	[ -s "$out" ] && "$PY" - "$out" "$fs" "$cond" "$shape" "$tool" >>"$5" <<-'EOF'
 		import json, sys
 		d = json.load(open(sys.argv[1]))
