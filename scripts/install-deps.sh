@@ -8,7 +8,7 @@ set -euo pipefail
 
 pkgs=(
   build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev
-  libcriterion-dev libfuse3-dev fuse3 openmpi-bin libopenmpi-dev
+  libcriterion-dev libjson-c-dev libseccomp-dev libfuse3-dev fuse3 openmpi-bin libopenmpi-dev
   util-linux e2fsprogs xfsprogs btrfs-progs strace attr procps findutils jq time python3
   clang-format shellcheck libclang-rt-14-dev python3-matplotlib
 )

@@ -270,7 +270,7 @@ test_trace_compare_rejects_bad_json() {
 	expect_eq "$rc1" 1
 	expect_eq "$rc2" 1
 	grep -q "not an adaptrm trace" err1.txt || fail "$(cat err1.txt)"
-	grep -q "y.json: line [0-9]*: " err2.txt || fail "$(cat err2.txt)"
+	grep -q "y.json: invalid JSON at byte [0-9]* (line [0-9]*): " err2.txt || fail "$(cat err2.txt)"
 }
 
 test_trace_without_privileges_says_what_is_missing() {

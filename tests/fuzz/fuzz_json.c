@@ -1,5 +1,6 @@
-/* libFuzzer harness: the JSON reader (user/lib/json.c) on arbitrary bytes.
- * It reads --trace --compare's files and the profile store. Whatever it
+/* libFuzzer harness: the JSON reader (user/lib/json.c: json-c, then the copy
+ * into our tree) on arbitrary bytes. It reads --trace --compare's files and
+ * the profile store. Whatever it
  * accepts is walked with the accessors, written back with the JSON writer
  * and parsed again: that must succeed and give the same shape. Built and run
  * by scripts/fuzz.sh. */

@@ -61,15 +61,54 @@ Test(json, roundtrip)
 	free(s);
 }
 
-Test(json, errors_name_the_line)
+Test(json, errors_name_the_place)
 {
 	char err[128];
 	cr_assert_null(json_parse("{\n\"a\": tru }", err, sizeof err));
-	cr_assert_str_eq(err, "line 2: unexpected character");
+	cr_assert_str_eq(err, "invalid JSON at byte 10 (line 2): boolean expected");
 	cr_assert_null(json_parse("[1, 2", err, sizeof err));
+	cr_assert_str_eq(err, "invalid JSON at byte 5 (line 1): unexpected end of data");
 	cr_assert_null(json_parse("{} x", err, sizeof err));
-	cr_assert_str_eq(err, "line 1: trailing characters");
+	cr_assert_str_eq(err, "invalid JSON at byte 3 (line 1): unexpected character");
 	cr_assert_null(json_parse("\"abc", err, sizeof err));
+	cr_assert_null(json_parse("[1,]", err, sizeof err));
+	cr_assert_null(json_parse("", err, sizeof err));
+}
+
+/* The limits: JSON_MAX_NESTING levels parse, one more does not. */
+Test(json, nesting_limit)
+{
+	char text[2 * (JSON_MAX_NESTING + 1) + 1], err[128];
+	for (int deep = JSON_MAX_NESTING; deep <= JSON_MAX_NESTING + 1; deep++) {
+		memset(text, '[', deep);
+		memset(text + deep, ']', deep);
+		text[2 * deep] = '\0';
+		struct json_value *v = json_parse(text, err, sizeof err);
+		if (deep == JSON_MAX_NESTING)
+			cr_assert(v, "%s", err);
+		else
+			cr_assert(!v && strstr(err, "nesting too deep"), "%s", err);
+		json_free(v);
+	}
+}
+
+/* Numbers: exact unsigned integers, saturated beyond 2^64, clamped doubles,
+ * and json-c's NaN read as null; a duplicate key keeps the last value. */
+Test(json, numbers_and_duplicates)
+{
+	char err[128];
+	struct json_value *v =
+		json_parse("{\"big\": 18446744073709551616, \"neg\": -3, \"d\": 2.5e3, \"nan\": NaN, "
+			   "\"k\": 1, \"k\": 2}",
+			   err, sizeof err);
+	cr_assert(v, "%s", err);
+	cr_assert_eq(json_get_uint(v, "big", 0), UINT64_MAX);
+	cr_assert_eq(json_get_uint(v, "neg", 7), 0);
+	cr_assert_float_eq(json_get_num(v, "neg", 0), -3.0, 1e-9);
+	cr_assert_eq(json_get_uint(v, "d", 0), 2500);
+	cr_assert_eq(json_get(v, "nan")->type, JSON_NULL);
+	cr_assert_eq(json_get_uint(v, "k", 0), 2);
+	json_free(v);
 }
 
 static void write_trace(FILE *f, const void *arg)

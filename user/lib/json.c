@@ -3,6 +3,7 @@
 #include "lib/xalloc.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,98 +145,11 @@ void jw_finish(struct json_writer *w)
 	fputc('\n', w->f);
 }
 
-/* ---- reader: recursive descent, depth-limited ---- */
-
-struct parser {
-	const char *s, *p;
-	char *err;
-	size_t errlen;
-	bool failed;
-};
-
-static void fail(struct parser *ps, const char *what)
-{
-	if (ps->failed)
-		return;
-	int line = 1;
-	for (const char *q = ps->s; q < ps->p; q++)
-		line += *q == '\n';
-	snprintf(ps->err, ps->errlen, "line %d: %s", line, what);
-	ps->failed = true;
-}
-
-static void ws(struct parser *ps)
-{
-	while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r')
-		ps->p++;
-}
-
-static struct json_value *value(struct parser *ps, int depth);
-
-static char *string(struct parser *ps)
-{
-	size_t cap = 16, n = 0;
-	char *out = malloc(cap);
-
-	if (!out) {
-		fail(ps, "out of memory");
-		return NULL;
-	}
-	ps->p++; /* opening quote */
-	while (*ps->p && *ps->p != '"') {
-		char c = *ps->p++;
-		unsigned cp = 0;
-		if (c == '\\') {
-			c = *ps->p++;
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case '"':
-			case '\\':
-			case '/': break;
-			case 'u':
-				for (int i = 0; i < 4; i++) {
-					char h = *ps->p++;
-					cp <<= 4;
-					if (h >= '0' && h <= '9')
-						cp |= h - '0';
-					else if (h >= 'a' && h <= 'f')
-						cp |= h - 'a' + 10;
-					else if (h >= 'A' && h <= 'F')
-						cp |= h - 'A' + 10;
-					else {
-						fail(ps, "bad \\u escape");
-						free(out);
-						return NULL;
-					}
-				}
-				c = cp < 0x80 ? (char)cp : '?'; /* our files only escape controls */
-				break;
-			default:
-				fail(ps, "bad escape");
-				free(out);
-				return NULL;
-			}
-		}
-		if (!try_grow(&out, &cap, n + 2, 16)) {
-			free(out);
-			fail(ps, "out of memory");
-			return NULL;
-		}
-		out[n++] = c;
-	}
-	if (*ps->p != '"') {
-		fail(ps, "unterminated string");
-		free(out);
-		return NULL;
-	}
-	ps->p++;
-	out[n] = '\0';
-	return out;
-}
+/* ---- reader: json-c parses, its tree is copied into ours ----
+ *
+ * The files read here come from outside (--compare's traces, the profile
+ * store), so a well-kept and widely fuzzed parser reads them; the copy keeps
+ * the callers' plain walk over items and keys. */
 
 static bool push(struct json_value *v, struct json_value *item, char *key)
 {
@@ -259,131 +173,128 @@ static bool push(struct json_value *v, struct json_value *item, char *key)
 	return true;
 }
 
-static struct json_value *container(struct parser *ps, int depth, bool obj)
+static struct json_value *convert(struct json_object *o);
+
+static bool add_item(struct json_value *v, struct json_object *o, const char *key)
+{
+	struct json_value *item = convert(o);
+	char *k = key ? strdup(key) : NULL;
+
+	if (item && (!key || k) && push(v, item, k))
+		return true;
+	json_free(item);
+	free(k);
+	return false;
+}
+
+/* Members or elements in their order in the file (json-c keeps the last of
+ * duplicate keys). */
+static bool fill(struct json_value *v, struct json_object *o)
+{
+	if (v->type == JSON_OBJECT) {
+		json_object_object_foreach(o, key, val)
+		{
+			if (!add_item(v, val, key))
+				return false;
+		}
+		return true;
+	}
+	size_t n = json_object_array_length(o);
+	for (size_t i = 0; i < n; i++)
+		if (!add_item(v, json_object_array_get_idx(o, i), NULL))
+			return false;
+	return true;
+}
+
+/* NUM for every number; U exact for a non-negative integer, else the double
+ * clamped to 0..2^64-1 rather than an undefined cast. */
+static void set_number(struct json_value *v, struct json_object *o)
+{
+	v->type = JSON_NUMBER;
+	if (json_object_is_type(o, json_type_int) && json_object_get_int64(o) < 0) {
+		v->num = (double)json_object_get_int64(o);
+	} else if (json_object_is_type(o, json_type_int)) {
+		v->u = json_object_get_uint64(o);
+		v->num = (double)v->u;
+	} else if (isnan(json_object_get_double(o))) {
+		v->type = JSON_NULL; /* json-c's NaN is no JSON: as the writer's null */
+	} else {
+		v->num = json_object_get_double(o);
+		v->u = !(v->num > 0) ? 0 : v->num >= 0x1p64 ? UINT64_MAX : (uint64_t)v->num;
+	}
+}
+
+/* The json-c tree under O as ours; its depth is bounded by the tokener's. */
+static struct json_value *convert(struct json_object *o)
 {
 	struct json_value *v = calloc(1, sizeof *v);
 
-	if (!v) {
-		fail(ps, "out of memory");
+	if (!v)
 		return NULL;
-	}
-	v->type = obj ? JSON_OBJECT : JSON_ARRAY;
-	ps->p++;
-	ws(ps);
-	if (*ps->p == (obj ? '}' : ']')) {
-		ps->p++;
-		return v;
-	}
-	for (;;) {
-		char *key = NULL;
-		ws(ps);
-		if (obj) {
-			if (*ps->p != '"') {
-				fail(ps, "expected a key");
-				break;
-			}
-			if (!(key = string(ps)))
-				break;
-			ws(ps);
-			if (*ps->p != ':') {
-				free(key);
-				fail(ps, "expected ':'");
-				break;
-			}
-			ps->p++;
-		}
-		struct json_value *item = value(ps, depth + 1);
-		if (!item || !push(v, item, key)) {
-			free(key);
-			json_free(item);
-			fail(ps, "out of memory");
-			break;
-		}
-		ws(ps);
-		if (*ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (*ps->p == (obj ? '}' : ']')) {
-			ps->p++;
-			return v;
-		}
-		fail(ps, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-		break;
-	}
-	json_free(v);
-	return NULL;
-}
-
-static struct json_value *value(struct parser *ps, int depth)
-{
-	struct json_value *v;
-
-	ws(ps);
-	if (depth > 64) {
-		fail(ps, "nested too deeply");
-		return NULL;
-	}
-	if (*ps->p == '{' || *ps->p == '[')
-		return container(ps, depth, *ps->p == '{');
-	if (!(v = calloc(1, sizeof *v))) {
-		fail(ps, "out of memory");
-		return NULL;
-	}
-	if (*ps->p == '"') {
-		v->type = JSON_STRING;
-		if (!(v->str = string(ps))) {
-			free(v);
-			return NULL;
-		}
-	} else if (!strncmp(ps->p, "true", 4) || !strncmp(ps->p, "false", 5)) {
+	switch (json_object_get_type(o)) {
+	case json_type_null: v->type = JSON_NULL; break;
+	case json_type_boolean:
 		v->type = JSON_BOOL;
-		v->b = *ps->p == 't';
-		ps->p += v->b ? 4 : 5;
-	} else if (!strncmp(ps->p, "null", 4)) {
-		v->type = JSON_NULL;
-		ps->p += 4;
-	} else if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9')) {
-		char *end;
-		v->type = JSON_NUMBER;
-		errno = 0;
-		v->num = strtod(ps->p, &end);
-		if (end == ps->p) {
+		v->b = json_object_get_boolean(o);
+		break;
+	case json_type_int:
+	case json_type_double: set_number(v, o); break;
+	case json_type_string:
+		v->type = JSON_STRING;
+		if (!(v->str = strdup(json_object_get_string(o)))) {
 			free(v);
-			fail(ps, "bad number");
 			return NULL;
 		}
-		if (*ps->p != '-') {
-			char *uend;
-			unsigned long long u = strtoull(ps->p, &uend, 10);
-			/* beyond 2^64 (or inf): the largest, not an undefined cast */
-			v->u = uend == end	? u :
-			       !(v->num > 0)	? 0 :
-			       v->num >= 0x1p64 ? UINT64_MAX :
-						  (uint64_t)v->num;
+		break;
+	case json_type_array:
+	case json_type_object:
+		v->type = json_object_is_type(o, json_type_object) ? JSON_OBJECT : JSON_ARRAY;
+		if (!fill(v, o)) {
+			json_free(v);
+			return NULL;
 		}
-		ps->p = end;
-	} else {
-		free(v);
-		fail(ps, "unexpected character");
-		return NULL;
+		break;
 	}
 	return v;
 }
 
+/* "invalid JSON at byte N (line L): what json-c found". */
+static void parse_error(const char *text, size_t at, const char *what, char *err, size_t errlen)
+{
+	int line = 1;
+	for (size_t i = 0; i < at && text[i]; i++)
+		line += text[i] == '\n';
+	snprintf(err, errlen, "invalid JSON at byte %zu (line %d): %s", at, line, what);
+}
+
 struct json_value *json_parse(const char *text, char *err, size_t errlen)
 {
-	struct parser ps = { text, text, err, errlen, false };
-	struct json_value *v = value(&ps, 0);
+	size_t len = strlen(text);
+	struct json_tokener *tok;
 
-	if (v) {
-		ws(&ps);
-		if (*ps.p) {
-			fail(&ps, "trailing characters");
-			json_free(v);
-			v = NULL;
-		}
+	if (len >= JSON_MAX_BYTES) {
+		snprintf(err, errlen, "larger than %d bytes", JSON_MAX_BYTES);
+		return NULL;
 	}
+	if (!(tok = json_tokener_new_ex(JSON_MAX_NESTING))) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	/* Strict: RFC 8259 only, and nothing but white space after the value.
+	 * The terminating NUL is passed too so that a bare number ends. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	struct json_object *o = json_tokener_parse_ex(tok, text, (int)len + 1);
+	enum json_tokener_error e = json_tokener_get_error(tok);
+	struct json_value *v = NULL;
+	if (e != json_tokener_success)
+		parse_error(text, json_tokener_get_parse_end(tok),
+			    json_tokener_error_desc(
+				    e == json_tokener_continue ? json_tokener_error_parse_eof : e),
+			    err, errlen);
+	else if (!(v = convert(o)))
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+	json_object_put(o);
+	json_tokener_free(tok);
 	return v;
 }
 
@@ -399,9 +310,12 @@ struct json_value *json_parse_file(const char *path, char *err, size_t errlen)
 	}
 	FILE *m = open_memstream(&buf, &len);
 	char chunk[65536];
-	size_t n;
-	while (m && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+	size_t n, total = 0;
+	/* past the limit json_parse refuses it: no need to read the rest */
+	while (m && total < JSON_MAX_BYTES && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
 		fwrite(chunk, 1, n, m);
+		total += n;
+	}
 	bool rerr = ferror(f);
 	fclose(f);
 	if (!m || fclose(m) || rerr) {

@@ -1,5 +1,5 @@
 /* A small JSON writer (pretty-printed, keys in the order written) and a
- * reader into a tree, for --json files and --compare. */
+ * reader into a tree (json-c underneath), for --json files and --compare. */
 #ifndef ADAPTRM_JSON_H
 #define ADAPTRM_JSON_H
 #include <stdbool.h>
@@ -8,6 +8,10 @@
 #include <stdio.h>
 
 #define JSON_MAX_DEPTH 32
+/* The reader's limits: containers nested this deep, and this many bytes
+ * (json-c counts a buffer's length in an int). */
+#define JSON_MAX_NESTING 64
+#define JSON_MAX_BYTES (256 << 20)
 
 struct json_writer {
 	FILE *f;
@@ -32,10 +36,11 @@ void jw_null(struct json_writer *w, const char *key);
 /* Ends the document with a newline. */
 void jw_finish(struct json_writer *w);
 
-enum json_type { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
+/* (json_kind: json-c, which the reader uses, has its own enum json_type.) */
+enum json_kind { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
 
 struct json_value {
-	enum json_type type;
+	enum json_kind type;
 	bool b;
 	double num;
 	uint64_t u; /* exact value of a non-negative integer */
@@ -45,7 +50,8 @@ struct json_value {
 	char **keys; /* object keys, parallel to items */
 };
 
-/* Parses TEXT (NUL-terminated). NULL on error, with "line N: what" in ERR. */
+/* Parses TEXT (NUL-terminated) with json-c. NULL on error, with
+ * "invalid JSON at byte N (line L): what" in ERR. */
 struct json_value *json_parse(const char *text, char *err, size_t errlen);
 /* Reads and parses a file; NULL with a message (errno text or parse error). */
 struct json_value *json_parse_file(const char *path, char *err, size_t errlen);
