@@ -56,7 +56,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
                    -D_GNU_SOURCE -pthread $(SANFLAGS) -I$(OUTPUT) -Iuser
 LDFLAGS   += -pthread $(SANFLAGS)
 LDLIBS    := $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf) -lelf -lz -lm \
-             $(shell pkg-config --libs json-c 2>/dev/null || echo -ljson-c)
+             $(shell pkg-config --libs json-c libseccomp 2>/dev/null || echo -ljson-c -lseccomp)
 
 # clang -target bpf hides the host's include dirs; hand them back (libbpf-bootstrap idiom).
 CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \

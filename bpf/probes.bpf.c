@@ -364,7 +364,8 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 		if (!traced(id >> 32)) {
 			/* another process's sync forces the journal commits the
 			 * deleter's handles then wait for: the only evidence of it */
-			if (nr == 74 || nr == 75 || nr == 162 || nr == 277 || nr == 306) {
+			if (nr == __NR_fsync || nr == __NR_fdatasync || nr == __NR_sync ||
+			    nr == __NR_sync_file_range || nr == __NR_syncfs) {
 				struct probe_misc *m = misc_get();
 
 				if (m)

@@ -86,7 +86,7 @@ objects() {
 		[[ $skip == *" $u/${rel%.o}.c "* ]] || echo "$o"
 	done
 }
-libs="$(pkg-config --libs libbpf 2>/dev/null || echo -lbpf) $(pkg-config --libs json-c 2>/dev/null || echo -ljson-c)"
+libs="$(pkg-config --libs libbpf 2>/dev/null || echo -lbpf) $(pkg-config --libs json-c libseccomp 2>/dev/null || echo -ljson-c -lseccomp)"
 
 build() { # TARGET
 	local t=$1 src

@@ -6,11 +6,16 @@
 #ifndef ADAPTRM_PROBES_SHARED_H
 #define ADAPTRM_PROBES_SHARED_H
 
+/* The target architecture's system call numbers (__NR_*): macros only, from
+ * the compiler's own headers for user space and from the target's
+ * (Makefile: CLANG_BPF_SYS_INCLUDES) for -target bpf. */
+#include <asm/unistd.h>
+
 /* log2 latency buckets, DTrace quantize style: bucket 0 holds the value 0,
  * bucket i >= 1 holds [2^(i-1), 2^i); the last bucket also takes everything
  * larger (2^38 ns = 275 s). */
 #define PROBE_HIST_BUCKETS 40
-#define PROBE_NR_SYSCALLS 512	  /* x86-64 numbers; larger ones are not counted */
+#define PROBE_NR_SYSCALLS 512	  /* system call numbers; larger ones are not counted */
 #define PROBE_LOCK_TYPES 64	  /* contention_begin flags & 0x3f */
 #define PROBE_MAX_TGIDS 4096	  /* traced processes at once */
 #define PROBE_MAX_THREADS 16384	  /* per-thread in-flight state */
@@ -29,9 +34,9 @@
 #define PROBE_LCB_F_PERCPU 0x10
 #define PROBE_LCB_F_MUTEX 0x20
 
-/* x86-64 syscall numbers the probes treat specially */
-#define PROBE_NR_UNLINKAT 263
-#define PROBE_NR_GETDENTS64 217
+/* System call numbers the probes treat specially */
+#define PROBE_NR_UNLINKAT __NR_unlinkat
+#define PROBE_NR_GETDENTS64 __NR_getdents64
 
 struct probe_hist {
 	unsigned long long count; /* samples */

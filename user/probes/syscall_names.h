@@ -1,6 +1,7 @@
-/* x86-64 syscall names (the numbers the probes record). */
+/* System call names of the architecture adaptrm is built for (the numbers
+ * the probes record), through libseccomp. */
 #ifndef ADAPTRM_SYSCALL_NAMES_H
 #define ADAPTRM_SYSCALL_NAMES_H
-/* NULL for an unknown number. */
+/* NULL for an unknown number or one past the probes' table. */
 const char *syscall_name(unsigned nr);
 #endif
