@@ -1,6 +1,7 @@
 /* Kernel constants that the probes need but that vmlinux.h cannot give:
- * they are #defines, and BTF keeps only types and enums. Each names the
- * kernel header it comes from; all have had these values for as long as the
+ * they are #defines, and BTF keeps only types and enums; and a type it lacks
+ * where the kernel has it in a module. Each names the kernel header it
+ * comes from; all have had these values for as long as the
  * tracepoints the probes attach to have existed (contention_begin: 5.19). */
 #ifndef ADAPTRM_KERNEL_DEFS_BPF_H
 #define ADAPTRM_KERNEL_DEFS_BPF_H
@@ -42,5 +43,20 @@
 #ifndef REQ_OP_MASK
 #define REQ_OP_MASK ((1U << REQ_OP_BITS) - 1)
 #endif
+
+/* include/linux/jbd2.h: the jbd2_run_stats tracepoint's statistics. Where
+ * jbd2 is a module (Debian's arm64 kernel) the kernel's own BTF, and so
+ * vmlinux.h, lacks the type: this flavour (CO-RE matches it by the name
+ * before the triple underscore) finds the module's at load time. */
+struct transaction_run_stats_s___adaptrm {
+	unsigned long rs_wait;
+	unsigned long rs_request_delay;
+	unsigned long rs_running;
+	unsigned long rs_locked;
+	unsigned long rs_flushing;
+	unsigned long rs_logging;
+	__u32 rs_handle_count;
+	__u32 rs_blocks;
+} __attribute__((preserve_access_index));
 
 #endif

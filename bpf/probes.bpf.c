@@ -383,7 +383,8 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 	s->nr = (__u32)nr;
 	s->rmdir = 0;
 	if (nr == PROBE_NR_UNLINKAT) /* unlinkat(dirfd, path, flags) */
-		s->rmdir = ((btf ? regs->dx : PT_REGS_PARM3_CORE_SYSCALL(regs)) & AT_REMOVEDIR) != 0;
+		s->rmdir = ((btf ? PT_REGS_PARM3_SYSCALL(regs) : PT_REGS_PARM3_CORE_SYSCALL(regs)) &
+			    AT_REMOVEDIR) != 0;
 	s->ts = bpf_ktime_get_ns();
 	oncpu_cut((__u32)id, s->ts, ON_USER, true);
 	return 0;
@@ -822,7 +823,7 @@ TP_BOTH(ext4_discard_blocks, do_ext4_discard_blocks(ctx))
  * space decides which are the delete's. */
 static __always_inline int do_jbd2_run_stats(__u64 *ctx)
 {
-	struct transaction_run_stats_s *rs = (void *)ctx[2];
+	struct transaction_run_stats_s___adaptrm *rs = (void *)ctx[2];
 	struct probe_dev_stat *m = dev_get((__u32)ctx[0]);
 
 	if (!m)

@@ -208,15 +208,17 @@ static bool group_wanted(unsigned flags, int g)
 bool probes_is_wait_syscall(int nr)
 {
 	switch (nr) {
+#ifdef SYS_poll /* x86-64's older forms: arm64 has only ppoll, pselect6, ... */
 	case SYS_poll:
 	case SYS_select:
 	case SYS_pause:
+	case SYS_epoll_wait:
+#endif
 	case SYS_nanosleep:
 	case SYS_wait4:
 	case SYS_rt_sigsuspend:
 	case SYS_futex:
 	case SYS_clock_nanosleep:
-	case SYS_epoll_wait:
 	case SYS_waitid:
 	case SYS_pselect6:
 	case SYS_ppoll:

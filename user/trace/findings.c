@@ -294,8 +294,8 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 	c->m = m;
 	c->cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t files = s->sc[PROBE_NR_UNLINKAT].lat.count - m->unlinkat_dir.count +
-			 s->sc[SYS_unlink].lat.count;
-	uint64_t dirs = m->unlinkat_dir.count + s->sc[SYS_rmdir].lat.count;
+			 trace_old_unlinks(s, false);
+	uint64_t dirs = m->unlinkat_dir.count + trace_old_unlinks(s, true);
 	c->entries = files + dirs;
 
 	double in_busy = wait_parts(c);

@@ -10,10 +10,32 @@
 #include <sys/utsname.h>
 
 const int trace_detail_nrs[] = {
-	SYS_unlinkat,	SYS_unlink, SYS_rmdir, SYS_getdents64, SYS_openat, SYS_close,
-	SYS_newfstatat, SYS_statx,  SYS_brk,   SYS_mmap,       SYS_munmap, SYS_fcntl,
+	SYS_unlinkat,
+#ifdef SYS_unlink
+	SYS_unlink,	SYS_rmdir,
+#endif
+	SYS_getdents64, SYS_openat, SYS_close,	SYS_newfstatat, SYS_statx,
+	SYS_brk,	SYS_mmap,   SYS_munmap, SYS_fcntl,
 };
 const int trace_detail_count = sizeof trace_detail_nrs / sizeof *trace_detail_nrs;
+
+bool trace_is_old_unlink(int nr)
+{
+#ifdef SYS_unlink
+	return nr == SYS_unlink || nr == SYS_rmdir;
+#else
+	return false;
+#endif
+}
+
+uint64_t trace_old_unlinks(const struct probe_snapshot *s, bool rmdir)
+{
+#ifdef SYS_unlink
+	return s->sc[rmdir ? SYS_rmdir : SYS_unlink].lat.count;
+#else
+	return 0;
+#endif
+}
 
 bool trace_is_wait_syscall(int nr)
 {

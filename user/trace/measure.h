@@ -18,6 +18,10 @@ uint64_t trace_busy_ns(const struct probe_snapshot *s);
 const char *trace_fmt_ns(double ns, char *buf, size_t len);
 /* The syscall's name, else "syscall_NR" in BUF. */
 const char *trace_syscall_name(int nr, char *buf, size_t len);
+/* unlink(2) and rmdir(2): x86-64 has them beside unlinkat(2), arm64 only
+ * unlinkat (no calls there). Whether NR is one; the calls of one. */
+bool trace_is_old_unlink(int nr);
+uint64_t trace_old_unlinks(const struct probe_snapshot *s, bool rmdir);
 /* Syscalls that wait for something else (children, events, time, other
  * threads): their time is not the deleter's work. */
 bool trace_is_wait_syscall(int nr);

@@ -223,21 +223,18 @@ static bool is_deletion_syscall(int nr)
 {
 	switch (nr) {
 	case SYS_unlinkat:
-	case SYS_unlink:
-	case SYS_rmdir:
 	case SYS_getdents64:
 	case SYS_openat:
 	case SYS_close:
 	case SYS_newfstatat:
 	case SYS_statx: return true;
 	}
-	return false;
+	return trace_is_old_unlink(nr);
 }
 
 static bool shows_hist(const struct trace_result *r, int nr, const struct probe_hist *h)
 {
-	bool removes = nr == SYS_unlinkat || nr == SYS_unlink || nr == SYS_rmdir ||
-		       nr == SYS_getdents64;
+	bool removes = nr == SYS_unlinkat || trace_is_old_unlink(nr) || nr == SYS_getdents64;
 	return h->count &&
 	       (r->all || (removes && is_deletion_syscall(nr) && h->count >= TRACE_HIST_MIN_CALLS));
 }
@@ -741,7 +738,8 @@ static void json_intervals(struct json_writer *w, const struct trace_result *r)
 /* unlink, unlinkat and rmdir calls: a trace without one saw no deletion. */
 static uint64_t deletions_seen(const struct probe_snapshot *s)
 {
-	return s->sc[PROBE_NR_UNLINKAT].lat.count + s->sc[87].lat.count + s->sc[84].lat.count;
+	return s->sc[PROBE_NR_UNLINKAT].lat.count + trace_old_unlinks(s, false) +
+	       trace_old_unlinks(s, true);
 }
 
 /* The verdict, first: the traced threads' time partitioned into findings
