@@ -4,7 +4,11 @@
 #   scripts/install-deps.sh          build + test dependencies
 #   scripts/install-deps.sh --bench  also the peers the benchmark compares against
 #   scripts/install-deps.sh --deb    also what building and checking the Debian packages needs
+#   scripts/install-deps.sh --arch arm64  only what make ARCH=arm64 adds (cross)
 set -euo pipefail
+if [ "${1:-}" = "--arch" ]; then
+  exec "$(dirname "$0")/install-cross-deps.sh" "${2:?--arch needs an architecture: arm64}"
+fi
 
 pkgs=(
   build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev

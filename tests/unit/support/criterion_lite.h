@@ -1,9 +1,11 @@
-/* The few Criterion macros the engine tests use, with a plain in-process
- * runner, for the ThreadSanitizer build only: Criterion's runner cannot start
- * under TSan (its inheritable arena collides with TSan's shadow memory,
- * Snaipe/Criterion#274: "Could not initialize inheritable arena"). The test
+/* The Criterion macros the unit tests use, with a plain in-process runner,
+ * where Criterion's runner cannot start: under TSan (its inheritable arena
+ * collides with TSan's shadow memory, Snaipe/Criterion#274: "Could not
+ * initialize inheritable arena"), and under qemu-user for a cross build (its
+ * workers exec the test binary again, which needs binfmt_misc). The test
  * source stays the same; the Makefile compiles it with -DCRITERION_LITE and
- * without -lcriterion when SAN=tsan.
+ * without -lcriterion when SAN=tsan, and with support/lite/ ahead on the
+ * include path (its criterion/criterion.h is this file) for ARCH=arm64.
  *
  * Tests run one after another in this process; a failed assertion prints
  * file:line and the message, runs the suite's fini and goes on with the next
@@ -31,24 +33,25 @@ struct lite_suite {
 
 struct lite_test {
 	const char *name;
-	const struct lite_suite *suite;
+	const struct lite_suite *suite, *own; /* the test's own init and fini first */
 	void (*fn)(void);
 };
 
-#define LITE_MAX_TESTS 64
+#define LITE_MAX_TESTS 256
 static struct lite_test lite_tests[LITE_MAX_TESTS];
 static int lite_ntests;
 static jmp_buf lite_jmp;
 
 enum { LITE_FAILED = 1, LITE_SKIPPED = 2 };
 
-static inline void lite_register(const char *name, const struct lite_suite *s, void (*fn)(void))
+static inline void lite_register(const char *name, const struct lite_suite *s,
+				 const struct lite_suite *own, void (*fn)(void))
 {
 	if (lite_ntests == LITE_MAX_TESTS) {
 		fprintf(stderr, "criterion_lite: more than %d tests\n", LITE_MAX_TESTS);
 		abort();
 	}
-	lite_tests[lite_ntests++] = (struct lite_test){ name, s, fn };
+	lite_tests[lite_ntests++] = (struct lite_test){ name, s, own, fn };
 }
 
 __attribute__((format(printf, 4, 5))) static inline void lite_fail(const char *file, int line,
@@ -67,13 +70,17 @@ __attribute__((format(printf, 4, 5))) static inline void lite_fail(const char *f
 	longjmp(lite_jmp, LITE_FAILED);
 }
 
-#define TestSuite(suite, ...) static const struct lite_suite lite_suite_##suite = { __VA_ARGS__ }
+/* A suite without TestSuite is the weak symbol's NULL: no init nor fini. */
+#define TestSuite(suite, ...) const struct lite_suite lite_suite_##suite = { __VA_ARGS__ }
 
-#define Test(suite, name) \
+#define Test(suite, name, ...) \
+	extern const struct lite_suite lite_suite_##suite __attribute__((weak)); \
+	static const struct lite_suite lite_own_##suite##_##name = { __VA_ARGS__ }; \
 	static void lite_fn_##suite##_##name(void); \
 	__attribute__((constructor)) static void lite_reg_##suite##_##name(void) \
 	{ \
-		lite_register(#suite "::" #name, &lite_suite_##suite, lite_fn_##suite##_##name); \
+		lite_register(#suite "::" #name, &lite_suite_##suite, &lite_own_##suite##_##name, \
+			      lite_fn_##suite##_##name); \
 	} \
 	static void lite_fn_##suite##_##name(void)
 
@@ -86,6 +93,29 @@ __attribute__((format(printf, 4, 5))) static inline void lite_fail(const char *f
 #define cr_assert_eq(a, b, ...) cr_assert((a) == (b), __VA_ARGS__)
 #define cr_assert_geq(a, b, ...) cr_assert((a) >= (b), __VA_ARGS__)
 #define cr_assert_not_null(p, ...) cr_assert((p) != NULL, __VA_ARGS__)
+#define cr_assert_null(p, ...) cr_assert((p) == NULL, __VA_ARGS__)
+#define cr_assert_neq(a, b, ...) cr_assert((a) != (b), __VA_ARGS__)
+#define cr_assert_leq(a, b, ...) cr_assert((a) <= (b), __VA_ARGS__)
+#define cr_assert_lt(a, b, ...) cr_assert((a) < (b), __VA_ARGS__)
+#define cr_assert_gt(a, b, ...) cr_assert((a) > (b), __VA_ARGS__)
+#define cr_assert_str_eq(a, b, ...) cr_assert(strcmp((a), (b)) == 0, __VA_ARGS__)
+#define cr_assert_str_neq(a, b, ...) cr_assert(strcmp((a), (b)) != 0, __VA_ARGS__)
+#define cr_assert_float_eq(a, b, eps, ...) \
+	cr_assert(__builtin_fabs((double)(a) - (double)(b)) <= (eps), __VA_ARGS__)
+#define cr_assert_fail(...) lite_fail(__FILE__, __LINE__, "cr_assert_fail", " " __VA_ARGS__)
+/* An expectation stops the test here, where Criterion's goes on: stricter. */
+#define cr_expect cr_assert
+#define cr_expect_not cr_assert_not
+#define cr_expect_eq cr_assert_eq
+#define cr_expect_neq cr_assert_neq
+#define cr_expect_geq cr_assert_geq
+#define cr_expect_leq cr_assert_leq
+#define cr_expect_gt cr_assert_gt
+#define cr_expect_lt cr_assert_lt
+#define cr_expect_str_eq cr_assert_str_eq
+#define cr_expect_str_neq cr_assert_str_neq
+#define cr_expect_float_eq cr_assert_float_eq
+#define cr_log_error(...) (fprintf(stderr, __VA_ARGS__), fputc('\n', stderr))
 #define cr_skip_test(...) \
 	do { \
 		fprintf(stderr, "skipped: " __VA_ARGS__); \
@@ -114,16 +144,19 @@ static int lite_run(const struct lite_test *t)
 	volatile int inited = 0;
 	lite_current = t->name;
 	signal(SIGALRM, lite_timed_out);
-	alarm((unsigned)(t->suite->timeout * LITE_TIMEOUT_SCALE));
+	double limit = t->own->timeout > 0 ? t->own->timeout : t->suite ? t->suite->timeout : 0;
+	alarm((unsigned)(limit * LITE_TIMEOUT_SCALE));
 	int rc = setjmp(lite_jmp);
+	void (*init)(void) = t->own->init ? t->own->init : t->suite ? t->suite->init : NULL;
+	void (*fini)(void) = t->own->fini ? t->own->fini : t->suite ? t->suite->fini : NULL;
 	if (rc == 0) {
-		if (t->suite->init)
-			t->suite->init();
+		if (init)
+			init();
 		inited = 1;
 		t->fn();
 	}
-	if (inited && t->suite->fini)
-		t->suite->fini();
+	if (inited && fini)
+		fini();
 	alarm(0);
 	return rc;
 }

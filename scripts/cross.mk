@@ -1,0 +1,39 @@
+# make ARCH=arm64 on another architecture (included by the Makefile): a
+# cross build with Debian's cross compiler and the arm64 libraries that
+# multiarch installs beside the native ones (scripts/install-deps.sh --arch
+# arm64), into an output folder of its own so that nothing native is
+# overwritten. `make ARCH=arm64 unit` runs the unit tests under qemu-user.
+
+ifneq ($(SAN),)
+$(error SAN= is for native builds, not ARCH=$(ARCH))
+endif
+ifeq ($(ARCH),arm64)
+CROSS_TRIPLET := aarch64-linux-gnu
+QEMU          := qemu-aarch64-static
+else
+$(error no cross toolchain known for ARCH=$(ARCH))
+endif
+
+CC         := $(CROSS_TRIPLET)-gcc
+PKG_CONFIG := $(CROSS_TRIPLET)-pkg-config
+OUTPUT     := .output-$(ARCH)
+BIN        := $(OUTPUT)/adaptrm
+# No adaptrm-mpi: Debian's libopenmpi-dev for another architecture cannot be
+# installed beside the native one (apt would remove the native compilers).
+MPICC      :=
+# The system headers that -target bpf is given: the target's asm/unistd.h.
+CLANG_SYS_TARGET := --target=$(CROSS_TRIPLET)
+
+# Criterion's runner cannot start under qemu-user (its workers exec the
+# test binary again, which needs binfmt_misc): the tests run on the plain
+# runner of tests/unit/support/criterion_lite.h, in one process (a fork
+# spins there as pthread_create does, below).
+CROSS_TEST_CFLAGS := -DCRITERION_LITE -Itests/unit/support/lite
+TEST_RUN          := $(QEMU) -L /usr/$(CROSS_TRIPLET)
+# Skipped there: the threaded tests (Debian 12's qemu-user, 7.2, spins in the
+# guest's first pthread_create or fork on this kernel, before the clone), and
+# those that need a fresh process per test (static mkdtemp templates, stored
+# state), as they fail on the in-process runner natively too.
+UNIT_SKIP     := $(addprefix $(OUTPUT)/tests/,test_engine test_engine_ranks test_policy \
+                   test_profile test_dirnode test_pathlist test_ksyms)
+UNIT_SKIP_WHY := needs threads or a process per test, not available under $(QEMU)

@@ -1,0 +1,1 @@
+vmlinux_61.h
