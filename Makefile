@@ -170,9 +170,11 @@ unit: $(TEST_BINS)
 		{ echo "== $$t: failed, status $$? (124: ran over $(UNIT_TIMEOUT) s)"; exit 1; }; done
 	$(Q)for t in $(UNIT_SKIP); do echo "== $$t: skipped ($(UNIT_SKIP_WHY))"; done
 
-# The arm64 cross build and its unit tests under qemu-user (CI).
+# The arm64 cross build and its unit tests under qemu-user (CI). qemu-user
+# cannot load BPF programs into the host's kernel, so the probes' tests skip
+# there even where CI requires BPF of the native run.
 check-arm64:
-	$(Q)$(MAKE) --no-print-directory ARCH=arm64 all unit
+	$(Q)env -u ADAPTRM_REQUIRE_BPF $(MAKE) --no-print-directory ARCH=arm64 all unit
 
 e2e: $(BIN) tools
 	$(Q)ADAPTRM=$(abspath $(BIN)) TOOLS=$(abspath $(OUTPUT)/tools) bash tests/e2e/run.sh

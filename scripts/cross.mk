@@ -26,14 +26,10 @@ CLANG_SYS_TARGET := --target=$(CROSS_TRIPLET)
 
 # Criterion's runner cannot start under qemu-user (its workers exec the
 # test binary again, which needs binfmt_misc): the tests run on the plain
-# runner of tests/unit/support/criterion_lite.h, in one process (a fork
-# spins there as pthread_create does, below).
-CROSS_TEST_CFLAGS := -DCRITERION_LITE -Itests/unit/support/lite
-TEST_RUN          := $(QEMU) -L /usr/$(CROSS_TRIPLET)
-# Skipped there: the threaded tests (Debian 12's qemu-user, 7.2, spins in the
-# guest's first pthread_create or fork on this kernel, before the clone), and
-# those that need a fresh process per test (static mkdtemp templates, stored
-# state), as they fail on the in-process runner natively too.
-UNIT_SKIP     := $(addprefix $(OUTPUT)/tests/,test_engine test_engine_ranks test_policy \
-                   test_profile test_dirnode test_pathlist test_ksyms)
-UNIT_SKIP_WHY := needs threads or a process per test, not available under $(QEMU)
+# runner of tests/unit/support/criterion_lite.h, each in a child of its own.
+CROSS_TEST_CFLAGS := -DCRITERION_LITE -DLITE_FORK_EACH -Itests/unit/support/lite
+TEST_RUN          := $(QEMU)
+# Linked statically: Debian 12's qemu-user (7.2) spins in a dynamically
+# linked guest's first pthread_create or fork on this kernel, before the
+# clone, where a static guest runs.
+LDFLAGS += -static
