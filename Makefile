@@ -175,6 +175,10 @@ unit: $(TEST_BINS)
 # there even where CI requires BPF of the native run.
 check-arm64:
 	$(Q)env -u ADAPTRM_REQUIRE_BPF $(MAKE) --no-print-directory ARCH=arm64 all unit
+	$(Q)d=$$(mktemp -d) && mkdir -p $$d/t/a/b && touch $$d/t/a/b/f $$d/t/g && \
+		qemu-aarch64-static .output-arm64/adaptrm -rf $$d/t && [ ! -e $$d/t ]; rc=$$?; rm -rf $$d; \
+		[ $$rc = 0 ] && echo "arm64 adaptrm under qemu-user: a tree deleted" || \
+		{ echo "arm64 adaptrm under qemu-user: the tree was not deleted"; exit 1; }
 
 e2e: $(BIN) tools
 	$(Q)ADAPTRM=$(abspath $(BIN)) TOOLS=$(abspath $(OUTPUT)/tools) bash tests/e2e/run.sh
