@@ -251,3 +251,75 @@ Test(polite, eases_back_and_keeps_max_ops)
 	in.min_interval_ns = 5000000;
 	cr_assert_eq(decide(in).interval_ns, 5000000, "--max-ops stays the floor");
 }
+
+#define TICK_NS 100000000ull
+
+/* Ticks from *NOW every TICK_NS until END, each with OTHERS flushes: the
+ * last action. */
+static enum polite_action ticks_until(struct polite_sync *s, uint64_t *now, uint64_t end,
+				      uint64_t others)
+{
+	enum polite_action a = POLITE_GO;
+	for (; *now < end; *now += TICK_NS)
+		a = polite_sync_step(s, *now, others);
+	return a;
+}
+
+Test(polite_sync, runs_beside_timer_commits_alone)
+{
+	struct polite_sync s = { 0 };
+	/* One commit (two flushes) every five seconds, as its own dirt makes. */
+	for (uint64_t now = TICK_NS; now < 60 * 1000000000ull; now += TICK_NS)
+		cr_assert_eq(polite_sync_step(&s, now, now % 5000000000ull == 0 ? 2 : 0), POLITE_GO);
+	cr_assert_eq(s.state, POLITE_RUN);
+	cr_assert_eq(s.yields, 0);
+}
+
+Test(polite_sync, yields_to_others_syncs_within_the_window)
+{
+	struct polite_sync s = { 0 };
+	uint64_t now = TICK_NS;
+	cr_assert_eq(polite_sync_step(&s, now, 2), POLITE_GO, "one commit is no workload");
+	now += 3 * TICK_NS;
+	cr_assert_eq(polite_sync_step(&s, now, 2), POLITE_HOLD, "two within a second are");
+	cr_assert_eq(s.state, POLITE_YIELD);
+	cr_assert_eq(s.yields, 1);
+
+	struct polite_sync apart = { 0 };
+	cr_assert_eq(polite_sync_step(&apart, TICK_NS, 2), POLITE_GO);
+	cr_assert_eq(polite_sync_step(&apart, TICK_NS + POLITE_SYNC_WINDOW_NS, 2), POLITE_GO,
+		     "flushes a window apart do not add up");
+}
+
+Test(polite_sync, bursts_once_a_period_while_others_keep_syncing)
+{
+	struct polite_sync s = { 0 };
+	uint64_t now = TICK_NS;
+	cr_assert_eq(polite_sync_step(&s, now, 20), POLITE_HOLD);
+	uint64_t start = now, bursts = 0;
+	for (now += TICK_NS; now < start + 10 * POLITE_BURST_PERIOD_NS; now += TICK_NS) {
+		enum polite_action a = polite_sync_step(&s, now, 20);
+		cr_assert_neq(a, POLITE_GO, "never full speed while they sync");
+		bursts += a == POLITE_BURST;
+	}
+	cr_assert_eq(bursts, 9, "one burst a period after the first");
+	cr_assert_eq(s.yields, 1, "one yield all along");
+}
+
+Test(polite_sync, full_speed_again_after_a_quiet_period)
+{
+	struct polite_sync s = { 0 };
+	uint64_t now = TICK_NS;
+	cr_assert_eq(polite_sync_step(&s, now, 8), POLITE_HOLD);
+	now += TICK_NS;
+	cr_assert_neq(ticks_until(&s, &now, TICK_NS + POLITE_QUIET_NS, 0), POLITE_GO,
+		      "still yielding within the quiet period");
+	cr_assert_eq(polite_sync_step(&s, now, 0), POLITE_GO);
+	cr_assert_eq(s.state, POLITE_RUN);
+	cr_assert_eq(s.yield_ns, now - TICK_NS, "the yield's time is counted");
+	/* A flush now and then is no sync workload: no new yield. */
+	now += TICK_NS;
+	cr_assert_eq(polite_sync_step(&s, now, 0), POLITE_GO);
+	cr_assert_eq(ticks_until(&s, &now, now + 2 * POLITE_SYNC_WINDOW_NS, 0), POLITE_GO);
+	cr_assert_eq(s.yields, 1);
+}

@@ -58,8 +58,14 @@ struct engine_knobs {
 					 * of a budget shared with other machines */
 	_Atomic uint64_t op_interval_ns; /* --max-ops: at least this long between
 					  * two unlinks or rmdirs of the engine's
-					  * workers (0: not paced) */
+					  * workers (0: not paced; ENGINE_PACE_HOLD:
+					  * none until it changes) */
 };
+
+/* op_interval_ns's value that holds every unlink and rmdir until it changes:
+ * a background deleter keeps its metadata out of the commits of others'
+ * syncs this way. */
+#define ENGINE_PACE_HOLD UINT64_MAX
 
 /* The large-file lane (docs/design.md#large-files-the-lane-and---free-rate).
  * --free-rate truncates files above a chunk, RocksDB's default for the same

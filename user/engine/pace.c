@@ -9,9 +9,23 @@
 #include <time.h>
 
 #define PACE_STEP_NS (50 * 1000 * 1000ull)
+/* A held worker looks this often: a hold lifted for a short burst must be
+ * seen within it. */
+#define PACE_HOLD_STEP_NS (500 * 1000ull)
 
 void engine_pace_slow(struct engine *e, uint64_t interval_ns)
 {
+	while (interval_ns == ENGINE_PACE_HOLD) {
+		/* Without worker threads, the tick that lifts a hold runs
+		 * between this thread's own tasks: no hold then. */
+		if (atomic_load_explicit(&e->stop, memory_order_relaxed) ||
+		    !atomic_load_explicit(&e->nstarted, memory_order_relaxed))
+			return;
+		nanosleep(&(struct timespec){ 0, PACE_HOLD_STEP_NS }, NULL);
+		interval_ns = atomic_load_explicit(&e->knobs.op_interval_ns, memory_order_relaxed);
+	}
+	if (!interval_ns)
+		return;
 	uint64_t now = now_ns();
 	uint64_t next = atomic_load_explicit(&e->op_next, memory_order_relaxed), start;
 	do {

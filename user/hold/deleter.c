@@ -90,7 +90,11 @@ struct deleter {
 	uint64_t base_interval_ns;
 	/* politeness between ticks */
 	uint64_t last_ns, dev_sectors, own_bytes, unlink_ns, unlink_calls, floor_ns;
+	uint64_t paced_ns; /* polite_decide's pacing, whatever a yield holds */
 	bool have_dev;
+	bool have_flushes;		   /* the device counts its flush requests */
+	uint64_t dev_flushes, own_flushes; /* at the last tick; ours since */
+	struct polite_sync sync;
 	unsigned ticks;
 	time_t started;
 	struct held_record *current;
@@ -100,10 +104,11 @@ static void write_status(struct deleter *d, const struct engine_totals *t, uint6
 {
 	char buf[512];
 	int n = snprintf(buf, sizeof buf,
-			 "pid %d\nentry %s\nfiles %" PRIu64 "\ndirs %" PRIu64
-			 "\ninterval_ns %" PRIu64 "\nstarted %lld\nupdated %lld\n",
+			 "pid %d\nentry %s\nfiles %" PRIu64 "\ndirs %" PRIu64 "\ninterval_ns %" PRIu64
+			 "\nstate %s\nyields %" PRIu64 "\nstarted %lld\nupdated %lld\n",
 			 (int)getpid(), d->current ? d->current->name : "-", t->files, t->dirs,
-			 interval, (long long)d->started, (long long)time(NULL));
+			 interval, d->sync.state == POLITE_YIELD ? "yield" : "run", d->sync.yields,
+			 (long long)d->started, (long long)time(NULL));
 	int fd = openat(d->placefd, ".status.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return;
@@ -113,7 +118,45 @@ static void write_status(struct deleter *d, const struct engine_totals *t, uint6
 		renameat(d->placefd, ".status.tmp", d->placefd, "status");
 }
 
-/* Every tick: measure, decide (polite_decide), apply to the engine. */
+/* Others' flush requests on the device since the last tick: all of them
+ * but those of our own commits. */
+static uint64_t others_flushes(struct deleter *d)
+{
+	uint64_t f;
+	if (!polite_device_flushes(d->dev, &f))
+		return 0;
+	uint64_t n = f - d->dev_flushes;
+	n = n > d->own_flushes ? n - d->own_flushes : 0;
+	d->dev_flushes = f;
+	d->own_flushes = 0;
+	return n;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	nanosleep(&(struct timespec){ (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) }, NULL);
+}
+
+/* A yield's burst: the hold lifted for a moment right after a commit ends,
+ * when the next of others' is furthest away, then our own commit at once,
+ * so that what the burst dirtied waits for no sync of theirs. */
+static void burst(struct deleter *d, struct engine_knobs *k)
+{
+	uint64_t f0, f, end = now_ns() + POLITE_BURST_ALIGN_NS;
+	if (polite_device_flushes(d->dev, &f0))
+		while (now_ns() < end && polite_device_flushes(d->dev, &f) && f == f0)
+			sleep_ns(200000);
+	atomic_store(&k->op_interval_ns, d->base_interval_ns);
+	sleep_ns(POLITE_BURST_NS);
+	atomic_store(&k->op_interval_ns, ENGINE_PACE_HOLD);
+	bool counted = polite_device_flushes(d->dev, &f0);
+	syncfs(d->placefd);
+	if (counted && polite_device_flushes(d->dev, &f))
+		d->own_flushes += f - f0;
+}
+
+/* Every tick: measure, decide (polite_decide, then polite_sync_step over
+ * it), apply to the engine. */
 static void tick(struct engine *e, void *arg)
 {
 	struct deleter *d = arg;
@@ -124,7 +167,7 @@ static void tick(struct engine *e, void *arg)
 	engine_totals(e, &t);
 	struct engine_knobs *k = engine_knobs(e);
 	struct polite_in in = {
-		.interval_ns = atomic_load(&k->op_interval_ns),
+		.interval_ns = d->paced_ns,
 		.min_interval_ns = d->base_interval_ns,
 	};
 	uint64_t sect, own;
@@ -148,7 +191,14 @@ static void tick(struct engine *e, void *arg)
 	in.floor_latency_ns = d->floor_ns;
 	struct polite_out out;
 	polite_decide(&in, &out);
-	atomic_store(&k->op_interval_ns, out.interval_ns);
+	d->paced_ns = out.interval_ns;
+	enum polite_action act =
+		d->have_flushes ? polite_sync_step(&d->sync, now, others_flushes(d)) : POLITE_GO;
+	if (act != POLITE_GO) {
+		out.threads = 1;
+		out.idle_io = true;
+	}
+	atomic_store(&k->op_interval_ns, act == POLITE_GO ? out.interval_ns : ENGINE_PACE_HOLD);
 	d->forced_threads = out.threads;
 	if (out.threads)
 		engine_set_active(e, out.threads);
@@ -156,6 +206,8 @@ static void tick(struct engine *e, void *arg)
 		controller_tick(d->ctl);
 	if (out.idle_io != d->idle_io)
 		set_io_class(d->idle_io = out.idle_io);
+	if (act == POLITE_BURST)
+		burst(d, k);
 	d->last_ns = now;
 	if (++d->ticks % 10 == 0)
 		write_status(d, &t, out.interval_ns);
@@ -308,6 +360,18 @@ static struct engine *make_engine(uint64_t free_rate, uint64_t max_ops, uint64_t
 	return e;
 }
 
+/* Others already syncing when the deleter starts are heard before its first
+ * unlink, and it starts yielding. */
+static void listen_first(struct deleter *d)
+{
+	d->have_flushes = polite_device_flushes(d->dev, &d->dev_flushes);
+	if (!d->have_flushes)
+		return;
+	sleep_ns(POLITE_LISTEN_NS);
+	if (polite_sync_step(&d->sync, now_ns(), others_flushes(d)) != POLITE_GO)
+		atomic_store(&engine_knobs(d->engine)->op_interval_ns, ENGINE_PACE_HOLD);
+}
+
 int deleter_main(int argc, char **argv)
 {
 	if (argc < 4)
@@ -330,6 +394,7 @@ int deleter_main(int argc, char **argv)
 	d.dev_sectors = d.have_dev ? sect : 0;
 	d.engine = make_engine(strtoull(argv[1], NULL, 10), strtoull(argv[2], NULL, 10),
 			       &d.base_interval_ns);
+	listen_first(&d);
 	d.last_ns = now_ns();
 	d.started = time(NULL);
 	struct controller_config cc = { .sort_policy = SORT_AUTO };
@@ -342,11 +407,14 @@ int deleter_main(int argc, char **argv)
 	}
 	struct engine_totals t;
 	engine_totals(d.engine, &t);
+	if (d.sync.state == POLITE_YIELD)
+		d.sync.yield_ns += now_ns() - d.sync.since_ns;
 	if (!strcmp(argv[3], "stats"))
 		fprintf(stderr,
 			"adaptrm deleter %d: %s: removed %" PRIu64 " files, %" PRIu64
-			" directories\n",
-			(int)getpid(), d.place, t.files, t.dirs);
+			" directories; yielded to others' syncs %" PRIu64 " times, %.1f s\n",
+			(int)getpid(), d.place, t.files, t.dirs, d.sync.yields,
+			(double)d.sync.yield_ns / 1e9);
 	unlinkat(d.placefd, "status", 0);
 	engine_destroy(d.engine);
 	close(d.placefd);

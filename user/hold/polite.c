@@ -37,19 +37,72 @@ void polite_decide(const struct polite_in *in, struct polite_out *out)
 	out->interval_ns = iv;
 }
 
-bool polite_device_reads(dev_t dev, uint64_t *sectors)
+/* Others' flushes in the window ending at NOW, this tick's included. */
+static uint64_t window_flushes(const struct polite_sync *s, uint64_t now)
+{
+	uint64_t n = 0;
+	for (unsigned i = 0; i < POLITE_SYNC_RING; i++)
+		if (s->at_ns[i] && now - s->at_ns[i] < POLITE_SYNC_WINDOW_NS)
+			n += s->flushes[i];
+	return n;
+}
+
+enum polite_action polite_sync_step(struct polite_sync *s, uint64_t now, uint64_t others)
+{
+	s->at_ns[s->pos] = now;
+	s->flushes[s->pos] = others;
+	s->pos = (s->pos + 1) % POLITE_SYNC_RING;
+	if (others)
+		s->last_flush_ns = now;
+	if (s->state == POLITE_RUN) {
+		if (window_flushes(s, now) < POLITE_SYNC_MIN_FLUSHES)
+			return POLITE_GO;
+		s->state = POLITE_YIELD;
+		s->since_ns = s->last_burst_ns = now;
+		s->yields++;
+		return POLITE_HOLD;
+	}
+	if (now - s->last_flush_ns >= POLITE_QUIET_NS) {
+		s->state = POLITE_RUN;
+		s->yield_ns += now - s->since_ns;
+		return POLITE_GO;
+	}
+	if (now - s->last_burst_ns < POLITE_BURST_PERIOD_NS)
+		return POLITE_HOLD;
+	s->last_burst_ns = now;
+	return POLITE_BURST;
+}
+
+/* Fields 3 and 16 of DEV's stat: read sectors and completed flushes. */
+static bool device_stat(dev_t dev, uint64_t *sectors, uint64_t *flushes)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/sys/dev/block/%u:%u/stat", major(dev), minor(dev));
 	FILE *fp = fopen(path, "re");
 	if (!fp)
 		return false;
-	uint64_t ios, merges, sect;
-	bool ok = fscanf(fp, "%" SCNu64 " %" SCNu64 " %" SCNu64, &ios, &merges, &sect) == 3;
+	uint64_t f[16];
+	int n = 0;
+	while (n < 16 && fscanf(fp, "%" SCNu64, &f[n]) == 1)
+		n++;
 	fclose(fp);
-	if (ok)
-		*sectors = sect;
-	return ok;
+	if (n < 3 || (flushes && n < 16))
+		return false;
+	if (sectors)
+		*sectors = f[2];
+	if (flushes)
+		*flushes = f[15];
+	return true;
+}
+
+bool polite_device_reads(dev_t dev, uint64_t *sectors)
+{
+	return device_stat(dev, sectors, NULL);
+}
+
+bool polite_device_flushes(dev_t dev, uint64_t *flushes)
+{
+	return device_stat(dev, NULL, flushes);
 }
 
 bool polite_own_reads(uint64_t *bytes)

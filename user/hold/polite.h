@@ -39,8 +39,53 @@ struct polite_out {
 /* The pure decision. */
 void polite_decide(const struct polite_in *in, struct polite_out *out);
 
+/* Others' syncs. A sync on ext4 (and a log force on xfs, a tree commit on
+ * btrfs) commits everything dirtied since the last commit, whoever dirtied
+ * it, so a syncing process waits for the deleter's metadata however slowly
+ * the deleter goes. So while others sync on the device (its flush requests,
+ * ours subtracted), the deleter yields: it holds every unlink, and only
+ * every POLITE_BURST_PERIOD_NS deletes for POLITE_BURST_NS right after a
+ * commit and commits that itself, so that few of the others' commits carry
+ * any of it; it runs again after POLITE_QUIET_NS without their flushes. */
+#define POLITE_SYNC_WINDOW_NS 1000000000ull
+/* Flush requests within the window that make others' syncs: two commits'
+ * worth where a commit flushes before and after its record, more than the
+ * deleter's own timer commits (one in five seconds) ever make. */
+#define POLITE_SYNC_MIN_FLUSHES 4
+#define POLITE_QUIET_NS 1000000000ull
+#define POLITE_BURST_PERIOD_NS 2000000000ull
+#define POLITE_BURST_NS 5000000ull
+/* How long the deleter listens for others' syncs before its first unlink:
+ * the first tick comes only after a tenth of a second of full speed. */
+#define POLITE_LISTEN_NS 50000000ull
+/* How long a burst waits at most for a commit to end first. */
+#define POLITE_BURST_ALIGN_NS 20000000ull
+#define POLITE_SYNC_RING 16
+
+enum polite_state { POLITE_RUN, POLITE_YIELD };
+enum polite_action { POLITE_GO, POLITE_HOLD, POLITE_BURST };
+
+struct polite_sync {
+	enum polite_state state;
+	uint64_t at_ns[POLITE_SYNC_RING]; /* ticks' times and others' flushes */
+	uint64_t flushes[POLITE_SYNC_RING];
+	unsigned pos;
+	uint64_t last_flush_ns; /* the last tick with others' flushes */
+	uint64_t since_ns;	/* when the current yield began */
+	uint64_t last_burst_ns;
+	uint64_t yields;   /* for the log: yields begun */
+	uint64_t yield_ns; /* and the time of those that ended */
+};
+
+/* One tick at NOW with OTHERS flush requests on the device since the last
+ * one: the state's next step, and what the deleter does until the next. */
+enum polite_action polite_sync_step(struct polite_sync *s, uint64_t now, uint64_t others);
+
 /* The read sectors of block device DEV (/sys/dev/block/MAJ:MIN/stat). */
 bool polite_device_reads(dev_t dev, uint64_t *sectors);
+/* Its completed flush requests (the same file's sixteenth field, kernels
+ * since 5.5); false where there is none. */
+bool polite_device_flushes(dev_t dev, uint64_t *flushes);
 /* Bytes this process read from storage (/proc/self/io read_bytes). */
 bool polite_own_reads(uint64_t *bytes);
 
