@@ -296,3 +296,38 @@ test_background_name_records_are_resumed() {
 	expect_eq "$(bg_held "$place")" "" "the place is empty"
 	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
 }
+
+# Beside a process that fsyncs in a loop on the same device, the deleter
+# yields (its status says so while the loop runs, its --stats line counts
+# the yield), and once the loop ends it deletes the whole tree. --max-ops
+# keeps the deleter busy long enough for its status to be read however fast
+# the machine is; the waits are bounded polls.
+test_background_yields_to_others_syncs() {
+	need_root
+	export XDG_STATE_HOME=$SCRATCH/state
+	mount_fs ext4 m 512M || skip "cannot make an ext4 image"
+	local majmin place=m/.adaptrm-held-0 i state=
+	majmin=$(mountpoint -d m)
+	[ "$(wc -w <"/sys/dev/block/$majmin/stat")" -ge 17 ] || skip "no flush counters"
+	on_exit bg_kill_deleters "$SCRATCH/$place/lock"
+	make_tree m/t 20 250
+	sync -f m
+	"$TOOLS/fsync_probe" --interval-ms=2 --duration=600 m >"$SCRATCH/probe.out" 2>&1 &
+	local probe=$!
+	on_exit kill "$probe"
+	"$ADAPTRM" -rf --background --stats --max-ops=1000 m/t
+	expect_gone m/t
+	for i in $(seq 1 600); do
+		state=$(sed -n 's/^state //p' "$place/status" 2>/dev/null || true)
+		[ "$state" = yield ] && break
+		[ -z "$(bg_held "$place")" ] && break
+		sleep 0.05
+	done
+	expect_eq "$state" yield "the deleter's state beside an fsync loop"
+	kill "$probe"
+	wait "$probe" || true
+	"$ADAPTRM" --wait "$SCRATCH/m/t"
+	expect_eq "$(bg_held "$place")" "" "the place is empty after --wait"
+	grep -q "yielded to others' syncs [1-9][0-9]* times" "$XDG_STATE_HOME/adaptrm/deleter.log" ||
+		fail "no yield in the log: $(cat "$XDG_STATE_HOME/adaptrm/deleter.log")"
+}
