@@ -268,9 +268,13 @@ static enum polite_action ticks_until(struct polite_sync *s, uint64_t *now, uint
 Test(polite_sync, runs_beside_timer_commits_alone)
 {
 	struct polite_sync s = { 0 };
-	/* One commit (two flushes) every five seconds, as its own dirt makes. */
-	for (uint64_t now = TICK_NS; now < 60 * 1000000000ull; now += TICK_NS)
-		cr_assert_eq(polite_sync_step(&s, now, now % 5000000000ull == 0 ? 2 : 0), POLITE_GO);
+	/* One commit every five seconds, as its own dirt makes: a few flushes
+	 * at once, spilling into the next tick. */
+	for (uint64_t now = TICK_NS; now < 60 * 1000000000ull; now += TICK_NS) {
+		uint64_t phase = now % 5000000000ull;
+		uint64_t n = phase == 0 ? 4 : phase == TICK_NS ? 2 : 0;
+		cr_assert_eq(polite_sync_step(&s, now, n), POLITE_GO);
+	}
 	cr_assert_eq(s.state, POLITE_RUN);
 	cr_assert_eq(s.yields, 0);
 }
@@ -281,21 +285,24 @@ Test(polite_sync, yields_to_others_syncs_within_the_window)
 	uint64_t now = TICK_NS;
 	cr_assert_eq(polite_sync_step(&s, now, 2), POLITE_GO, "one commit is no workload");
 	now += 3 * TICK_NS;
-	cr_assert_eq(polite_sync_step(&s, now, 2), POLITE_HOLD, "two within a second are");
+	cr_assert_eq(polite_sync_step(&s, now, 2), POLITE_GO, "nor two");
+	now += 3 * TICK_NS;
+	cr_assert_eq(polite_sync_step(&s, now, 1), POLITE_HOLD, "three within a second are");
 	cr_assert_eq(s.state, POLITE_YIELD);
 	cr_assert_eq(s.yields, 1);
 
 	struct polite_sync apart = { 0 };
-	cr_assert_eq(polite_sync_step(&apart, TICK_NS, 2), POLITE_GO);
-	cr_assert_eq(polite_sync_step(&apart, TICK_NS + POLITE_SYNC_WINDOW_NS, 2), POLITE_GO,
-		     "flushes a window apart do not add up");
+	for (uint64_t i = 1; i <= 3; i++)
+		cr_assert_eq(polite_sync_step(&apart, i * POLITE_SYNC_WINDOW_NS / 2, 50), POLITE_GO,
+			     "commits half a window apart do not add up, however many flushes");
 }
 
 Test(polite_sync, bursts_once_a_period_while_others_keep_syncing)
 {
 	struct polite_sync s = { 0 };
 	uint64_t now = TICK_NS;
-	cr_assert_eq(polite_sync_step(&s, now, 20), POLITE_HOLD);
+	cr_assert_eq(ticks_until(&s, &now, 3 * TICK_NS, 20), POLITE_GO);
+	cr_assert_eq(polite_sync_step(&s, now, 20), POLITE_HOLD, "the third tick's flushes");
 	uint64_t start = now, bursts = 0;
 	for (now += TICK_NS; now < start + 10 * POLITE_BURST_PERIOD_NS; now += TICK_NS) {
 		enum polite_action a = polite_sync_step(&s, now, 20);
@@ -309,14 +316,13 @@ Test(polite_sync, bursts_once_a_period_while_others_keep_syncing)
 Test(polite_sync, full_speed_again_after_a_quiet_period)
 {
 	struct polite_sync s = { 0 };
-	uint64_t now = TICK_NS;
-	cr_assert_eq(polite_sync_step(&s, now, 8), POLITE_HOLD);
-	now += TICK_NS;
-	cr_assert_neq(ticks_until(&s, &now, TICK_NS + POLITE_QUIET_NS, 0), POLITE_GO,
+	uint64_t now = TICK_NS, yielded = 3 * TICK_NS;
+	cr_assert_eq(ticks_until(&s, &now, yielded + TICK_NS, 8), POLITE_HOLD);
+	cr_assert_neq(ticks_until(&s, &now, yielded + POLITE_QUIET_NS, 0), POLITE_GO,
 		      "still yielding within the quiet period");
 	cr_assert_eq(polite_sync_step(&s, now, 0), POLITE_GO);
 	cr_assert_eq(s.state, POLITE_RUN);
-	cr_assert_eq(s.yield_ns, now - TICK_NS, "the yield's time is counted");
+	cr_assert_eq(s.yield_ns, now - yielded, "the yield's time is counted");
 	/* A flush now and then is no sync workload: no new yield. */
 	now += TICK_NS;
 	cr_assert_eq(polite_sync_step(&s, now, 0), POLITE_GO);

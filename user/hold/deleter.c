@@ -367,8 +367,12 @@ static void listen_first(struct deleter *d)
 	d->have_flushes = polite_device_flushes(d->dev, &d->dev_flushes);
 	if (!d->have_flushes)
 		return;
-	sleep_ns(POLITE_LISTEN_NS);
-	if (polite_sync_step(&d->sync, now_ns(), others_flushes(d)) != POLITE_GO)
+	enum polite_action a = POLITE_GO;
+	for (int i = 0; i < POLITE_LISTEN_TICKS; i++) {
+		sleep_ns(POLITE_LISTEN_NS / POLITE_LISTEN_TICKS);
+		a = polite_sync_step(&d->sync, now_ns(), others_flushes(d));
+	}
+	if (a != POLITE_GO)
 		atomic_store(&engine_knobs(d->engine)->op_interval_ns, ENGINE_PACE_HOLD);
 }
 

@@ -37,13 +37,13 @@ void polite_decide(const struct polite_in *in, struct polite_out *out)
 	out->interval_ns = iv;
 }
 
-/* Others' flushes in the window ending at NOW, this tick's included. */
-static uint64_t window_flushes(const struct polite_sync *s, uint64_t now)
+/* Ticks in the window ending at NOW that saw others' flushes, this one's
+ * included. */
+static unsigned window_ticks(const struct polite_sync *s, uint64_t now)
 {
-	uint64_t n = 0;
+	unsigned n = 0;
 	for (unsigned i = 0; i < POLITE_SYNC_RING; i++)
-		if (s->at_ns[i] && now - s->at_ns[i] < POLITE_SYNC_WINDOW_NS)
-			n += s->flushes[i];
+		n += s->at_ns[i] && now - s->at_ns[i] < POLITE_SYNC_WINDOW_NS && s->flushes[i];
 	return n;
 }
 
@@ -55,7 +55,7 @@ enum polite_action polite_sync_step(struct polite_sync *s, uint64_t now, uint64_
 	if (others)
 		s->last_flush_ns = now;
 	if (s->state == POLITE_RUN) {
-		if (window_flushes(s, now) < POLITE_SYNC_MIN_FLUSHES)
+		if (window_ticks(s, now) < POLITE_SYNC_MIN_TICKS)
 			return POLITE_GO;
 		s->state = POLITE_YIELD;
 		s->since_ns = s->last_burst_ns = now;

@@ -48,16 +48,19 @@ void polite_decide(const struct polite_in *in, struct polite_out *out);
  * commit and commits that itself, so that few of the others' commits carry
  * any of it; it runs again after POLITE_QUIET_NS without their flushes. */
 #define POLITE_SYNC_WINDOW_NS 1000000000ull
-/* Flush requests within the window that make others' syncs: two commits'
- * worth where a commit flushes before and after its record, more than the
- * deleter's own timer commits (one in five seconds) ever make. */
-#define POLITE_SYNC_MIN_FLUSHES 4
+/* Ticks within the window that saw others' flush requests, for others'
+ * syncs: a commit shows as a few flushes at once (before and after its
+ * record, a checkpoint's), so ticks are counted, not flushes; the deleter's
+ * own timer commits (one in five seconds) reach one tick, two at most. */
+#define POLITE_SYNC_MIN_TICKS 3
 #define POLITE_QUIET_NS 1000000000ull
 #define POLITE_BURST_PERIOD_NS 2000000000ull
 #define POLITE_BURST_NS 5000000ull
-/* How long the deleter listens for others' syncs before its first unlink:
- * the first tick comes only after a tenth of a second of full speed. */
+/* How long the deleter listens for others' syncs before its first unlink,
+ * in ticks of its own: the engine's first tick comes only after a tenth of
+ * a second of full speed. */
 #define POLITE_LISTEN_NS 50000000ull
+#define POLITE_LISTEN_TICKS 5
 /* How long a burst waits at most for a commit to end first. */
 #define POLITE_BURST_ALIGN_NS 20000000ull
 #define POLITE_SYNC_RING 16
@@ -78,7 +81,8 @@ struct polite_sync {
 };
 
 /* One tick at NOW with OTHERS flush requests on the device since the last
- * one: the state's next step, and what the deleter does until the next. */
+ * one (the window holds the last POLITE_SYNC_RING ticks at most): the
+ * state's next step, and what the deleter does until the next. */
 enum polite_action polite_sync_step(struct polite_sync *s, uint64_t now, uint64_t others);
 
 /* The read sectors of block device DEV (/sys/dev/block/MAJ:MIN/stat). */
