@@ -26,6 +26,9 @@
 #   BG_DEVIOPS  polite: the device cap (default 1000)
 #   BG_WINDOW_S polite: the workload's seconds (default 10)
 #   BG_POLITE_N polite: entries in the tree (default 20000)
+#   BG_PROBE_RT polite: run the probes at this real-time priority (chrt -f),
+#               so that other jobs on the CPUs do not blur their latency
+#               (default: none, the probes at the normal priority)
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
@@ -108,9 +111,11 @@ polite_one() {
 	build "$POLITE_N"
 	echo 3 >/proc/sys/vm/drop_caches
 	fs_devcap "$FS_LOOP" "$DEVIOPS"
-	"$probe" --interval-ms=10 --duration="$WINDOW" "$mnt" >"$work/probe.out" 2>&1 &
+	local rt=()
+	[ -n "${BG_PROBE_RT:-}" ] && rt=(chrt -f "$BG_PROBE_RT")
+	"${rt[@]}" "$probe" --interval-ms=10 --duration="$WINDOW" "$mnt" >"$work/probe.out" 2>&1 &
 	local ppid=$!
-	python3 "$repo/tests/tools/read_probe.py" --duration="$WINDOW" "$mnt/readfile" \
+	"${rt[@]}" python3 "$repo/tests/tools/read_probe.py" --duration="$WINDOW" "$mnt/readfile" \
 		>"$work/read.out" 2>&1 &
 	local dpid=$!
 	sleep 0.5
