@@ -139,8 +139,9 @@ static void sleep_ns(uint64_t ns)
 
 /* A yield's burst: the hold lifted for a moment right after a commit ends,
  * when the next of others' is furthest away, then our own commit at once,
- * so that what the burst dirtied waits for no sync of theirs. */
-static void burst(struct deleter *d, struct engine_knobs *k)
+ * so that what the burst dirtied (the status file too) waits for no sync of
+ * theirs. */
+static void burst(struct deleter *d, struct engine_knobs *k, const struct engine_totals *t)
 {
 	uint64_t f0, f, end = now_ns() + POLITE_BURST_ALIGN_NS;
 	if (polite_device_flushes(d->dev, &f0))
@@ -149,6 +150,7 @@ static void burst(struct deleter *d, struct engine_knobs *k)
 	atomic_store(&k->op_interval_ns, d->base_interval_ns);
 	sleep_ns(POLITE_BURST_NS);
 	atomic_store(&k->op_interval_ns, ENGINE_PACE_HOLD);
+	write_status(d, t, 0);
 	bool counted = polite_device_flushes(d->dev, &f0);
 	syncfs(d->placefd);
 	if (counted && polite_device_flushes(d->dev, &f))
@@ -207,9 +209,12 @@ static void tick(struct engine *e, void *arg)
 	if (out.idle_io != d->idle_io)
 		set_io_class(d->idle_io = out.idle_io);
 	if (act == POLITE_BURST)
-		burst(d, k);
+		burst(d, k, &t);
 	d->last_ns = now;
-	if (++d->ticks % 10 == 0)
+	/* The status file is metadata too: while yielding it is written only
+	 * as the yield begins and in its bursts. */
+	bool began = act == POLITE_HOLD && d->sync.since_ns == now;
+	if ((++d->ticks % 10 == 0 && act == POLITE_GO) || began)
 		write_status(d, &t, out.interval_ns);
 }
 
