@@ -135,7 +135,7 @@ attack_once() {
 	[ $rc = 1 ] || [ ! -e "$w/op" ] || fail "exit 0 but the operand remains ($what)"
 	[ $drc = 0 ] || fail "the race driver failed ($what): $(cat "$w.race")"
 	local bad
-	bad=$(grep -v "^${ADAPTRM##*/}: " "$w.err" | head -3)
+	bad=$(grep -v "^$ADAPTRM: " "$w.err" | head -3)
 	[ -z "$bad" ] || fail "not a GNU-style message ($what): $bad"
 	if [ $rc = 1 ] && ! [ -s "$w.err" ]; then fail "exit 1 without a message ($what)"; fi
 	return 0

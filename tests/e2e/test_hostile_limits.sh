@@ -11,7 +11,7 @@ no_sanitizer() { # the sanitizers reserve terabytes of address space and add thr
 # and the one warning about the workers it could not start.
 check_messages() { # FILE
 	local prog bad
-	prog=$(basename "$ADAPTRM")
+	prog=$ADAPTRM # as invoked, as GNU names itself
 	bad=$(grep -v -E -e "^$prog: cannot remove '.*': [A-Z][a-z ]+\$" \
 		-e "^$prog: warning: started [0-9]+ of [0-9]+ workers: [A-Z][a-z ]+\$" "$1" | head -3)
 	[ -z "$bad" ] || fail "not a GNU-style message: $bad"
@@ -84,7 +84,7 @@ nproc_case() {
 	command -v setpriv >/dev/null || skip "no setpriv"
 	id nobody >/dev/null 2>&1 || skip "no user nobody"
 	local limit=$1 rc=0 prog
-	prog=$(basename "$ADAPTRM")
+	prog=$ADAPTRM # as invoked, as GNU names itself
 	mkdir own
 	make_tree own/t 40 50
 	chown -R nobody own
@@ -154,7 +154,7 @@ test_hostile_fd_16_more_workers_than_fds() {
 pipe_case() { # SIGPIPE(default|ignored) ARGS...
 	local how=$1 prog left
 	shift
-	prog=$(basename "$ADAPTRM")
+	prog=$ADAPTRM # as invoked, as GNU names itself
 	make_tree t 50 1000
 	if [ "$how" = ignored ]; then
 		(
@@ -192,7 +192,7 @@ test_hostile_json_not_written() {
 	[ -c /dev/full ] || skip "no /dev/full"
 	make_sentinel keep; local before; before=$(sentinel_sum keep)
 	local prog rc
-	prog=$(basename "$ADAPTRM")
+	prog=$ADAPTRM # as invoked, as GNU names itself
 	make_tree t 3 10
 	rc=0; "$ADAPTRM" -rf --json=/dev/full t 2>err || rc=$?
 	expect_eq "$rc" 1 "exit status, --json=/dev/full"

@@ -76,7 +76,7 @@ writers_case() {
 	command -v taskset >/dev/null || skip "no taskset"
 	local cpu
 	cpu=$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')
-	prog=$(basename "$ADAPTRM")
+	prog=$ADAPTRM # as invoked, as GNU names itself
 	local base=$SCRATCH
 	if [ "$fs" = ext4 ]; then
 		need_root
