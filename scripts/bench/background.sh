@@ -64,8 +64,9 @@ trap cleanup EXIT
 
 mount_one() {
 	case $1 in
-	tmpfs) fs_tmpfs "$mnt" 2G ;;
-	ext4) fs_make_image ext4 "$img" 4G && fs_loop_mount "$img" "$mnt" ;;
+	# room for a tree of a million entries: an inode per 4 KiB on ext4
+	tmpfs) fs_tmpfs "$mnt" 4G ;;
+	ext4) fs_make_image ext4 "$img" 4G -i 4096 && fs_loop_mount "$img" "$mnt" ;;
 	*) return 1 ;;
 	esac
 }
