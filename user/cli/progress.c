@@ -41,6 +41,13 @@ static void on_winch(int sig)
 }
 
 static double t_start = -1;
+/* A terminal the user sees though stderr is not one, or -1 (progress.h). */
+static int g_terminal = -1;
+
+void progress_set_terminal(int fd)
+{
+	g_terminal = fd;
+}
 static bool (*g_cluster)(void *arg, struct progress_cluster *c);
 static void *g_cluster_arg;
 
@@ -73,12 +80,15 @@ static double held_rate(const struct lane_totals *l)
 	return l->paced_ns ? (double)l->paced_bytes * 1e9 / (double)l->paced_ns : 0.0;
 }
 
-/* The terminal's width, read again after a SIGWINCH. */
+/* The terminal's width, read again after a SIGWINCH, or before every line
+ * when it is one given by progress_set_terminal (its SIGWINCH goes to
+ * another process). */
 static void read_width(struct progress *p)
 {
 	struct winsize ws;
+	int fd = g_terminal >= 0 ? g_terminal : STDERR_FILENO;
 	g_resized = 0;
-	if (p->tty && ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+	if (p->tty && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		p->cols = ws.ws_col;
 }
 
@@ -88,7 +98,7 @@ struct progress *progress_new(struct freed *freed, uint64_t free_rate, bool summ
 	p->freed = freed;
 	p->free_rate = free_rate;
 	p->summary = summary;
-	p->tty = isatty(STDERR_FILENO);
+	p->tty = isatty(STDERR_FILENO) || g_terminal >= 0;
 	if (p->tty) {
 		struct sigaction sa = { .sa_handler = on_winch, .sa_flags = SA_RESTART };
 		sigemptyset(&sa.sa_mask);
@@ -194,7 +204,7 @@ void progress_update(struct progress *p, struct engine *e)
 	if (!p || (t - p->last < 0.1 && !g_resized))
 		return;
 	p->last = t;
-	if (g_resized)
+	if (g_resized || g_terminal >= 0)
 		read_width(p);
 	struct engine_totals tot;
 	engine_totals(e, &tot);
@@ -255,7 +265,7 @@ void progress_finish(struct progress *p, struct engine *e)
 {
 	if (!p)
 		return;
-	if (g_resized)
+	if (g_resized || g_terminal >= 0)
 		read_width(p);
 	if (p->drawn && p->summary && progress_elapsed() >= SUMMARY_AFTER_S)
 		summary(p, e);

@@ -29,6 +29,10 @@ struct progress_cluster {
 	uint64_t files, dirs, errors, ranks, busy, steals;
 };
 void progress_set_cluster(bool (*fn)(void *arg, struct progress_cluster *c), void *arg);
+/* FD, open on the terminal where stderr ends up though stderr itself is not
+ * one (a pipe a launcher forwards to it): the line is drawn as on a
+ * terminal, as wide as FD's. */
+void progress_set_terminal(int fd);
 
 void progress_print_stats(struct engine *e, const struct controller *c, struct freed *freed,
 			  uint64_t free_rate);

@@ -16,11 +16,13 @@
 #include "ranks/fromlist.h"
 #include "ranks/rank.h"
 
+#include <fcntl.h>
 #include <locale.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct rank *g_rank;
 
@@ -49,6 +51,39 @@ static bool cluster_counts(void *arg, struct progress_cluster *c)
 					.busy = t.ranks_busy,
 					.steals = t.steals };
 	return true;
+}
+
+/* The terminal the user sees rank 0's stderr on, open read-only for its
+ * width, or -1 when that cannot be known. Under a launcher stderr is a pipe
+ * it forwards and stdout may be a pseudo-terminal of its own, so neither
+ * tells; but a rank the launcher started on its own node (Open MPI's mpirun
+ * for the ranks it hosts) is its child, and what the launcher forwards to is
+ * its own stderr. A job of one rank may be no launcher's (a singleton, whose
+ * parent is the shell): it keeps its own stderr's answer. */
+static int launcher_terminal(const struct transport *t)
+{
+	if (t->rank != 0 || t->size < 2 || isatty(STDERR_FILENO) || getppid() <= 1)
+		return -1;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd/2", (int)getppid());
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 && !isatty(fd)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Rank 0 draws the line on the launcher's terminal as on its own: by
+ * default (as the rm face on a terminal) and as wide as that terminal. */
+static void use_launcher_terminal(struct rm_options *o, const struct transport *t)
+{
+	int fd = launcher_terminal(t);
+	if (fd < 0)
+		return;
+	progress_set_terminal(fd);
+	if (o->progress == -1 && !o->verbose)
+		o->progress = 1;
 }
 
 /* What the rm face allows and a spread delete does not. */
@@ -87,6 +122,7 @@ int main(int argc, char **argv)
 	int first = options_parse(&o, argc, argv);
 	int nfiles = argc - first;
 	check_usage(&o, t->rank);
+	use_launcher_terminal(&o, t);
 	if (o.from_list && nfiles > 0) {
 		if (t->rank == 0)
 			warn_errno(0, "extra operand %s: --from-list takes none",
