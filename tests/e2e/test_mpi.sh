@@ -209,8 +209,8 @@ test_mpi_from_list_refuses_a_symlink_on_every_rank() {
 	expect_ranks 2 1
 }
 
-# Rank 0's progress line under mpirun (stderr is then a pipe that mpirun
-# forwards, so only with --progress) counts every rank, and a rank with work
+# Rank 0's progress line under mpirun (mpirun's stderr a file here, so only
+# with --progress) counts every rank, and a rank with work
 # in hand is busy even when one of its workers waits for more: while two
 # ranks delete (forced steals, paced by --max-ops), no line says none is
 # busy and some say both are.
@@ -236,6 +236,32 @@ test_mpi_progress_by_default_on_a_terminal() {
 		"$MPI_BIN" -rf --max-ops=1000 t 2>err || fail "$(cat err)"
 	expect_gone t
 	grep -Eq '^removed 4000 files, 21 directories, in [0-9.]+ s' rows || fail "screen: $(cat rows)"
+}
+
+# Under mpirun rank 0's stderr is a pipe, yet the user sees a terminal:
+# mpirun's own stderr (here a pseudo-terminal 60 columns wide; ptyterm fails
+# on any line wider). The line shows without --progress, as wide as that
+# terminal; a delete paced to seconds ends with the summary, which is there
+# only if the line was drawn. With mpirun's stderr in a file, no line.
+test_mpi_progress_by_default_when_mpirun_is_on_a_terminal() {
+	need_mpi
+	make_tree t 40 200
+	OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 600 \
+		python3 "$E2E_REPO/tests/tools/ptyterm.py" --cols 60 --rows-out rows -- \
+		mpirun --allow-run-as-root --oversubscribe -n 2 "$MPI_BIN" -rf --max-ops=2000 t \
+		2>err || fail "$(cat err)"
+	expect_gone t
+	grep -Eq '^removed 8000 files, 41 directories, in [0-9.]+ s' rows ||
+		fail "no summary, so no line: $(cat rows)"
+	make_tree t 40 200
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	OMPI_MCA_btl_vader_single_copy_mechanism=none timeout 600 \
+		python3 "$E2E_REPO/tests/tools/ptyterm.py" --cols 60 --rows-out rows -- \
+		sh -c 'mpirun --allow-run-as-root --oversubscribe -n 2 "$0" -rf --max-ops=2000 t 2>err' \
+		"$MPI_BIN" 2>ptyerr || fail "$(cat ptyerr err)"
+	expect_gone t
+	[ ! -s err ] || fail "output with mpirun's stderr in a file: $(od -c err | head)"
+	[ ! -s rows ] || fail "output on the terminal: $(cat rows)"
 }
 
 # rank_pid MARK RANK: the pid of rank RANK of the job whose environment
