@@ -70,11 +70,12 @@ test_terminal_freed_not_shown_on_fuse() {
 
 # An interrupted delete clears its line and says its own counts: no summary
 # line. The delete is paced to last 8 s or more and is interrupted after
-# 3.5 s, past the summary's threshold.
+# 3.5 s, past the summary's threshold. The terminal is wide enough for the
+# message, which names the program by its path, to stay on one row.
 test_terminal_interrupted_delete_has_no_summary() {
 	make_tree t 40 200
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	python3 "$PTYTERM" --cols 100 --rows-out rows -- sh -c \
+	python3 "$PTYTERM" --cols 400 --rows-out rows -- sh -c \
 		'"$0" -rf --progress --max-ops=1000 t & p=$!; sleep 3.5; kill -INT $p; wait $p' \
 		"$ADAPTRM" 2>err && fail "not interrupted"
 	grep -q 'exit status 130' err || fail "$(cat err)"
