@@ -264,48 +264,116 @@ Test(findings, cpu_quota_needs_a_quota)
 	synth_free(x);
 }
 
-static void oversubscription_case(struct synth *x, uint32_t threads)
+/* A CPU-bound delete that waited WAIT_MS for a CPU over a 500 ms trace on
+ * the usable CPUs, OWN_MS of it more than those CPUs could run (the threads'
+ * running and runnable time beyond the CPUs' time): busy 500 ms per CPU
+ * plus OWN_MS in all. BEHIND_TRACED_MS: the waits the run-queue probe saw
+ * end when a traced thread left the CPU. */
+static void cpu_wait_case(struct synth *x, uint32_t threads, uint64_t wait_ms, uint64_t own_ms,
+			  uint64_t behind_traced_ms)
 {
-	set_busy(x, 1000 * MS);
-	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 20, 10 * MS);
-	x->s->misc.busy_preempt_ns = 200 * MS;
-	x->s->misc.runq_traced_ns = 180 * MS;
+	set_busy(x, (500 * (uint64_t)cpus() + own_ms) * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 10, wait_ms / 10 * MS);
+	x->s->misc.busy_preempt_ns = wait_ms * MS;
+	x->s->misc.runq_traced_ns = behind_traced_ms * MS;
+	x->r.wall_ns = 500 * MS;
 	x->r.max_threads = threads;
 }
 
+/* The share of MS milliseconds in cpu_wait_case's whole time. */
+static double wait_share(uint64_t own_ms, uint64_t ms)
+{
+	return (double)ms / (double)(500 * (uint64_t)cpus() + own_ms);
+}
+
+/* Only the traced threads queued: more of them runnable than CPUs for all
+ * of the wait. Oversubscription, with the thread count and its remedy, and
+ * no contention, even though kernel workers ended most waits. */
 Test(findings, cpu_oversubscription)
 {
 	struct synth *x = synth_new();
-	uint32_t threads = (uint32_t)cpus() + 2;
+	uint32_t threads = (uint32_t)cpus() + 6;
 	char on[64];
 
-	oversubscription_case(x, threads);
-	cr_assert_eq(verdict(x), 3);
-	snprintf(on, sizeof on, ": %u threads on %ld CPUs.", threads, cpus());
-	expect(x, "cpu_oversubscription", 0.18,
-	       "CPU oversubscription: the threads waited 180.00 ms for a CPU held by other traced "
+	cpu_wait_case(x, threads, 400, 400, 40);
+	cr_assert_eq(verdict(x), 2);
+	snprintf(on, sizeof on, "up to %u threads, on %ld CPUs.", threads, cpus());
+	expect(x, "cpu_oversubscription", wait_share(400, 400),
+	       "CPU oversubscription: the threads waited 400.00 ms for a CPU held by other traced "
 	       "threads",
 	       on, "Fewer workers (one per CPU) would not wait");
-	expect(x, "cpu_contention", 0.02, "(100% of it behind tasks that are not traced");
-	expect(x, "kernel_cpu", 0.8, "Running in the kernel");
+	cr_assert(!has(x, "cpu_contention"));
 	cr_assert_eq(rank_of(x, "cpu_oversubscription"), 1);
 	synth_free(x);
 }
 
-/* No more threads than CPUs: the waits behind each other are no
- * oversubscription, and no remedy says fewer workers. */
-Test(findings, waiting_behind_each_other_is_no_oversubscription)
+/* Only other tasks queued the threads: they never were more than the CPUs,
+ * so all of the wait is contention, whatever their number. */
+Test(findings, cpu_contention_with_many_threads)
 {
 	struct synth *x = synth_new();
-	oversubscription_case(x, 1);
+	cpu_wait_case(x, (uint32_t)cpus() + 6, 200, 0, 20);
+	verdict(x);
+	expect(x, "cpu_contention", wait_share(0, 200), "runnable for 200.00 ms",
+	       "(90% of it behind tasks that are not traced");
+	cr_assert(!has(x, "cpu_oversubscription"));
+	synth_free(x);
+}
+
+/* Both: each cause with its own part, the larger first, whichever it is. */
+Test(findings, oversubscription_and_contention_each_with_its_part)
+{
+	struct synth *x = synth_new();
+	uint32_t threads = (uint32_t)cpus() + 6;
+
+	cpu_wait_case(x, threads, 1000, 250, 100);
+	verdict(x);
+	expect(x, "cpu_oversubscription", wait_share(250, 250), "waited 250.00 ms", "Fewer workers");
+	expect(x, "cpu_contention", wait_share(250, 750), "runnable for 750.00 ms");
+	cr_assert_lt(rank_of(x, "cpu_contention"), rank_of(x, "cpu_oversubscription"));
+	synth_free(x);
+
+	x = synth_new();
+	cpu_wait_case(x, threads, 400, 300, 40);
+	verdict(x);
+	expect(x, "cpu_oversubscription", wait_share(300, 300), "waited 300.00 ms");
+	expect(x, "cpu_contention", wait_share(300, 100), "runnable for 100.00 ms");
+	cr_assert_lt(rank_of(x, "cpu_oversubscription"), rank_of(x, "cpu_contention"));
+	synth_free(x);
+}
+
+/* As many workers as CPUs and the main thread mostly asleep: one thread
+ * more than CPUs, the workers waited behind each other, and a sliver of
+ * time more than the CPUs' was runnable (the main thread's turns), but not
+ * a worker too many. No oversubscription, no remedy that says fewer
+ * workers. */
+Test(findings, workers_as_many_as_cpus_are_no_oversubscription)
+{
+	struct synth *x = synth_new();
+	cpu_wait_case(x, (uint32_t)cpus() + 1, 200, 20, 180);
+	/* the main thread slept through the trace */
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_SLEEPING], 1, 500 * MS);
 	verdict(x);
 	cr_assert(!has(x, "cpu_oversubscription"));
-	const struct trace_finding *c =
-		expect(x, "cpu_contention", 0.2,
-		       "CPU contention: the threads were runnable for 200.00 ms "
-		       "while other tasks held the CPUs (10% of it behind tasks "
-		       "that are not traced");
-	cr_assert_null(strstr(c->text, "Fewer workers"));
+	for (int i = 0; i < x->n; i++)
+		cr_assert_null(strstr(x->f[i].text, "ewer workers"), "%s: %s", x->f[i].id,
+			       x->f[i].text);
+	/* the whole time counts the main thread's sleep too */
+	expect(x, "cpu_contention", 200.0 / (500.0 * (double)cpus() + 520),
+	       "runnable for 200.00 ms", "(10% of it behind tasks that are not traced");
+	synth_free(x);
+}
+
+/* A trace that does not know its length cannot tell its own threads'
+ * excess: the wait is contention. */
+Test(findings, no_wall_time_no_oversubscription)
+{
+	struct synth *x = synth_new();
+	cpu_wait_case(x, (uint32_t)cpus() + 6, 400, 400, 360);
+	x->r.wall_ns = 0;
+	verdict(x);
+	cr_assert(!has(x, "cpu_oversubscription"));
+	expect(x, "cpu_contention", wait_share(400, 400), "runnable for 400.00 ms");
 	synth_free(x);
 }
 

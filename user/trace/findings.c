@@ -2,7 +2,7 @@
  * threads' whole time (thread seconds while each lives) into parts: on CPU
  * in user space, in the kernel inside and outside system calls (split by
  * what the sampled kernel stacks were doing), runnable (throttled by a CPU
- * quota, behind traced threads, behind other tasks), blocked and sleeping
+ * quota, behind the traced threads' own excess, behind other tasks), blocked and sleeping
  * by class of wait site, and idle (waiting for children, events or timers).
  * The cause catalogue, causes[], is the one table from those parts and the
  * counters to a cause, its evidence and its remedy: each entry claims its
@@ -15,6 +15,7 @@
 #include "trace/result.h"
 #include "trace/waits.h"
 
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,7 @@ struct finding_ctx {
 	uint64_t entries; /* files and directories removed */
 	/* the partition of base, ns */
 	double user, kcpu[TCPU_COUNT]; /* on CPU: user; kernel by category */
-	double quota, runq_traced, runq_other;
+	double quota, runq_own, runq_other;
 	double dir_lock, lock[NLOCKS], reads[NREADS], btrfs[NBTRFS], cause[TC_COUNT];
 	double journal_space, wb_throttle;
 	double idle, lost;
@@ -56,7 +57,9 @@ struct finding_ctx {
 	bool discard_mount;	 /* a traced filesystem is mounted with discard */
 	bool dirsync_mount;	 /* a traced filesystem is mounted sync or dirsync */
 	uint64_t other_discards; /* discards on devices that are not the delete's */
-	long cpus;
+	double cpus;		 /* the CPUs the traced threads may use (affinity, quota) */
+	double runnable;	 /* traced threads running or runnable, on average */
+	double not_traced;	 /* run-queue waits that ended when an untraced task left */
 };
 
 struct finding_sink {
@@ -194,10 +197,31 @@ static void lock_spin_parts(struct finding_ctx *c)
 	c->dir_lock += dir_spin;
 }
 
+/* The CPUs the traced threads may use: the traced process's CPU affinity
+ * (a cpuset; the tracer's when the process is gone, as a command inherits
+ * it) and the CPU quota, whichever is fewer. */
+static double usable_cpus(const struct trace_result *r)
+{
+	cpu_set_t set;
+	double n = (double)sysconf(_SC_NPROCESSORS_ONLN);
+
+	if ((r->pid > 0 && !sched_getaffinity(r->pid, sizeof set, &set)) ||
+	    !sched_getaffinity(0, sizeof set, &set))
+		n = CPU_COUNT(&set);
+	if (r->limits.cpu_quota > 0 && r->limits.cpu_quota < n)
+		n = r->limits.cpu_quota;
+	return n > 0 ? n : 1;
+}
+
 /* Runnable: wakeup to running, and preempted. A CPU quota's throttling is
- * the cgroup's throttled time (never more than the runnable time); of the
- * rest, what ended when another traced thread left the CPU was behind the
- * traced threads themselves. */
+ * the cgroup's throttled time (never more than the runnable time). Of the
+ * rest, the traced threads' own part is the wait their number alone
+ * explains: what their running and runnable time exceeds of the usable
+ * CPUs' time, which they would wait even on an otherwise idle machine. The
+ * remainder was behind other tasks. Which task left the CPU when a wait
+ * ended does not tell this apart: short kernel workers end most waits
+ * whoever held the CPU before them. */
+#define OWN_EXCESS_MIN 0.5
 static void runnable_parts(struct finding_ctx *c)
 {
 	const struct probe_misc *m = c->m;
@@ -207,10 +231,24 @@ static void runnable_parts(struct finding_ctx *c)
 	c->quota = q < all ? q : all;
 	double rest = all - c->quota;
 	double own = all > 0 ? (double)m->runq_traced_ns / all : 0;
-	if (own > 1)
-		own = 1;
-	c->runq_traced = rest * own;
-	c->runq_other = rest - c->runq_traced;
+	c->not_traced = own < 1 ? 1 - own : 0;
+	double oncpu = c->user;
+	for (int k = 0; k < TCPU_COUNT; k++)
+		oncpu += c->kcpu[k];
+	if ((double)m->oncpu_ns > oncpu)
+		oncpu = (double)m->oncpu_ns;
+	double wall = (double)c->r->wall_ns;
+	c->runq_own = 0;
+	if (wall > 0) {
+		c->runnable = (oncpu + rest) / wall;
+		double excess = oncpu + rest - c->cpus * wall;
+		/* under half a thread over the CPUs on average is the main
+		 * thread's turns or the accounting's slop, not a worker too
+		 * many */
+		if (c->runnable - c->cpus >= OWN_EXCESS_MIN)
+			c->runq_own = excess < rest ? excess : rest;
+	}
+	c->runq_other = rest - c->runq_own;
 }
 
 /* Blocked and sleeping, by the class of each wait site (every D wait, and
@@ -268,7 +306,7 @@ static double wait_parts(struct finding_ctx *c)
 
 static double partition_sum(const struct finding_ctx *c)
 {
-	double sum = c->user + c->quota + c->runq_traced + c->runq_other + c->dir_lock +
+	double sum = c->user + c->quota + c->runq_own + c->runq_other + c->dir_lock +
 		     c->wb_throttle + c->idle + c->lost;
 	for (int k = 0; k < TCPU_COUNT; k++)
 		sum += c->kcpu[k];
@@ -292,7 +330,7 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 	c->r = r;
 	c->s = s;
 	c->m = m;
-	c->cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	c->cpus = usable_cpus(r);
 	uint64_t files = s->sc[PROBE_NR_UNLINKAT].lat.count - m->unlinkat_dir.count +
 			 trace_old_unlinks(s, false);
 	uint64_t dirs = m->unlinkat_dir.count + trace_old_unlinks(s, true);
@@ -469,30 +507,26 @@ static void cpu_quota(const struct finding_ctx *c, struct finding_sink *k)
 	    trace_fmt_ns(c->quota, b2, sizeof b2));
 }
 
-/* Oversubscription is a cause only where the traced threads mostly wait
- * behind each other, with more of them than CPUs; else waiting behind a
- * sibling now and then is the run queue's ordinary turns. */
-static bool oversubscribed(const struct finding_ctx *c)
-{
-	double all = c->runq_traced + c->runq_other;
-	return c->r->max_threads > (uint32_t)c->cpus && all > 0 && c->runq_traced >= 0.5 * all;
-}
-
+/* The wait that more traced threads than usable CPUs explain: fewer
+ * workers would not have it. Its remedy needs more threads than CPUs. */
 static void cpu_oversubscription(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
 
-	if (c->runq_traced <= 0 || !oversubscribed(c))
+	if (c->runq_own <= 0 || c->r->max_threads <= c->cpus)
 		return;
-	add(k, sh(c, c->runq_traced),
+	add(k, sh(c, c->runq_own),
 	    "CPU oversubscription: the threads waited %s for a CPU held by other traced "
-	    "threads: %u threads on %ld CPUs. Fewer workers (one per CPU) would not wait.",
-	    trace_fmt_ns(c->runq_traced, b1, sizeof b1), c->r->max_threads, c->cpus);
+	    "threads: %.1f of them were running or runnable on average, up to %u threads, on "
+	    "%.4g CPUs. Fewer workers (one per CPU) would not wait.",
+	    trace_fmt_ns(c->runq_own, b1, sizeof b1), c->runnable, c->r->max_threads, c->cpus);
 }
 
+/* The rest of the run-queue wait was behind other tasks (and the traced
+ * threads' own turns, with no more of them than CPUs). */
 static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 {
-	double ns = c->runq_other + (oversubscribed(c) ? 0 : c->runq_traced);
+	double ns = c->runq_other + (c->r->max_threads <= c->cpus ? c->runq_own : 0);
 	char b1[32];
 
 	if (ns <= 0)
@@ -502,7 +536,7 @@ static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 	    "(%.0f%% of it behind tasks that are not traced: other processes, kernel "
 	    "workers). Nothing in the deleter changes this: run it when the CPUs are free, or "
 	    "give it a larger CPU weight (nice, cpu.shares).",
-	    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->runq_other / ns);
+	    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->not_traced);
 }
 
 static double reclaim_ns(const struct finding_ctx *c)
