@@ -364,6 +364,20 @@ Test(findings, workers_as_many_as_cpus_are_no_oversubscription)
 	synth_free(x);
 }
 
+/* Threads spinning for a directory lock are on CPU, but wait for the
+ * lock: they would sleep instead. Their spin is no demand for CPUs, and the
+ * wait it leaves over the CPUs' time is no oversubscription. */
+Test(findings, spinning_for_a_lock_is_no_oversubscription)
+{
+	struct synth *x = synth_new();
+	cpu_wait_case(x, (uint32_t)cpus() + 6, 400, 400, 40);
+	add_n(&x->s->lock[PROBE_LCB_F_WRITE].wait, 10, 50 * MS);
+	verdict(x);
+	cr_assert(!has(x, "cpu_oversubscription"));
+	expect(x, "directory_lock_contention", wait_share(400, 500), "Directory-lock contention");
+	synth_free(x);
+}
+
 /* A trace that does not know its length cannot tell its own threads'
  * excess: the wait is contention. */
 Test(findings, no_wall_time_no_oversubscription)

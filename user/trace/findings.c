@@ -60,6 +60,7 @@ struct finding_ctx {
 	double cpus;		 /* the CPUs the traced threads may use (affinity, quota) */
 	double runnable;	 /* traced threads running or runnable, on average */
 	double not_traced;	 /* run-queue waits that ended when an untraced task left */
+	double dir_spin;	 /* on CPU spinning for directory locks (in dir_lock) */
 };
 
 struct finding_sink {
@@ -195,6 +196,7 @@ static void lock_spin_parts(struct finding_ctx *c)
 	c->kcpu[TCPU_OTHER] = rest * (1 - fu);
 	c->kcpu[TCPU_SPIN] = other_spin;
 	c->dir_lock += dir_spin;
+	c->dir_spin = dir_spin;
 }
 
 /* The CPUs the traced threads may use: the traced process's CPU affinity
@@ -232,11 +234,16 @@ static void runnable_parts(struct finding_ctx *c)
 	double rest = all - c->quota;
 	double own = all > 0 ? (double)m->runq_traced_ns / all : 0;
 	c->not_traced = own < 1 ? 1 - own : 0;
-	double oncpu = c->user;
+	double oncpu = c->user + c->dir_spin;
 	for (int k = 0; k < TCPU_COUNT; k++)
 		oncpu += c->kcpu[k];
 	if ((double)m->oncpu_ns > oncpu)
 		oncpu = (double)m->oncpu_ns;
+	/* a thread spinning for a lock waits for the lock, not for a CPU: it
+	 * would sleep instead, and is no demand of the threads' number */
+	oncpu -= c->dir_spin + c->kcpu[TCPU_SPIN];
+	if (oncpu < 0)
+		oncpu = 0;
 	double wall = (double)c->r->wall_ns;
 	c->runq_own = 0;
 	if (wall > 0) {
