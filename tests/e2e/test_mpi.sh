@@ -276,6 +276,18 @@ rank_pid() {
 	done
 }
 
+# wait_for_ranks MARK: rank 1's pid once ranks 0 and 1 of the job marked
+# MARK are running (30 s at most; fails if they never are).
+wait_for_ranks() {
+	local victim _
+	for _ in $(seq 300); do
+		victim=$(rank_pid "$1" 1)
+		[ -n "$victim" ] && [ -n "$(rank_pid "$1" 0)" ] && echo "$victim" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # A rank killed mid-delete (a node lost): the job ends with an error, the
 # rest of the tree left, and no rank waits forever for the dead one.
 test_mpi_a_rank_killed_mid_delete_ends_the_job_with_an_error() {
@@ -285,12 +297,7 @@ test_mpi_a_rank_killed_mid_delete_ends_the_job_with_an_error() {
 	# paced, so that the delete outlasts the kill
 	ADAPTRM_TEST_JOB=$mark mpi_rm 2 -rf --max-ops=1000 t 2>err &
 	local job=$!
-	for _ in $(seq 300); do
-		victim=$(rank_pid "$mark" 1)
-		[ -n "$victim" ] && [ -n "$(rank_pid "$mark" 0)" ] && break
-		sleep 0.1
-	done
-	[ -n "$victim" ] || fail "rank 1 never started: $(cat err)"
+	victim=$(wait_for_ranks "$mark") || fail "rank 1 never started: $(cat err)"
 	kill -9 "$victim"
 	wait "$job" || rc=$?
 	[ "$rc" != 0 ] || fail "the job said all went well with a rank killed"
@@ -312,12 +319,7 @@ test_mpi_a_frozen_rank_ends_the_job_with_an_error() {
 		OMPI_MCA_btl_vader_single_copy_mechanism=none \
 		timeout 600 mpirun --oversubscribe -np 2 "$MPI_BIN" -rf --max-ops=1000 t 2>err &
 	local job=$!
-	for _ in $(seq 300); do
-		victim=$(rank_pid "$mark" 1)
-		[ -n "$victim" ] && [ -n "$(rank_pid "$mark" 0)" ] && break
-		sleep 0.1
-	done
-	[ -n "$victim" ] || fail "rank 1 never started: $(cat err)"
+	victim=$(wait_for_ranks "$mark") || fail "rank 1 never started: $(cat err)"
 	# mid-delete: past MPI_Init (a rank frozen inside it stalls MPI's own
 	# start, before adaptrm runs), once something is removed
 	for _ in $(seq 600); do

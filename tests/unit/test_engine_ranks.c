@@ -281,37 +281,63 @@ static void *serve_main(void *arg)
 	return NULL;
 }
 
+/* An engine serving on its own thread, as a rank's, rooted at "t" in the
+ * test's directory; its reports go to REP. */
+struct serving {
+	char base[4096];
+	int pfd;
+	struct engine_root root;
+	struct server s;
+	pthread_t th;
+};
+
+static void serving_start(struct serving *v, struct reported *rep)
+{
+	snprintf(v->base, sizeof v->base, "%s/t", tmpl);
+	v->pfd = open(tmpl, O_PATH | O_DIRECTORY);
+	struct stat st;
+	cr_assert_eq(fstatat(v->pfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
+	v->root = (struct engine_root){ .pfd = v->pfd,
+					.base = "t",
+					.display = v->base,
+					.dev = st.st_dev,
+					.ino = st.st_ino };
+	struct engine_config cfg = { .max_threads = 2, .force = true };
+	v->s.e = engine_create(&cfg, 2);
+	atomic_init(&v->s.stop, false);
+	engine_set_remote(v->s.e, on_done, rep);
+	pthread_create(&v->th, NULL, serve_main, &v->s);
+}
+
+static void serving_stop(struct serving *v)
+{
+	atomic_store(&v->s.stop, true);
+	pthread_join(v->th, NULL);
+	engine_destroy(v->s.e);
+	close(v->pfd);
+}
+
+static bool reports_reach(struct reported *rep, int n)
+{
+	for (int i = 0; i < 10000; i++) {
+		pthread_mutex_lock(&rep->lock);
+		int got = rep->n;
+		pthread_mutex_unlock(&rep->lock);
+		if (got >= n)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
 /* Adopt MSG in a serving engine; wait for its one report. */
 static void adopt(const struct strbuf *msg, struct reported *rep, bool expect_adopted)
 {
-	char base[4096];
-	snprintf(base, sizeof base, "%s/t", tmpl);
-	int pfd = open(tmpl, O_PATH | O_DIRECTORY);
-	struct stat st;
-	cr_assert_eq(fstatat(pfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
-	struct engine_root root = { .pfd = pfd,
-				    .base = "t",
-				    .display = base,
-				    .dev = st.st_dev,
-				    .ino = st.st_ino };
-	struct engine_config cfg = { .max_threads = 2, .force = true };
-	struct server s = { .e = engine_create(&cfg, 2) };
-	engine_set_remote(s.e, on_done, rep);
-	pthread_t th;
-	pthread_create(&th, NULL, serve_main, &s);
-	cr_assert_eq(engine_adopt(s.e, 1, msg->buf, msg->len, &root), expect_adopted);
-	for (int i = 0; i < 5000; i++) {
-		pthread_mutex_lock(&rep->lock);
-		int n = rep->n;
-		pthread_mutex_unlock(&rep->lock);
-		if (n)
-			break;
-		usleep(1000);
-	}
-	atomic_store(&s.stop, true);
-	pthread_join(th, NULL);
-	engine_destroy(s.e);
-	close(pfd);
+	struct serving v;
+	serving_start(&v, rep);
+	cr_assert_eq(engine_adopt(v.s.e, 1, msg->buf, msg->len, &v.root), expect_adopted);
+	reports_reach(rep, 1);
+	serving_stop(&v);
 }
 
 static void build_ab(void)
@@ -477,19 +503,6 @@ static bool all_idle(struct engine *e)
 }
 
 /* Until REP has N reports: false if they do not come within about 10 s. */
-static bool reports_reach(struct reported *rep, int n)
-{
-	for (int i = 0; i < 10000; i++) {
-		pthread_mutex_lock(&rep->lock);
-		int got = rep->n;
-		pthread_mutex_unlock(&rep->lock);
-		if (got >= n)
-			return true;
-		usleep(1000);
-	}
-	return false;
-}
-
 /* The shared budget lowers a rank's cap to one worker while every worker
  * waits (the rank gave all its work away); then one task comes (a
  * directory's report, a donation). The wakeup may reach the worker the cap
@@ -500,25 +513,13 @@ static bool reports_reach(struct reported *rep, int n)
 Test(dist, a_task_pushed_while_the_cap_parks_its_waker_still_runs)
 {
 	build_ab();
-	char base[4096], p[4096];
+	char p[4096];
 	struct strbuf msg = STRBUF_INIT;
 	donation(&msg, ino_of("t/a"), ino_of("t/a/b"));
-	snprintf(base, sizeof base, "%s/t", tmpl);
-	int pfd = open(tmpl, O_PATH | O_DIRECTORY);
-	struct stat st;
-	cr_assert_eq(fstatat(pfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
-	struct engine_root root = { .pfd = pfd,
-				    .base = "t",
-				    .display = base,
-				    .dev = st.st_dev,
-				    .ino = st.st_ino };
-	struct engine_config cfg = { .max_threads = 2, .force = true };
-	struct server s = { .e = engine_create(&cfg, 2) };
 	struct reported rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
-	engine_set_remote(s.e, on_done, &rep);
-	struct engine_knobs *k = engine_knobs(s.e);
-	pthread_t th;
-	pthread_create(&th, NULL, serve_main, &s);
+	struct serving v;
+	serving_start(&v, &rep);
+	struct engine_knobs *k = engine_knobs(v.s.e);
 	int round;
 	bool idle = true, ran = true;
 	for (round = 0; round < 200; round++) {
@@ -528,19 +529,16 @@ Test(dist, a_task_pushed_while_the_cap_parks_its_waker_still_runs)
 			snprintf(p, sizeof p, "%s/t/a/b/c/f", tmpl);
 			tree_touch(p);
 		}
-		idle = all_idle(s.e);
+		idle = all_idle(v.s.e);
 		atomic_store(&k->thread_cap, 1); /* as the budget sets it: nobody told */
-		ran = idle && engine_adopt(s.e, 1, msg.buf, msg.len, &root) &&
+		ran = idle && engine_adopt(v.s.e, 1, msg.buf, msg.len, &v.root) &&
 		      reports_reach(&rep, round + 1);
 		atomic_store(&k->thread_cap, 0);
-		engine_set_active(s.e, 2); /* the parked worker back among the waiting */
+		engine_set_active(v.s.e, 2); /* the parked worker back among the waiting */
 		if (!ran)
 			break;
 	}
-	atomic_store(&s.stop, true);
-	pthread_join(th, NULL);
-	engine_destroy(s.e);
-	close(pfd);
+	serving_stop(&v);
 	sb_free(&msg);
 	cr_assert(idle, "round %d: the workers never all waited", round);
 	cr_assert(ran, "round %d: the task was never run", round);

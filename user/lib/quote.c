@@ -155,13 +155,21 @@ void quote_maybe_append(struct strbuf *sb, const char *name, size_t len)
 		quote_append(sb, name, len);
 }
 
+/* NAME quoted by APPEND into one of a caller's two buffers, so that two
+ * quoted names can stand in one message. */
+static const char *quote_in_slot(struct strbuf bufs[2], int slot, const char *name,
+				 void (*append)(struct strbuf *, const char *, size_t))
+{
+	struct strbuf *sb = &bufs[slot & 1];
+	sb_reset(sb);
+	append(sb, name, strlen(name));
+	return sb_str(sb);
+}
+
 const char *quote_n(int slot, const char *name)
 {
 	static __thread struct strbuf bufs[2];
-	struct strbuf *sb = &bufs[slot & 1];
-	sb_reset(sb);
-	quote_append(sb, name, strlen(name));
-	return sb_str(sb);
+	return quote_in_slot(bufs, slot, name, quote_append);
 }
 
 /* The quotes gnulib's gettext_quote gives locale_quoting_style when no
@@ -215,8 +223,5 @@ void quote_locale_append(struct strbuf *sb, const char *s, size_t len)
 const char *quote_locale_n(int slot, const char *s)
 {
 	static __thread struct strbuf bufs[2];
-	struct strbuf *sb = &bufs[slot & 1];
-	sb_reset(sb);
-	quote_locale_append(sb, s, strlen(s));
-	return sb_str(sb);
+	return quote_in_slot(bufs, slot, s, quote_locale_append);
 }
