@@ -225,6 +225,46 @@ Test(profile, key_for_a_real_directory, .init = setup, .fini = teardown)
 	cr_expect_not(profile_key_for(AT_FDCWD, sub, &k, NULL), "followed a symlink");
 }
 
+/* mkdir of HOME/REL. */
+static void mkdir_in(const char *rel)
+{
+	char p[256];
+	snprintf(p, sizeof p, "%s/%s", home, rel);
+	cr_assert_eq(mkdir(p, 0700), 0, "mkdir %s", p);
+}
+
+/* A project directory that only wraps its tree (a node_modules with a lock
+ * file beside it) is classed by the tree inside, not as a chain; a real
+ * chain, one directory in another all the way down, stays a chain. */
+Test(profile, key_for_looks_through_a_wrapper, .init = setup, .fini = teardown)
+{
+	mkdir_in("proj");
+	mkdir_in("proj/node_modules");
+	char p[256];
+	snprintf(p, sizeof p, "%s/proj/package-lock.json", home);
+	int fd = open(p, O_CREAT | O_WRONLY, 0600);
+	cr_assert(fd >= 0);
+	close(fd);
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof p, "proj/node_modules/pkg%d", i);
+		mkdir_in(p);
+	}
+	struct profile_key k;
+	snprintf(p, sizeof p, "%s/proj", home);
+	cr_assert(profile_key_for(AT_FDCWD, p, &k, NULL));
+	cr_expect_str_eq(k.shape, "tree-small");
+
+	mkdir_in("chain");
+	char rel[128] = "chain";
+	for (int i = 0; i < 8; i++) {
+		strcat(rel, "/d");
+		mkdir_in(rel);
+	}
+	snprintf(p, sizeof p, "%s/chain", home);
+	cr_assert(profile_key_for(AT_FDCWD, p, &k, NULL));
+	cr_expect_str_eq(k.shape, "chain");
+}
+
 Test(profile, creates_its_directory_but_never_the_cache_home, .init = setup, .fini = teardown)
 {
 	struct profile_key k = key("flat");

@@ -115,6 +115,42 @@ static bool sample_dir(int fd, unsigned *entries, unsigned *dirs, bool *more, ch
 	return true;
 }
 
+/* A directory that only wraps one subdirectory (a project around its
+ * node_modules, a checkout's parent) says nothing of the tree below it:
+ * sample through up to this many of them, so that a chain is a directory
+ * nested one in another all the way down, not the wrapper of a tree. */
+#define UNWRAP_DEPTH 4
+
+/* Sample FD's first buffer; while it is only a wrapper, sample its one
+ * subdirectory instead, unless that is empty (then it was a short chain).
+ * Returns the fd sampled last: FD, or one opened below it (FD then closed). */
+static int unwrap(int fd, unsigned *entries, unsigned *dirs, bool *more, char *sub, size_t sublen)
+{
+	if (!sample_dir(fd, entries, dirs, more, sub, sublen))
+		return fd;
+	for (int depth = 0; depth < UNWRAP_DEPTH; depth++) {
+		if (*dirs != 1 || *entries > 2 || *more || !sub[0])
+			break;
+		int in = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		unsigned e, d;
+		bool m;
+		char s[256];
+		if (in < 0)
+			break;
+		if (!sample_dir(in, &e, &d, &m, s, sizeof s) || e == 0) {
+			close(in);
+			break;
+		}
+		close(fd);
+		fd = in;
+		*entries = e;
+		*dirs = d;
+		*more = m;
+		snprintf(sub, sublen, "%s", s);
+	}
+	return fd;
+}
+
 bool profile_key_for(int dirfd, const char *name, struct profile_key *k, bool *cold)
 {
 	memset(k, 0, sizeof(*k));
@@ -140,7 +176,8 @@ bool profile_key_for(int dirfd, const char *name, struct profile_key *k, bool *c
 	bool more, smore;
 	char sub[256];
 	int sub_entries = -1;
-	if (sample_dir(fd, &entries, &dirs, &more, sub, sizeof sub) && dirs >= 2 && sub[0]) {
+	fd = unwrap(fd, &entries, &dirs, &more, sub, sizeof sub);
+	if (dirs >= 2 && sub[0]) {
 		int sfd = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (sfd >= 0) {
 			if (sample_dir(sfd, &se, &sd, &smore, NULL, 0))

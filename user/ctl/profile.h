@@ -44,9 +44,11 @@ struct profile_entry {
 };
 
 /* Identify the filesystem and classify the shape of tree NAME in DIRFD
- * (reads at most two directory buffers). False if it cannot be opened.
- * *COLD (when not NULL): these reads went to the disk (lib/taskio.h), the
- * first sign of a cold cache, told where the order depends on it
+ * (reads a few directory buffers: through up to four directories that
+ * only wrap one subdirectory, then the top and its first subdirectory).
+ * False if it cannot be opened. *COLD (when not NULL): these reads went to
+ * the disk (lib/taskio.h), the first sign of a cold cache, told where the
+ * order depends on it
  * (fsinfo_type_order_by_cache). */
 bool profile_key_for(int dirfd, const char *name, struct profile_key *k, bool *cold);
 /* Whether filesystems of type F_TYPE are kept per type rather than per id:
