@@ -128,6 +128,7 @@ struct rm_state {
 	struct freed *freed; /* --stats and the progress line: space freed */
 	struct stat root_st;
 	bool have_root_st;
+	unsigned held; /* operands handed to the background deleter */
 };
 
 static struct engine *get_engine(struct rm_state *r)
@@ -375,8 +376,10 @@ static bool remove_operand(struct rm_state *r, const char *arg)
 	struct operand op = { .arg = arg, .pfd = AT_FDCWD };
 	enum op_action a = check_operand(r, &op);
 	if (a == OP_ENGINE_TREE && r->o->background &&
-	    background_take(r->o, op.pfd, op.base, op.arg, &op.st))
+	    background_take(r->o, op.pfd, op.base, op.arg, &op.st)) {
 		a = OP_DONE;
+		r->held++;
+	}
 	if (a == OP_PROMPT_TREE && r->o->background)
 		background_say_foreground(r->o, arg, "it is deleted with prompts");
 	switch (a) {
@@ -554,7 +557,10 @@ static int finish_run(struct rm_state *rr, bool ok)
 		progress_finish(r.progress, r.engine);
 	if (r.ctl && !controller_finish(r.ctl))
 		ok = false; /* the --json file asked for is missing or cut short */
-	if (o->stats && !r.face->quiet)
+	/* Operands all held: nothing was deleted here to count; the deleter's
+	 * --stats go to its log. */
+	bool all_held = r.held && !r.engine;
+	if (o->stats && !r.face->quiet && !all_held)
 		progress_print_stats(r.engine, r.ctl, r.freed, o->free_rate);
 	if (r.face->report)
 		copy_report(r.ctl, r.face->report);
