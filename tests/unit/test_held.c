@@ -287,9 +287,19 @@ Test(polite_sync, yields_to_others_syncs_within_the_window)
 	now += 3 * TICK_NS;
 	cr_assert_eq(polite_sync_step(&s, now, 2), POLITE_GO, "nor two");
 	now += 3 * TICK_NS;
-	cr_assert_eq(polite_sync_step(&s, now, 1), POLITE_HOLD, "three within a second are");
+	cr_assert_eq(polite_sync_step(&s, now, 1), POLITE_HOLD, "three within a second may be");
+	cr_assert_eq(s.state, POLITE_PROBE, "held, to see whose they are");
+	for (int i = 1; i < POLITE_PROBE_TICKS; i++) {
+		now += TICK_NS;
+		cr_assert_eq(polite_sync_step(&s, now, 2), POLITE_HOLD);
+		cr_assert_eq(s.state, POLITE_PROBE);
+	}
+	now += TICK_NS;
+	cr_assert_eq(polite_sync_step(&s, now, 2), POLITE_HOLD, "they go on while it holds");
 	cr_assert_eq(s.state, POLITE_YIELD);
 	cr_assert_eq(s.yields, 1);
+	cr_assert_eq(s.probe_ns, POLITE_PROBE_TICKS * TICK_NS, "the probe's time apart");
+	cr_assert_eq(s.own_probes, 0);
 
 	struct polite_sync apart = { 0 };
 	for (uint64_t i = 1; i <= 3; i++)
@@ -316,8 +326,9 @@ Test(polite_sync, bursts_once_a_period_while_others_keep_syncing)
 Test(polite_sync, full_speed_again_after_a_quiet_period)
 {
 	struct polite_sync s = { 0 };
-	uint64_t now = TICK_NS, yielded = 3 * TICK_NS;
+	uint64_t now = TICK_NS, yielded = (3 + POLITE_PROBE_TICKS) * TICK_NS;
 	cr_assert_eq(ticks_until(&s, &now, yielded + TICK_NS, 8), POLITE_HOLD);
+	cr_assert_eq(s.state, POLITE_YIELD);
 	cr_assert_neq(ticks_until(&s, &now, yielded + POLITE_QUIET_NS, 0), POLITE_GO,
 		      "still yielding within the quiet period");
 	cr_assert_eq(polite_sync_step(&s, now, 0), POLITE_GO);
@@ -328,4 +339,47 @@ Test(polite_sync, full_speed_again_after_a_quiet_period)
 	cr_assert_eq(polite_sync_step(&s, now, 0), POLITE_GO);
 	cr_assert_eq(ticks_until(&s, &now, now + 2 * POLITE_SYNC_WINDOW_NS, 0), POLITE_GO);
 	cr_assert_eq(s.yields, 1);
+}
+
+Test(polite_sync, runs_on_when_the_flushes_stop_as_it_holds)
+{
+	struct polite_sync s = { 0 };
+	uint64_t now = TICK_NS;
+	/* Its own journal-full commits, a tick apart, while it deletes. */
+	cr_assert_eq(ticks_until(&s, &now, 3 * TICK_NS, 4), POLITE_GO);
+	uint64_t probed = now;
+	cr_assert_eq(polite_sync_step(&s, now, 4), POLITE_HOLD);
+	cr_assert_eq(s.state, POLITE_PROBE);
+	/* Held: the commit carrying what it dirtied, then nothing. */
+	now += TICK_NS;
+	cr_assert_eq(polite_sync_step(&s, now, 3), POLITE_HOLD);
+	now += TICK_NS;
+	cr_assert_eq(ticks_until(&s, &now, probed + POLITE_PROBE_NS, 0), POLITE_HOLD);
+	cr_assert_eq(polite_sync_step(&s, now, 0), POLITE_GO, "its own: full speed again");
+	cr_assert_eq(s.state, POLITE_RUN);
+	cr_assert_eq(s.yields, 0, "no yield");
+	cr_assert_eq(s.own_probes, 1);
+	cr_assert_eq(s.probe_ns, POLITE_PROBE_NS);
+	cr_assert_eq(s.own_ticks, 3, "learned: its own reach three ticks");
+
+	/* The same rate again is no reason for another probe; more is. */
+	now += POLITE_SYNC_WINDOW_NS;
+	uint64_t end = now + 3 * TICK_NS;
+	cr_assert_eq(ticks_until(&s, &now, end, 4), POLITE_GO);
+	cr_assert_eq(ticks_until(&s, &now, now + POLITE_SYNC_WINDOW_NS, 0), POLITE_GO);
+	cr_assert_eq(ticks_until(&s, &now, now + 3 * TICK_NS, 4), POLITE_GO);
+	cr_assert_eq(polite_sync_step(&s, now, 4), POLITE_HOLD, "a fourth tick in the window");
+	cr_assert_eq(s.probes, 2);
+}
+
+Test(polite_sync, hears_a_sync_every_tick_whatever_it_learned)
+{
+	struct polite_sync s = { .own_ticks = POLITE_SYNC_RING };
+	uint64_t now = TICK_NS;
+	cr_assert_eq(ticks_until(&s, &now, POLITE_SYNC_MAX_TICKS * TICK_NS, 2), POLITE_GO);
+	cr_assert_eq(polite_sync_step(&s, now, 2), POLITE_HOLD);
+	cr_assert_eq(s.state, POLITE_PROBE);
+	now += TICK_NS;
+	cr_assert_eq(ticks_until(&s, &now, now + POLITE_PROBE_TICKS * TICK_NS, 2), POLITE_HOLD);
+	cr_assert_eq(s.state, POLITE_YIELD, "flushes every tick while it holds: others'");
 }

@@ -95,10 +95,18 @@ struct deleter {
 	bool have_flushes;		   /* the device counts its flush requests */
 	uint64_t dev_flushes, own_flushes; /* at the last tick; ours since */
 	struct polite_sync sync;
+	uint64_t backoff_ns; /* for the log: the time polite_decide backed off */
+	bool stats;	     /* --stats: the log tells each probe's finding */
 	unsigned ticks;
 	time_t started;
+	uint64_t begin_ns;
 	struct held_record *current;
 };
+
+static const char *state_name(enum polite_state s)
+{
+	return s == POLITE_YIELD ? "yield" : s == POLITE_PROBE ? "probe" : "run";
+}
 
 static void write_status(struct deleter *d, const struct engine_totals *t, uint64_t interval)
 {
@@ -107,8 +115,8 @@ static void write_status(struct deleter *d, const struct engine_totals *t, uint6
 			 "pid %d\nentry %s\nfiles %" PRIu64 "\ndirs %" PRIu64 "\ninterval_ns %" PRIu64
 			 "\nstate %s\nyields %" PRIu64 "\nstarted %lld\nupdated %lld\n",
 			 (int)getpid(), d->current ? d->current->name : "-", t->files, t->dirs,
-			 interval, d->sync.state == POLITE_YIELD ? "yield" : "run", d->sync.yields,
-			 (long long)d->started, (long long)time(NULL));
+			 interval, state_name(d->sync.state), d->sync.yields, (long long)d->started,
+			 (long long)time(NULL));
 	int fd = openat(d->placefd, ".status.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return;
@@ -135,6 +143,22 @@ static uint64_t others_flushes(struct deleter *d)
 static void sleep_ns(uint64_t ns)
 {
 	nanosleep(&(struct timespec){ (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) }, NULL);
+}
+
+/* polite_sync_step on the flushes since the last tick; with --stats the log
+ * tells what each probe found, the window's ticks that began it. */
+static enum polite_action sync_step(struct deleter *d, uint64_t now)
+{
+	if (!d->have_flushes)
+		return POLITE_GO;
+	enum polite_state was = d->sync.state;
+	enum polite_action act = polite_sync_step(&d->sync, now, others_flushes(d));
+	if (d->stats && was == POLITE_PROBE && d->sync.state != POLITE_PROBE)
+		fprintf(stderr, "adaptrm deleter %d: %u ticks of %u with flushes: %s\n",
+			(int)getpid(), d->sync.trigger_ticks, POLITE_SYNC_RING,
+			d->sync.state == POLITE_YIELD ? "others' syncs, yielding" :
+							"our own commits, running on");
+	return act;
 }
 
 /* A yield's burst: the hold lifted for a moment right after a commit ends,
@@ -194,8 +218,9 @@ static void tick(struct engine *e, void *arg)
 	struct polite_out out;
 	polite_decide(&in, &out);
 	d->paced_ns = out.interval_ns;
-	enum polite_action act =
-		d->have_flushes ? polite_sync_step(&d->sync, now, others_flushes(d)) : POLITE_GO;
+	if (out.backing_off)
+		d->backoff_ns += dt;
+	enum polite_action act = sync_step(d, now);
 	if (act != POLITE_GO) {
 		out.threads = 1;
 		out.idle_io = true;
@@ -211,9 +236,9 @@ static void tick(struct engine *e, void *arg)
 	if (act == POLITE_BURST)
 		burst(d, k, &t);
 	d->last_ns = now;
-	/* The status file is metadata too: while yielding it is written only
-	 * as the yield begins and in its bursts. */
-	bool began = act == POLITE_HOLD && d->sync.since_ns == now;
+	/* The status file is metadata too: while probing it is not written,
+	 * while yielding only as the yield begins and in its bursts. */
+	bool began = d->sync.state == POLITE_YIELD && d->sync.since_ns == now;
 	if ((++d->ticks % 10 == 0 && act == POLITE_GO) || began)
 		write_status(d, &t, out.interval_ns);
 }
@@ -385,7 +410,7 @@ int deleter_main(int argc, char **argv)
 {
 	if (argc < 4)
 		return 2;
-	struct deleter d = { .place = argv[0] };
+	struct deleter d = { .place = argv[0], .stats = !strcmp(argv[3], "stats") };
 	enum place_check why;
 	d.placefd = place_open(d.place, geteuid(), false, &why);
 	if (d.placefd < 0) {
@@ -401,6 +426,7 @@ int deleter_main(int argc, char **argv)
 	uint64_t sect;
 	d.have_dev = polite_device_reads(d.dev, &sect) && polite_own_reads(&d.own_bytes);
 	d.dev_sectors = d.have_dev ? sect : 0;
+	d.begin_ns = now_ns();
 	d.engine = make_engine(strtoull(argv[1], NULL, 10), strtoull(argv[2], NULL, 10),
 			       &d.base_interval_ns);
 	listen_first(&d);
@@ -418,12 +444,18 @@ int deleter_main(int argc, char **argv)
 	engine_totals(d.engine, &t);
 	if (d.sync.state == POLITE_YIELD)
 		d.sync.yield_ns += now_ns() - d.sync.since_ns;
-	if (!strcmp(argv[3], "stats"))
+	if (d.sync.state == POLITE_PROBE)
+		d.sync.probe_ns += now_ns() - d.sync.since_ns;
+	if (d.stats)
 		fprintf(stderr,
 			"adaptrm deleter %d: %s: removed %" PRIu64 " files, %" PRIu64
-			" directories; yielded to others' syncs %" PRIu64 " times, %.1f s\n",
-			(int)getpid(), d.place, t.files, t.dirs, d.sync.yields,
-			(double)d.sync.yield_ns / 1e9);
+			" directories in %.1f s; yielded to others' syncs %" PRIu64
+			" times, %.1f s; probed %" PRIu64 " times (%" PRIu64
+			" our own commits), %.1f s; backed off %.1f s\n",
+			(int)getpid(), d.place, t.files, t.dirs,
+			(double)(now_ns() - d.begin_ns) / 1e9, d.sync.yields,
+			(double)d.sync.yield_ns / 1e9, d.sync.probes, d.sync.own_probes,
+			(double)d.sync.probe_ns / 1e9, (double)d.backoff_ns / 1e9);
 	unlinkat(d.placefd, "status", 0);
 	engine_destroy(d.engine);
 	close(d.placefd);

@@ -47,21 +47,39 @@ static unsigned window_ticks(const struct polite_sync *s, uint64_t now)
 	return n;
 }
 
-enum polite_action polite_sync_step(struct polite_sync *s, uint64_t now, uint64_t others)
+/* The ticks a window needs for a probe: more than our own flushes reach. */
+static unsigned sync_threshold(const struct polite_sync *s)
 {
-	s->at_ns[s->pos] = now;
-	s->flushes[s->pos] = others;
-	s->pos = (s->pos + 1) % POLITE_SYNC_RING;
-	if (others)
-		s->last_flush_ns = now;
-	if (s->state == POLITE_RUN) {
-		if (window_ticks(s, now) < POLITE_SYNC_MIN_TICKS)
-			return POLITE_GO;
+	unsigned n = s->own_ticks + 1;
+	if (n < POLITE_SYNC_MIN_TICKS)
+		n = POLITE_SYNC_MIN_TICKS;
+	return n > POLITE_SYNC_MAX_TICKS ? POLITE_SYNC_MAX_TICKS : n;
+}
+
+static enum polite_action probe_step(struct polite_sync *s, uint64_t now, uint64_t others)
+{
+	s->probe_ticks += others != 0;
+	if (s->probe_ticks >= POLITE_PROBE_TICKS) {
+		/* Flushes while we are quiet: others sync. */
+		s->probe_ns += now - s->since_ns;
 		s->state = POLITE_YIELD;
 		s->since_ns = s->last_burst_ns = now;
 		s->yields++;
 		return POLITE_HOLD;
 	}
+	if (now - s->since_ns < POLITE_PROBE_NS)
+		return POLITE_HOLD;
+	/* They stopped when we did: ours. */
+	s->probe_ns += now - s->since_ns;
+	s->own_probes++;
+	if (s->trigger_ticks > s->own_ticks)
+		s->own_ticks = s->trigger_ticks;
+	s->state = POLITE_RUN;
+	return POLITE_GO;
+}
+
+static enum polite_action yield_step(struct polite_sync *s, uint64_t now)
+{
 	if (now - s->last_flush_ns >= POLITE_QUIET_NS) {
 		s->state = POLITE_RUN;
 		s->yield_ns += now - s->since_ns;
@@ -71,6 +89,28 @@ enum polite_action polite_sync_step(struct polite_sync *s, uint64_t now, uint64_
 		return POLITE_HOLD;
 	s->last_burst_ns = now;
 	return POLITE_BURST;
+}
+
+enum polite_action polite_sync_step(struct polite_sync *s, uint64_t now, uint64_t others)
+{
+	s->at_ns[s->pos] = now;
+	s->flushes[s->pos] = others;
+	s->pos = (s->pos + 1) % POLITE_SYNC_RING;
+	if (others)
+		s->last_flush_ns = now;
+	if (s->state == POLITE_PROBE)
+		return probe_step(s, now, others);
+	if (s->state == POLITE_YIELD)
+		return yield_step(s, now);
+	unsigned n = window_ticks(s, now);
+	if (n < sync_threshold(s))
+		return POLITE_GO;
+	s->state = POLITE_PROBE;
+	s->since_ns = now;
+	s->trigger_ticks = n;
+	s->probe_ticks = 0;
+	s->probes++;
+	return POLITE_HOLD;
 }
 
 /* Fields 3 and 16 of DEV's stat: read sectors and completed flushes. */

@@ -53,6 +53,18 @@ void polite_decide(const struct polite_in *in, struct polite_out *out);
  * record, a checkpoint's), so ticks are counted, not flushes; the deleter's
  * own timer commits (one in five seconds) reach one tick, two at most. */
 #define POLITE_SYNC_MIN_TICKS 3
+/* The flushes the deleter's own dirt causes without a sync of its own (the
+ * journal full, the commit timer, writeback, checkpoints) look the same on
+ * the counter, and a big tree's come often enough to pass for others'. So
+ * a window that looks like others' syncs first starts a probe: the deleter
+ * holds for POLITE_PROBE_NS; flushes that go on while it is quiet (more
+ * ticks than the commit carrying what it already dirtied) are others', and
+ * it yields; if they stop, they were its own: it runs again and needs more
+ * ticks than that window's the next time (at most POLITE_SYNC_MAX_TICKS, so
+ * that a sync every tick is always heard). */
+#define POLITE_PROBE_NS 1000000000ull
+#define POLITE_PROBE_TICKS 3
+#define POLITE_SYNC_MAX_TICKS 8
 #define POLITE_QUIET_NS 1000000000ull
 /* A burst's commit makes others' next syncs wait for it (behind a device's
  * cap every journal block costs), so bursts are short and rare enough that
@@ -68,7 +80,7 @@ void polite_decide(const struct polite_in *in, struct polite_out *out);
 #define POLITE_BURST_ALIGN_NS 20000000ull
 #define POLITE_SYNC_RING 16
 
-enum polite_state { POLITE_RUN, POLITE_YIELD };
+enum polite_state { POLITE_RUN, POLITE_PROBE, POLITE_YIELD };
 enum polite_action { POLITE_GO, POLITE_HOLD, POLITE_BURST };
 
 struct polite_sync {
@@ -76,11 +88,17 @@ struct polite_sync {
 	uint64_t at_ns[POLITE_SYNC_RING]; /* ticks' times and others' flushes */
 	uint64_t flushes[POLITE_SYNC_RING];
 	unsigned pos;
+	unsigned own_ticks;	/* learned: a window's ticks our own flushes reach */
+	unsigned trigger_ticks; /* the window's that started the current probe */
+	unsigned probe_ticks;	/* ticks with flushes since it started */
 	uint64_t last_flush_ns; /* the last tick with others' flushes */
-	uint64_t since_ns;	/* when the current yield began */
+	uint64_t since_ns;	/* when the current probe or yield began */
 	uint64_t last_burst_ns;
-	uint64_t yields;   /* for the log: yields begun */
-	uint64_t yield_ns; /* and the time of those that ended */
+	uint64_t yields;     /* for the log: yields begun */
+	uint64_t yield_ns;   /* and the time of those that ended */
+	uint64_t probes;     /* probes begun */
+	uint64_t own_probes; /* those that found the flushes the deleter's own */
+	uint64_t probe_ns;   /* the time of those that ended */
 };
 
 /* One tick at NOW with OTHERS flush requests on the device since the last
