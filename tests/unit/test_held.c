@@ -353,22 +353,24 @@ Test(polite_sync, runs_on_when_the_flushes_stop_as_it_holds)
 	/* Held: the commit carrying what it dirtied, then nothing. */
 	now += TICK_NS;
 	cr_assert_eq(polite_sync_step(&s, now, 3), POLITE_HOLD);
+	uint64_t last = now;
 	now += TICK_NS;
-	cr_assert_eq(ticks_until(&s, &now, probed + POLITE_PROBE_NS, 0), POLITE_HOLD);
+	cr_assert_eq(ticks_until(&s, &now, last + POLITE_PROBE_QUIET_NS, 0), POLITE_HOLD);
 	cr_assert_eq(polite_sync_step(&s, now, 0), POLITE_GO, "its own: full speed again");
 	cr_assert_eq(s.state, POLITE_RUN);
 	cr_assert_eq(s.yields, 0, "no yield");
 	cr_assert_eq(s.own_probes, 1);
-	cr_assert_eq(s.probe_ns, POLITE_PROBE_NS);
-	cr_assert_eq(s.own_ticks, 3, "learned: its own reach three ticks");
+	cr_assert_eq(s.probe_ns, now - probed);
+	cr_assert_eq(s.own_ticks, 4, "learned: its own reach three ticks, and a margin");
 
-	/* The same rate again is no reason for another probe; more is. */
+	/* The same rate again is no reason for another probe, nor a tick
+	 * more; two more are. */
 	now += POLITE_SYNC_WINDOW_NS;
-	uint64_t end = now + 3 * TICK_NS;
+	uint64_t end = now + 4 * TICK_NS;
 	cr_assert_eq(ticks_until(&s, &now, end, 4), POLITE_GO);
 	cr_assert_eq(ticks_until(&s, &now, now + POLITE_SYNC_WINDOW_NS, 0), POLITE_GO);
-	cr_assert_eq(ticks_until(&s, &now, now + 3 * TICK_NS, 4), POLITE_GO);
-	cr_assert_eq(polite_sync_step(&s, now, 4), POLITE_HOLD, "a fourth tick in the window");
+	cr_assert_eq(ticks_until(&s, &now, now + 4 * TICK_NS, 4), POLITE_GO);
+	cr_assert_eq(polite_sync_step(&s, now, 4), POLITE_HOLD, "a fifth tick in the window");
 	cr_assert_eq(s.probes, 2);
 }
 
@@ -382,4 +384,18 @@ Test(polite_sync, hears_a_sync_every_tick_whatever_it_learned)
 	now += TICK_NS;
 	cr_assert_eq(ticks_until(&s, &now, now + POLITE_PROBE_TICKS * TICK_NS, 2), POLITE_HOLD);
 	cr_assert_eq(s.state, POLITE_YIELD, "flushes every tick while it holds: others'");
+}
+
+Test(polite_sync, a_slow_sync_rate_the_window_hears_is_heard_by_the_probe)
+{
+	/* Others' syncs three ticks apart: the window's threshold hears them,
+	 * and the probe's quiet never lasts long enough to call them ours. */
+	struct polite_sync s = { 0 };
+	uint64_t now = TICK_NS;
+	enum polite_action a = POLITE_GO;
+	for (int i = 0; i < 30 && s.state != POLITE_YIELD; i++, now += TICK_NS)
+		a = polite_sync_step(&s, now, i % 3 == 0 ? 2 : 0);
+	cr_assert_eq(s.state, POLITE_YIELD);
+	cr_assert_eq(a, POLITE_HOLD);
+	cr_assert_eq(s.own_probes, 0);
 }

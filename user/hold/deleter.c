@@ -90,6 +90,7 @@ struct deleter {
 	uint64_t base_interval_ns;
 	/* politeness between ticks */
 	uint64_t last_ns, dev_sectors, own_bytes, unlink_ns, unlink_calls, floor_ns;
+	uint64_t runq_ns;  /* the workers' run-queue wait at the last tick */
 	uint64_t paced_ns; /* polite_decide's pacing, whatever a yield holds */
 	bool have_dev;
 	bool have_flushes;		   /* the device counts its flush requests */
@@ -181,6 +182,27 @@ static void burst(struct deleter *d, struct engine_knobs *k, const struct engine
 		d->own_flushes += f - f0;
 }
 
+/* Our mean unlink time since the last tick per running worker, without the
+ * time the workers waited for a CPU (0: too few unlinks to tell). */
+static uint64_t own_latency(struct deleter *d, const struct engine_totals *t, int running)
+{
+	uint64_t calls = t->unlink_calls - d->unlink_calls, runq = 0;
+	if (calls < 8)
+		return 0;
+	uint64_t busy = t->unlink_ns - d->unlink_ns;
+	if (polite_runq_ns(&runq)) {
+		uint64_t waited = runq - d->runq_ns;
+		busy = busy > waited ? busy - waited : 0;
+		d->runq_ns = runq;
+	}
+	uint64_t ns = busy / calls / (running > 0 ? running : 1);
+	if (ns && (!d->floor_ns || ns < d->floor_ns))
+		d->floor_ns = ns;
+	d->unlink_ns = t->unlink_ns;
+	d->unlink_calls = t->unlink_calls;
+	return ns;
+}
+
 /* Every tick: measure, decide (polite_decide, then polite_sync_step over
  * it), apply to the engine. */
 static void tick(struct engine *e, void *arg)
@@ -204,16 +226,7 @@ static void tick(struct engine *e, void *arg)
 		d->dev_sectors = sect;
 		d->own_bytes = own;
 	}
-	uint64_t calls = t.unlink_calls - d->unlink_calls;
-	int running = atomic_load(&k->active_threads);
-	if (calls >= 8) {
-		in.own_latency_ns =
-			(t.unlink_ns - d->unlink_ns) / calls / (running > 0 ? running : 1);
-		if (!d->floor_ns || in.own_latency_ns < d->floor_ns)
-			d->floor_ns = in.own_latency_ns;
-		d->unlink_ns = t.unlink_ns;
-		d->unlink_calls = t.unlink_calls;
-	}
+	in.own_latency_ns = own_latency(d, &t, atomic_load(&k->active_threads));
 	in.floor_latency_ns = d->floor_ns;
 	struct polite_out out;
 	polite_decide(&in, &out);

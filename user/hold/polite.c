@@ -1,5 +1,6 @@
 #include "hold/polite.h"
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,13 +68,16 @@ static enum polite_action probe_step(struct polite_sync *s, uint64_t now, uint64
 		s->yields++;
 		return POLITE_HOLD;
 	}
-	if (now - s->since_ns < POLITE_PROBE_NS)
+	uint64_t quiet = s->last_flush_ns > s->since_ns ? s->last_flush_ns : s->since_ns;
+	if (now - quiet < POLITE_PROBE_QUIET_NS)
 		return POLITE_HOLD;
 	/* They stopped when we did: ours. */
 	s->probe_ns += now - s->since_ns;
 	s->own_probes++;
-	if (s->trigger_ticks > s->own_ticks)
-		s->own_ticks = s->trigger_ticks;
+	/* A tick of margin: each probe costs a hold, and our own rate
+	 * climbs with the journal's fill, a tick at a time. */
+	if (s->trigger_ticks + 1 > s->own_ticks)
+		s->own_ticks = s->trigger_ticks + 1;
 	s->state = POLITE_RUN;
 	return POLITE_GO;
 }
@@ -156,5 +160,32 @@ bool polite_own_reads(uint64_t *bytes)
 		if (sscanf(line, "read_bytes: %" SCNu64, bytes) == 1)
 			ok = true;
 	fclose(fp);
+	return ok;
+}
+
+bool polite_runq_ns(uint64_t *ns)
+{
+	DIR *dir = opendir("/proc/self/task");
+	if (!dir)
+		return false;
+	uint64_t sum = 0;
+	bool ok = false;
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		char path[64];
+		snprintf(path, sizeof path, "/proc/self/task/%.20s/schedstat", de->d_name);
+		FILE *fp = fopen(path, "re");
+		uint64_t run, wait;
+		if (fp && fscanf(fp, "%" SCNu64 " %" SCNu64, &run, &wait) == 2) {
+			sum += wait;
+			ok = true;
+		}
+		if (fp)
+			fclose(fp);
+	}
+	closedir(dir);
+	*ns = sum;
 	return ok;
 }

@@ -57,12 +57,13 @@ void polite_decide(const struct polite_in *in, struct polite_out *out);
  * journal full, the commit timer, writeback, checkpoints) look the same on
  * the counter, and a big tree's come often enough to pass for others'. So
  * a window that looks like others' syncs first starts a probe: the deleter
- * holds for POLITE_PROBE_NS; flushes that go on while it is quiet (more
- * ticks than the commit carrying what it already dirtied) are others', and
- * it yields; if they stop, they were its own: it runs again and needs more
- * ticks than that window's the next time (at most POLITE_SYNC_MAX_TICKS, so
- * that a sync every tick is always heard). */
-#define POLITE_PROBE_NS 1000000000ull
+ * holds; flushes that go on while it is quiet (POLITE_PROBE_TICKS ticks,
+ * more than the commit carrying what it already dirtied) are others', and
+ * it yields; if they stop for POLITE_PROBE_QUIET_NS, longer than the gaps
+ * of a sync rate the window's threshold hears, they were its own: it runs
+ * again and needs more ticks than that window's and one the next time (at most
+ * POLITE_SYNC_MAX_TICKS, so that a sync every tick is always heard). */
+#define POLITE_PROBE_QUIET_NS 400000000ull
 #define POLITE_PROBE_TICKS 3
 #define POLITE_SYNC_MAX_TICKS 8
 #define POLITE_QUIET_NS 1000000000ull
@@ -111,6 +112,11 @@ bool polite_device_reads(dev_t dev, uint64_t *sectors);
 /* Its completed flush requests (the same file's sixteenth field, kernels
  * since 5.5); false where there is none. */
 bool polite_device_flushes(dev_t dev, uint64_t *flushes);
+/* The time this process's threads waited for a CPU, summed over them
+ * (/proc/self/task/TID/schedstat's second field): unlinks slowed by other
+ * jobs' CPU use hurt nobody on the device, and at nice 19 beside busy CPUs
+ * the deleter's own unlink time is mostly that wait. */
+bool polite_runq_ns(uint64_t *ns);
 /* Bytes this process read from storage (/proc/self/io read_bytes). */
 bool polite_own_reads(uint64_t *bytes);
 
