@@ -331,3 +331,36 @@ test_background_yields_to_others_syncs() {
 	grep -q "yielded to others' syncs [1-9][0-9]* times" "$XDG_STATE_HOME/adaptrm/deleter.log" ||
 		fail "no yield in the log: $(cat "$XDG_STATE_HOME/adaptrm/deleter.log")"
 }
+
+# Alone on an ext4 whose journal is small enough that the deleter's own
+# unlinks fill it again and again, its journal-full commits flush the device
+# as others' syncs would: the deleter tells them apart by holding (a probe)
+# and never yields, and the tree goes.
+test_background_runs_alone_beside_its_own_commits() {
+	need_root
+	export XDG_STATE_HOME=$SCRATCH/state
+	local img place=m/.adaptrm-held-0 majmin log
+	img=$(mktemp -p "${FSIMG_DIR:-/var/tmp}" adaptrm-ext4.XXXXXX.img)
+	on_exit rm -f "$img"
+	mkdir -p m
+	fs_make_image ext4 "$img" 512M -J size=4 -N 120000 || skip "cannot make an ext4 image"
+	fs_loop_mount "$img" m
+	local rc=$?
+	[ -z "$FS_LOOP" ] || on_exit losetup -d "$FS_LOOP"
+	[ $rc = 0 ] || skip "cannot mount the ext4 image"
+	on_exit umount -l m
+	majmin=$(mountpoint -d m)
+	[ "$(wc -w <"/sys/dev/block/$majmin/stat")" -ge 17 ] || skip "no flush counters"
+	on_exit bg_kill_deleters "$SCRATCH/$place/lock"
+	make_tree m/t 200 250
+	sync -f m
+	"$ADAPTRM" -rf --background --stats m/t
+	expect_gone m/t
+	"$ADAPTRM" --wait "$SCRATCH/m/t"
+	expect_eq "$(bg_held "$place")" "" "the place is empty after --wait"
+	log=$XDG_STATE_HOME/adaptrm/deleter.log
+	grep -q "removed 50000 files, 201 directories .*yielded to others' syncs 0 times" "$log" ||
+		fail "the deleter yielded alone: $(cat "$log")"
+	grep -q "others' syncs, yielding" "$log" && fail "a probe found others' syncs: $(cat "$log")"
+	return 0
+}
