@@ -82,6 +82,7 @@ struct deleter {
 	const char *place;
 	int placefd;
 	dev_t dev;
+	struct polite_device devs; /* the block devices below it */
 	struct engine *engine;
 	struct controller *ctl; /* the foreground's, steering while nobody is hurt */
 	bool in_tree;		/* the controller has a tree to steer */
@@ -132,7 +133,7 @@ static void write_status(struct deleter *d, const struct engine_totals *t, uint6
 static uint64_t others_flushes(struct deleter *d)
 {
 	uint64_t f;
-	if (!polite_device_flushes(d->dev, &f))
+	if (!polite_device_flushes(&d->devs, &f))
 		return 0;
 	uint64_t n = f - d->dev_flushes;
 	n = n > d->own_flushes ? n - d->own_flushes : 0;
@@ -169,16 +170,16 @@ static enum polite_action sync_step(struct deleter *d, uint64_t now)
 static void burst(struct deleter *d, struct engine_knobs *k, const struct engine_totals *t)
 {
 	uint64_t f0, f, end = now_ns() + POLITE_BURST_ALIGN_NS;
-	if (polite_device_flushes(d->dev, &f0))
-		while (now_ns() < end && polite_device_flushes(d->dev, &f) && f == f0)
+	if (polite_device_flushes(&d->devs, &f0))
+		while (now_ns() < end && polite_device_flushes(&d->devs, &f) && f == f0)
 			sleep_ns(200000);
 	atomic_store(&k->op_interval_ns, d->base_interval_ns);
 	sleep_ns(POLITE_BURST_NS);
 	atomic_store(&k->op_interval_ns, ENGINE_PACE_HOLD);
 	write_status(d, t, 0);
-	bool counted = polite_device_flushes(d->dev, &f0);
+	bool counted = polite_device_flushes(&d->devs, &f0);
 	syncfs(d->placefd);
-	if (counted && polite_device_flushes(d->dev, &f))
+	if (counted && polite_device_flushes(&d->devs, &f))
 		d->own_flushes += f - f0;
 }
 
@@ -219,7 +220,7 @@ static void tick(struct engine *e, void *arg)
 		.min_interval_ns = d->base_interval_ns,
 	};
 	uint64_t sect, own;
-	if (d->have_dev && polite_device_reads(d->dev, &sect) && polite_own_reads(&own)) {
+	if (d->have_dev && polite_device_reads(&d->devs, &sect) && polite_own_reads(&own)) {
 		uint64_t dev_b = (sect - d->dev_sectors) * 512, own_b = own - d->own_bytes;
 		in.have_device = true;
 		in.others_read_bps = dev_b > own_b ? (dev_b - own_b) * 1000000000ull / dt : 0;
@@ -407,7 +408,7 @@ static struct engine *make_engine(uint64_t free_rate, uint64_t max_ops, uint64_t
  * unlink, and it starts yielding. */
 static void listen_first(struct deleter *d)
 {
-	d->have_flushes = polite_device_flushes(d->dev, &d->dev_flushes);
+	d->have_flushes = polite_device_flushes(&d->devs, &d->dev_flushes);
 	if (!d->have_flushes)
 		return;
 	enum polite_action a = POLITE_GO;
@@ -437,7 +438,8 @@ int deleter_main(int argc, char **argv)
 	fstat(d.placefd, &st);
 	d.dev = st.st_dev;
 	uint64_t sect;
-	d.have_dev = polite_device_reads(d.dev, &sect) && polite_own_reads(&d.own_bytes);
+	d.have_dev = polite_device_find(d.placefd, d.dev, &d.devs) &&
+		     polite_device_reads(&d.devs, &sect) && polite_own_reads(&d.own_bytes);
 	d.dev_sectors = d.have_dev ? sect : 0;
 	d.begin_ns = now_ns();
 	d.engine = make_engine(strtoull(argv[1], NULL, 10), strtoull(argv[2], NULL, 10),

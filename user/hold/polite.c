@@ -2,9 +2,12 @@
 
 #include <dirent.h>
 #include <inttypes.h>
+#include <linux/btrfs.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 static bool hurting(const struct polite_in *in)
 {
@@ -46,6 +49,17 @@ static unsigned window_ticks(const struct polite_sync *s, uint64_t now)
 	for (unsigned i = 0; i < POLITE_SYNC_RING; i++)
 		n += s->at_ns[i] && now - s->at_ns[i] < POLITE_SYNC_WINDOW_NS && s->flushes[i];
 	return n;
+}
+
+/* The 16 bytes of ID as a UUID's text. */
+static void uuid_text(const unsigned char *id, char out[37])
+{
+	char *p = out;
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*p++ = '-';
+		p += sprintf(p, "%02x", id[i]);
+	}
 }
 
 /* The ticks a window needs for a probe: more than our own flushes reach. */
@@ -117,11 +131,10 @@ enum polite_action polite_sync_step(struct polite_sync *s, uint64_t now, uint64_
 	return POLITE_HOLD;
 }
 
-/* Fields 3 and 16 of DEV's stat: read sectors and completed flushes. */
-static bool device_stat(dev_t dev, uint64_t *sectors, uint64_t *flushes)
+/* Fields 3 and 16 of the stat file PATH: read sectors and completed
+ * flushes, added to *SECTORS and *FLUSHES. */
+static bool stat_file(const char *path, uint64_t *sectors, uint64_t *flushes)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/sys/dev/block/%u:%u/stat", major(dev), minor(dev));
 	FILE *fp = fopen(path, "re");
 	if (!fp)
 		return false;
@@ -133,20 +146,69 @@ static bool device_stat(dev_t dev, uint64_t *sectors, uint64_t *flushes)
 	if (n < 3 || (flushes && n < 16))
 		return false;
 	if (sectors)
-		*sectors = f[2];
+		*sectors += f[2];
 	if (flushes)
-		*flushes = f[15];
+		*flushes += f[15];
 	return true;
 }
 
-bool polite_device_reads(dev_t dev, uint64_t *sectors)
+static bool device_stat(const struct polite_device *pd, uint64_t *sectors, uint64_t *flushes)
 {
-	return device_stat(dev, sectors, NULL);
+	if (sectors)
+		*sectors = 0;
+	if (flushes)
+		*flushes = 0;
+	for (unsigned i = 0; i < pd->n; i++)
+		if (!stat_file(pd->stat[i], sectors, flushes))
+			return false;
+	return pd->n > 0;
 }
 
-bool polite_device_flushes(dev_t dev, uint64_t *flushes)
+/* A btrfs's devices, from its fsid: /sys/fs/btrfs/FSID/devices/NAME links
+ * to each block device's directory. */
+static void btrfs_devices(int fd, struct polite_device *pd)
 {
-	return device_stat(dev, NULL, flushes);
+	struct btrfs_ioctl_fs_info_args fi;
+	memset(&fi, 0, sizeof fi);
+	if (ioctl(fd, BTRFS_IOC_FS_INFO, &fi) < 0)
+		return;
+	char uuid[37], dir[96];
+	uuid_text(fi.fsid, uuid);
+	snprintf(dir, sizeof dir, "/sys/fs/btrfs/%s/devices", uuid);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)) && pd->n < POLITE_MAX_DEVICES) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *path = pd->stat[pd->n];
+		snprintf(path, sizeof pd->stat[0], "%s/%.24s/stat", dir, de->d_name);
+		pd->n += access(path, R_OK) == 0;
+	}
+	if (d)
+		closedir(d);
+}
+
+bool polite_device_find(int fd, dev_t dev, struct polite_device *pd)
+{
+	pd->n = 0;
+	snprintf(pd->stat[0], sizeof pd->stat[0], "/sys/dev/block/%u:%u/stat", major(dev),
+		 minor(dev));
+	if (access(pd->stat[0], R_OK) == 0)
+		pd->n = 1;
+	else
+		btrfs_devices(fd, pd);
+	uint64_t sectors;
+	return device_stat(pd, &sectors, NULL);
+}
+
+bool polite_device_reads(const struct polite_device *pd, uint64_t *sectors)
+{
+	return device_stat(pd, sectors, NULL);
+}
+
+bool polite_device_flushes(const struct polite_device *pd, uint64_t *flushes)
+{
+	return device_stat(pd, NULL, flushes);
 }
 
 bool polite_own_reads(uint64_t *bytes)

@@ -107,11 +107,27 @@ struct polite_sync {
  * state's next step, and what the deleter does until the next. */
 enum polite_action polite_sync_step(struct polite_sync *s, uint64_t now, uint64_t others);
 
-/* The read sectors of block device DEV (/sys/dev/block/MAJ:MIN/stat). */
-bool polite_device_reads(dev_t dev, uint64_t *sectors);
-/* Its completed flush requests (the same file's sixteenth field, kernels
- * since 5.5); false where there is none. */
-bool polite_device_flushes(dev_t dev, uint64_t *flushes);
+/* The block devices under a filesystem, by their stat files: its own
+ * device's, or for btrfs (whose st_dev is an anonymous one with no stat
+ * file) each of its devices', summed. An xfs with an external log would
+ * need its log device too (logdev= in mountinfo), which is not read. */
+#define POLITE_MAX_DEVICES 8
+struct polite_device {
+	unsigned n;
+	char stat[POLITE_MAX_DEVICES][128];
+};
+
+/* The devices under FD's filesystem, whose st_dev is DEV; false if none
+ * has a stat file. */
+bool polite_device_find(int fd, dev_t dev, struct polite_device *pd);
+/* Their read sectors (the stat file's third field). */
+bool polite_device_reads(const struct polite_device *pd, uint64_t *sectors);
+/* Their completed flush requests (the sixteenth field, kernels since 5.5);
+ * false where there is none. */
+bool polite_device_flushes(const struct polite_device *pd, uint64_t *flushes);
+/* Bytes this process read from storage (/proc/self/io read_bytes). */
+bool polite_own_reads(uint64_t *bytes);
+
 /* The time this process's threads waited for a CPU, summed over them
  * (/proc/self/task/TID/schedstat's second field): unlinks slowed by other
  * jobs' CPU use hurt nobody on the device, and at nice 19 beside busy CPUs
