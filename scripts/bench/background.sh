@@ -5,7 +5,8 @@
 # tree (100 files per directory), syncs, then times the tool with the
 # shell's clock; for --background it then times `adaptrm --wait` too, so
 # "until freed" is the background delete's whole time. Prints a markdown
-# table (the median of BG_REPS runs, in milliseconds).
+# table (the median of BG_REPS runs and the range of the whole times, in
+# milliseconds).
 #
 # BG_MODE=polite measures politeness instead: on ext4 (a loop device with
 # direct I/O, capped at BG_DEVIOPS reads and writes a second for everyone,
@@ -160,22 +161,36 @@ if [ "$BG_MODE" = polite ]; then
 	polite_lane
 	exit
 fi
-echo "| fs | entries | tool | return ms | until freed ms |"
-echo "|---|---:|---|---:|---:|"
+range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }'; }
+
+# The tools take turns within a repetition, the order rotating, so that a
+# busy moment of a shared machine falls on all of them alike.
+echo "| fs | entries | tool | return ms | until freed ms | freed range ms |"
+echo "|---|---:|---|---:|---:|---:|"
 for fs in $BG_FS; do
 	mount_one "$fs" || { echo "background: cannot mount $fs" >&2; continue; }
 	for n in $BG_SIZES; do
+		tools=()
 		for tool in $BG_TOOLS; do
 			[ "$tool" = rmz ] && ! command -v rmz >/dev/null && continue
-			rets=() frees=()
-			for _ in $(seq 1 "$BG_REPS"); do
+			tools+=("$tool")
+		done
+		declare -A rets=() frees=()
+		for rep in $(seq 1 "$BG_REPS"); do
+			for i in "${!tools[@]}"; do
+				tool=${tools[$(((i + rep) % ${#tools[@]}))]}
 				build "$n"
 				read -r r f < <(run_one "$tool")
-				rets+=("$r") frees+=("$f")
+				rets[$tool]+="$r " frees[$tool]+="$f "
 			done
-			echo "| $fs | $n | $tool | $(printf '%s\n' "${rets[@]}" | median) |" \
-				"$(printf '%s\n' "${frees[@]}" | median) |"
 		done
+		for tool in "${tools[@]}"; do
+			# shellcheck disable=SC2086 # the lists split on purpose
+			echo "| $fs | $n | $tool | $(printf '%s\n' ${rets[$tool]} | median) |" \
+				"$(printf '%s\n' ${frees[$tool]} | median) |" \
+				"$(printf '%s\n' ${frees[$tool]} | range) |"
+		done
+		unset rets frees
 	done
 	fs_umount "$mnt"
 	fs_detach_image "$img" 2>/dev/null
