@@ -228,13 +228,21 @@ Test(polite, backs_off_while_others_read_and_doubles)
 
 Test(polite, backs_off_when_its_own_unlinks_slow_down)
 {
-	struct polite_in in = { .own_latency_ns = 50000, .floor_latency_ns = 10000 };
+	struct polite_in in = { .have_device = true,
+				.others_seen = true,
+				.own_latency_ns = 50000,
+				.floor_latency_ns = 10000 };
 	cr_assert(decide(in).backing_off);
+	in.others_seen = false;
+	cr_assert_not(decide(in).backing_off, "nobody else on the device: our own journal");
+	in.others_seen = true;
 	in.own_latency_ns = 20000;
 	cr_assert_not(decide(in).backing_off, "twice the floor is no sign of harm");
 	in.have_device = false;
 	in.others_read_bps = 100 * POLITE_OTHERS_BYTES_PER_S;
 	cr_assert_not(decide(in).backing_off, "device counters unread: ignored");
+	in.own_latency_ns = 50000;
+	cr_assert(decide(in).backing_off, "nor can it tell whose the device is: its latency counts");
 }
 
 Test(polite, eases_back_and_keeps_max_ops)

@@ -147,14 +147,14 @@ static void sleep_ns(uint64_t ns)
 	nanosleep(&(struct timespec){ (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) }, NULL);
 }
 
-/* polite_sync_step on the flushes since the last tick; with --stats the log
+/* polite_sync_step on OTHERS flushes since the last tick; with --stats the log
  * tells what each probe found, the window's ticks that began it. */
-static enum polite_action sync_step(struct deleter *d, uint64_t now)
+static enum polite_action sync_step(struct deleter *d, uint64_t now, uint64_t others)
 {
 	if (!d->have_flushes)
 		return POLITE_GO;
 	enum polite_state was = d->sync.state;
-	enum polite_action act = polite_sync_step(&d->sync, now, others_flushes(d));
+	enum polite_action act = polite_sync_step(&d->sync, now, others);
 	if (d->stats && was == POLITE_PROBE && d->sync.state != POLITE_PROBE)
 		fprintf(stderr, "adaptrm deleter %d: %u ticks of %u with flushes: %s\n",
 			(int)getpid(), d->sync.trigger_ticks, POLITE_SYNC_RING,
@@ -224,9 +224,12 @@ static void tick(struct engine *e, void *arg)
 		uint64_t dev_b = (sect - d->dev_sectors) * 512, own_b = own - d->own_bytes;
 		in.have_device = true;
 		in.others_read_bps = dev_b > own_b ? (dev_b - own_b) * 1000000000ull / dt : 0;
+		in.others_seen = dev_b > own_b;
 		d->dev_sectors = sect;
 		d->own_bytes = own;
 	}
+	uint64_t others = d->have_flushes ? others_flushes(d) : 0;
+	in.others_seen |= others > 0;
 	in.own_latency_ns = own_latency(d, &t, atomic_load(&k->active_threads));
 	in.floor_latency_ns = d->floor_ns;
 	struct polite_out out;
@@ -234,7 +237,7 @@ static void tick(struct engine *e, void *arg)
 	d->paced_ns = out.interval_ns;
 	if (out.backing_off)
 		d->backoff_ns += dt;
-	enum polite_action act = sync_step(d, now);
+	enum polite_action act = sync_step(d, now, others);
 	if (act != POLITE_GO) {
 		out.threads = 1;
 		out.idle_io = true;

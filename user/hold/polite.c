@@ -13,6 +13,8 @@ static bool hurting(const struct polite_in *in)
 {
 	if (in->have_device && in->others_read_bps > POLITE_OTHERS_BYTES_PER_S)
 		return true;
+	if (in->have_device && !in->others_seen)
+		return false;
 	return in->own_latency_ns && in->floor_latency_ns &&
 	       in->own_latency_ns > POLITE_LATENCY_FACTOR * in->floor_latency_ns;
 }

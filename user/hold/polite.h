@@ -12,7 +12,9 @@
 /* Above this many bytes per second of other processes' reads, or this share
  * of time with requests in flight that are not ours, the device is in use. */
 #define POLITE_OTHERS_BYTES_PER_S (1ull << 20)
-/* Our unlinks this many times slower than their floor: someone waits too. */
+/* Our unlinks this many times slower than their floor: someone waits too,
+ * if the device shows anyone else at all; alone, what slows them is our
+ * own journal (commits and checkpoints when it fills). */
 #define POLITE_LATENCY_FACTOR 4
 #define POLITE_MAX_INTERVAL_NS 200000000ull /* 5 operations a second at least */
 #define POLITE_MIN_BACKOFF_NS 1000000ull
@@ -20,6 +22,7 @@
 struct polite_in {
 	bool have_device;	   /* the device's counters could be read */
 	uint64_t others_read_bps;  /* others' reads on the device, bytes per second */
+	bool others_seen;	   /* others read or flushed on it since the last tick */
 	uint64_t own_latency_ns;   /* our mean unlink time over the tick divided by
 				    * the workers running: the wall time one unlink
 				    * takes us, which more workers alone do not
