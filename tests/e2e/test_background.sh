@@ -57,6 +57,18 @@ bg_until_idle() {
 	fail "a deleter still runs"
 }
 
+# The deleter's log has a line matching the regular expression $1: its
+# summary comes after --wait returns (the last record goes first), so it is
+# polled for, a bounded number of times.
+bg_log_has() {
+	local i log=$XDG_STATE_HOME/adaptrm/deleter.log
+	for i in $(seq 1 200); do
+		grep -q -- "$1" "$log" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 test_background_returns_and_the_tree_goes() {
 	bg_setup
 	make_tree m/big 20 2000
@@ -66,6 +78,18 @@ test_background_returns_and_the_tree_goes() {
 	expect_eq "$(bg_held m/.adaptrm-held-0)" "" "the place is empty after --wait"
 	expect_eq "$(sentinel_sum m/keep)" "$KEEP_SUM" "the sentinel tree changed"
 	expect_eq "$(stat -c '%a %U' m/.adaptrm-held-0)" "700 root" "the place's mode and owner"
+}
+
+# --stats with every operand held: the front says what it held and prints no
+# summary of a delete it did not do; the deleter's summary is in its log.
+test_background_stats_go_to_the_log() {
+	bg_setup
+	make_tree m/t 5 20
+	"$ADAPTRM" -rf --background --stats m/t >"$SCRATCH/out" 2>&1
+	expect_eq "$(cat "$SCRATCH/out")" "held 'm/t' for the background deleter" "the front's output"
+	"$ADAPTRM" --wait "$SCRATCH/m/t"
+	bg_log_has "removed 100 files, 6 directories" ||
+		fail "no summary in the log: $(cat "$XDG_STATE_HOME/adaptrm/deleter.log")"
 }
 
 test_background_without_it_is_the_foreground() {
@@ -328,7 +352,7 @@ bg_yields() {
 	wait "$probe" || true
 	"$ADAPTRM" --wait "$SCRATCH/m/t"
 	expect_eq "$(bg_held "$place")" "" "the place is empty after --wait"
-	grep -q "yielded to others' syncs [1-9][0-9]* times" "$XDG_STATE_HOME/adaptrm/deleter.log" ||
+	bg_log_has "yielded to others' syncs [1-9][0-9]* times" ||
 		fail "no yield in the log: $(cat "$XDG_STATE_HOME/adaptrm/deleter.log")"
 }
 test_background_yields_to_others_syncs() { bg_yields ext4; }
@@ -361,7 +385,7 @@ test_background_runs_alone_beside_its_own_commits() {
 	"$ADAPTRM" --wait "$SCRATCH/m/t"
 	expect_eq "$(bg_held "$place")" "" "the place is empty after --wait"
 	log=$XDG_STATE_HOME/adaptrm/deleter.log
-	grep -q "removed 50000 files, 201 directories .*yielded to others' syncs 0 times" "$log" ||
+	bg_log_has "removed 50000 files, 201 directories .*yielded to others' syncs 0 times" ||
 		fail "the deleter yielded alone: $(cat "$log")"
 	grep -q "others' syncs, yielding" "$log" && fail "a probe found others' syncs: $(cat "$log")"
 	return 0
