@@ -464,16 +464,21 @@ int deleter_main(int argc, char **argv)
 		d.sync.yield_ns += now_ns() - d.sync.since_ns;
 	if (d.sync.state == POLITE_PROBE)
 		d.sync.probe_ns += now_ns() - d.sync.since_ns;
+	/* Beside other jobs at nice 19 most of its time can be this wait. */
+	uint64_t runq = 0;
+	polite_runq_ns(&runq);
 	if (d.stats)
 		fprintf(stderr,
 			"adaptrm deleter %d: %s: removed %" PRIu64 " files, %" PRIu64
 			" directories in %.1f s; yielded to others' syncs %" PRIu64
 			" times, %.1f s; probed %" PRIu64 " times (%" PRIu64
-			" our own commits), %.1f s; backed off %.1f s\n",
+			" our own commits), %.1f s; backed off %.1f s; its threads waited %.1f s for "
+			"a CPU\n",
 			(int)getpid(), d.place, t.files, t.dirs,
 			(double)(now_ns() - d.begin_ns) / 1e9, d.sync.yields,
 			(double)d.sync.yield_ns / 1e9, d.sync.probes, d.sync.own_probes,
-			(double)d.sync.probe_ns / 1e9, (double)d.backoff_ns / 1e9);
+			(double)d.sync.probe_ns / 1e9, (double)d.backoff_ns / 1e9,
+			(double)runq / 1e9);
 	unlinkat(d.placefd, "status", 0);
 	engine_destroy(d.engine);
 	close(d.placefd);
