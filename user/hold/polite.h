@@ -136,7 +136,5 @@ bool polite_own_reads(uint64_t *bytes);
  * jobs' CPU use hurt nobody on the device, and at nice 19 beside busy CPUs
  * the deleter's own unlink time is mostly that wait. */
 bool polite_runq_ns(uint64_t *ns);
-/* Bytes this process read from storage (/proc/self/io read_bytes). */
-bool polite_own_reads(uint64_t *bytes);
 
 #endif
