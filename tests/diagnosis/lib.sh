@@ -170,7 +170,8 @@ mount_img() {
 # (BIG_N under DIAG_FULL) on a fresh 2G TYPE filesystem, deleted by
 # `adaptrm --trace --json t.json ARG... m/d` (the report in report.txt);
 # then m/d must be gone and the verdict's shares must add up. The caller
-# asserts on t.json's findings and ends with verdict_ok.
+# asserts on t.json's findings and ends with verdict_ok. DIAG_NICE, if set,
+# is the delete's nice value.
 trace_flat_delete() {
 	local type=$1 n=$2
 	big && n=$3
@@ -178,7 +179,8 @@ trace_flat_delete() {
 	mount_img "$type" m 2G || skip "cannot mount $type"
 	make_flat m/d "$n"
 	sync
-	"$ADAPTRM" --trace --json t.json "$@" m/d >report.txt || fail "trace failed"
+	nice -n "${DIAG_NICE:-0}" "$ADAPTRM" --trace --json t.json "$@" m/d >report.txt ||
+		fail "trace failed"
 	expect_gone m/d
 	show_verdict t.json
 	expect_shares_sum t.json

@@ -1,13 +1,21 @@
 # (c) Many workers sharing one xfs directory: every unlink takes the
 # parent's i_rwsem for write.
 
-# Expect directory_lock_contention on top (of everything): with 8 workers in
-# one directory most of the time is rwsem:W waits at do_unlinkat, the same
-# waits perf lock counts, so the verdict must name the directory's lock.
+# Expect directory_lock_contention on top: with 8 workers in one directory
+# most of the waiting is rwsem:W waits at do_unlinkat, the same waits perf
+# lock counts (a waiter woken by the release that queues for a CPU still
+# waits for the lock, and the verdict counts that in the lock's part too).
+# Eight workers on fewer CPUs also wait for a CPU behind each other, and
+# beside other load behind it: those waits are reported apart, with their
+# own parts (cpu_oversubscription, cpu_contention), and rank as the
+# machine's load has it, so the lock must lead the other causes. The
+# workers contend only while they run at once: beside busy loops sharing
+# the CPUs they would take turns on them instead, so the delete runs at a
+# higher CPU weight (nice), as one would to reproduce a lock's contention.
 test_xfs_workers_share_one_directory() {
 	need_bpf
-	ADAPTRM_DIR_SHARE=8 trace_flat_delete xfs 50000 200000 -rf --threads=8
-	expect_top t.json directory_lock_contention ""
+	ADAPTRM_DIR_SHARE=8 DIAG_NICE=-10 trace_flat_delete xfs 50000 200000 -rf --threads=8
+	expect_top t.json directory_lock_contention "$IGNORED_IDS cpu_oversubscription"
 	verdict_ok
 }
 

@@ -61,6 +61,7 @@ struct finding_ctx {
 	double runnable;	 /* traced threads running or runnable, on average */
 	double not_traced;	 /* run-queue waits that ended when an untraced task left */
 	double dir_spin;	 /* on CPU spinning for directory locks (in dir_lock) */
+	double lock_runq;	 /* run-queue waits right after lock waits (in the locks') */
 };
 
 struct finding_sink {
@@ -227,9 +228,13 @@ static double usable_cpus(const struct trace_result *r)
 static void runnable_parts(struct finding_ctx *c)
 {
 	const struct probe_misc *m = c->m;
-	double all = (double)(m->runq.total + m->offcpu[PROBE_OFFCPU_PREEMPTED].total);
+	/* the locks' handoffs are theirs already (handoff_runq), the same
+	 * waits the run-queue histogram holds */
+	double all = (double)(m->runq.total + m->offcpu[PROBE_OFFCPU_PREEMPTED].total) - c->lock_runq;
 	double q = c->r->limits.cpu_quota > 0 ? (double)c->r->limits.throttled_ns : 0;
 
+	if (all < 0)
+		all = 0;
 	c->quota = q < all ? q : all;
 	double rest = all - c->quota;
 	double own = all > 0 ? (double)m->runq_traced_ns / all : 0;
@@ -258,6 +263,17 @@ static void runnable_parts(struct finding_ctx *c)
 	c->runq_other = rest - c->runq_own;
 }
 
+/* A waiter asleep on a lock is woken by its release and still waits for the
+ * lock until it runs: the run-queue wait after that wake is the handoff's
+ * (a convoy), and perf lock counts it in the contended wait too. It moves
+ * from the runnable parts into the lock's. */
+static double handoff_runq(struct finding_ctx *c, const struct trace_wait_site *w)
+{
+	double rq = w->total_ns > w->blocked_ns ? (double)(w->total_ns - w->blocked_ns) : 0;
+	c->lock_runq += rq;
+	return rq;
+}
+
 /* Blocked and sleeping, by the class of each wait site (every D wait, and
  * S waits inside busy system calls); the rest of the off-CPU time outside
  * the run queue is idle: poll, futex, wait4, sleeps. Returns the blocked
@@ -274,8 +290,10 @@ static double wait_parts(struct finding_ctx *c)
 		sites += ns;
 		in_busy += (double)w->in_syscall_ns;
 		switch (w->cause) {
-		case TC_DIR_LOCK: c->dir_lock += ns; break;
-		case TC_LOCK: c->lock[index_of(lock_names, NLOCKS, w->lock)] += ns; break;
+		case TC_DIR_LOCK: c->dir_lock += ns + handoff_runq(c, w); break;
+		case TC_LOCK:
+			c->lock[index_of(lock_names, NLOCKS, w->lock)] += ns + handoff_runq(c, w);
+			break;
 		case TC_META_READ:
 			c->reads[index_of(read_kinds, NREADS, w->detail)] += ns;
 			c->read_waits += w->count;
@@ -602,7 +620,8 @@ static void directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 	if (c->dir_lock <= 0)
 		return;
 	add(k, sh(c, c->dir_lock),
-	    "Directory-lock contention: the threads waited %s, spinning and asleep, for the "
+	    "Directory-lock contention: the threads waited %s, spinning, asleep and queued to "
+	    "run once woken, for the "
 	    "parent directory's i_rwsem, which every unlink takes for write (%llu rwsem write "
 	    "waits, p99 %s), with up to %u threads. %s",
 	    trace_fmt_ns(c->dir_lock, b1, sizeof b1), (unsigned long long)w->count,
@@ -638,7 +657,8 @@ static void other_locks(const struct finding_ctx *c, struct finding_sink *k)
 			}
 		}
 		add(k, sh(c, c->lock[i]),
-		    "Lock contention on a %s: the threads slept %s waiting for it (%llu waits, "
+		    "Lock contention on a %s: the threads waited %s for it, asleep and queued to run "
+		    "once woken (%llu waits, "
 		    "mostly in %s).",
 		    lock_names[i], trace_fmt_ns(c->lock[i], b1, sizeof b1), (unsigned long long)n,
 		    site);
