@@ -35,6 +35,15 @@
 #define TASK_UNINTERRUPTIBLE 0x00000002 /* D */
 #endif
 
+/* fs/xfs/xfs_buf.h: a buffer's flags (xfs is a module on some kernels,
+ * and arm64's vmlinux.h lacks the type); XBF_READ marks a read */
+struct xfs_buf___adaptrm {
+	unsigned int b_flags;
+} __attribute__((preserve_access_index));
+#ifndef XBF_READ
+#define XBF_READ (1u << 0)
+#endif
+
 /* include/linux/blk_types.h: the low REQ_OP_BITS of a request's cmd_flags
  * hold its enum req_op (the values themselves come from BTF) */
 #ifndef REQ_OP_BITS

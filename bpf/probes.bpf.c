@@ -190,7 +190,7 @@ struct {
 } offcpu_start SEC(".maps");
 
 /* Per-thread start times of filesystem waits, keyed by tid and kind. */
-enum { FS_EXT4_UNLINK = 1, FS_XFS_GRANT = 2 };
+enum { FS_EXT4_UNLINK = 1, FS_XFS_GRANT = 2, FS_XFS_BUF_LOCK = 3, FS_XFS_BUF_READS = 4 };
 struct fs_key {
 	__u32 tid, kind;
 };
@@ -861,6 +861,108 @@ static __always_inline int do_xfs_inodegc_throttle(__u64 *ctx)
 	return 0;
 }
 
+/* xfs buffer reads in flight, by buffer: a thread that waits for a
+ * buffer's lock while its holder reads it waits for the device, not for
+ * another CPU's work. Any thread's reads count (a kworker's too). The
+ * holder may also hold the buffer while it reads another one (an AG
+ * header locked across an inode-cluster read): the reads in flight and
+ * done machine-wide tell a wait that the device's reads spanned. */
+__u64 xfs_reads_inflight, xfs_reads_done;
+struct buf_read {
+	__u64 start, end; /* submitted, done (0: in flight) */
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, struct buf_read);
+} xfs_buf_reads SEC(".maps");
+
+static __always_inline int do_xfs_buf_submit(__u64 *ctx)
+{
+	struct xfs_buf___adaptrm *bp = (void *)ctx[0];
+	struct buf_read r = {};
+	__u64 key = ctx[0];
+
+	if (!(BPF_CORE_READ(bp, b_flags) & XBF_READ))
+		return 0;
+	r.start = bpf_ktime_get_ns();
+	if (!bpf_map_update_elem(&xfs_buf_reads, &key, &r, BPF_ANY))
+		__sync_fetch_and_add(&xfs_reads_inflight, 1);
+	return 0;
+}
+
+static __always_inline int do_xfs_buf_iodone(__u64 *ctx)
+{
+	__u64 key = ctx[0];
+	struct buf_read *r = bpf_map_lookup_elem(&xfs_buf_reads, &key);
+
+	if (r && !r->end) {
+		r->end = bpf_ktime_get_ns();
+		__sync_fetch_and_add(&xfs_reads_inflight, -1);
+		__sync_fetch_and_add(&xfs_reads_done, 1);
+	}
+	return 0;
+}
+
+static __always_inline int do_xfs_buf_lock(__u64 *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct fs_key k = { .tid = (__u32)id, .kind = FS_XFS_BUF_READS };
+	__u64 done = xfs_reads_done;
+
+	if (!traced(id >> 32))
+		return 0;
+	bpf_map_update_elem(&fs_start, &k, &done, BPF_ANY);
+	return fs_begin(FS_XFS_BUF_LOCK);
+}
+
+/* The part of a buffer-lock wait of D ns ending at NOW that the device was
+ * reading for it: the overlap with its buffer's own read, else all of it
+ * if xfs reads were in flight or done meanwhile. */
+static __always_inline __u64 buf_lock_read_ns(__u64 key, __u64 d, __u64 now)
+{
+	__u64 id = bpf_get_current_pid_tgid(), from, to, *done0;
+	struct fs_key k = { .tid = (__u32)id, .kind = FS_XFS_BUF_READS };
+	struct buf_read *r = bpf_map_lookup_elem(&xfs_buf_reads, &key);
+	bool during = false;
+
+	done0 = bpf_map_lookup_elem(&fs_start, &k);
+	if (done0) {
+		during = *done0 != xfs_reads_done || (__s64)xfs_reads_inflight > 0;
+		bpf_map_delete_elem(&fs_start, &k);
+	}
+	if (r && r->start < now) {
+		from = now - d > r->start ? now - d : r->start;
+		to = r->end && r->end < now ? r->end : now;
+		if (to > from)
+			return to - from;
+	}
+	return during ? d : 0;
+}
+
+/* A traced thread has the buffer's lock: its wait, and the part of it the
+ * buffer was being read. */
+static __always_inline int do_xfs_buf_lock_done(__u64 *ctx)
+{
+	__u64 d = fs_end(FS_XFS_BUF_LOCK), rd;
+	struct probe_misc *m;
+
+	if (!d || !(m = misc_get()))
+		return 0;
+	__sync_fetch_and_add(&m->xfs_buf_lock_ns, d);
+	rd = buf_lock_read_ns(ctx[0], d, bpf_ktime_get_ns());
+	if (rd) {
+		__sync_fetch_and_add(&m->xfs_buf_lock_read_ns, rd);
+		__sync_fetch_and_add(&m->xfs_buf_lock_reads, 1);
+	}
+	return 0;
+}
+
+TP_BOTH(xfs_buf_submit, do_xfs_buf_submit(ctx))
+TP_BOTH(xfs_buf_iodone, do_xfs_buf_iodone(ctx))
+TP_BOTH(xfs_buf_lock, do_xfs_buf_lock(ctx))
+TP_BOTH(xfs_buf_lock_done, do_xfs_buf_lock_done(ctx))
 TP_BOTH(xfs_log_grant_sleep, fs_begin(FS_XFS_GRANT))
 TP_BOTH(xfs_log_grant_wake, do_xfs_grant_wake(ctx))
 TP_BOTH(xfs_inodegc_throttle, do_xfs_inodegc_throttle(ctx))

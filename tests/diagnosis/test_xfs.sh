@@ -82,3 +82,50 @@ PY
 	expect_text t.json xfs_inodegc "inodegc|inactivat"
 	verdict_ok
 }
+
+# A cold xfs tree of eight directories whose files were created in turns,
+# so their inodes share inode clusters and AG headers, deleted by eight
+# workers behind a blkio read-IOPS limit: a worker that needs a buffer
+# another one is reading from the device sleeps in xfs_buf_lock until the
+# holder's read (and its use of the buffer) is done. That is the buffer's
+# read, serialized behind its lock, not contention among CPUs.
+
+# Expect the reads' finding (device_throttled, as the limit holds them, or
+# the read kinds) in the verdict and above any lock_contention, which only
+# the buffer-lock waits with no read in flight may leave. Anchor: the
+# delete read from the device. The warm lock contention of
+# test_xfs_workers_share_one_directory stays lock contention.
+test_xfs_cold_buffer_lock_waits_for_reads() {
+	need_bpf
+	local per=3000 reads0 reads1
+	big && per=12000
+	mount_img xfs m 2G || skip "cannot mount xfs"
+	python3 - m/t 8 $per <<'PY'
+import os, sys
+t, dirs, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for j in range(dirs):
+    os.makedirs("%s/d%d" % (t, j))
+for i in range(per):
+    for j in range(dirs):
+        open("%s/d%d/f%d" % (t, j, i), "w").close()
+PY
+	make_cold m
+	reads0=$(dev_stat "$DIAG_LOOP" reads)
+	blkio_group xfsbuf
+	echo "$(dev_of "$DIAG_LOOP") 300" >"$DIAG_CG/blkio.throttle.read_iops_device"
+	in_group "$ADAPTRM" --trace --json t.json -rf --threads=8 --no-profile m/t >report.txt ||
+		fail "trace failed"
+	expect_gone m/t
+	show_verdict t.json
+	reads1=$(dev_stat "$DIAG_LOOP" reads)
+	[ $((reads1 - reads0)) -ge 200 ] || setup_failed "only $((reads1 - reads0)) reads from the device"
+	expect_shares_sum t.json
+	local reads="device_throttled slow_device locked_buffer_reads inode_table_reads btree_reads metadata_reads"
+	expect_any t.json "$reads"
+	jq -e --arg ids " $reads " '[.findings[] | .id] as $f
+		| ([$f | to_entries[] | select(.value as $id | $ids | contains(" " + $id + " ")) | .key] | min) as $r
+		| ([$f | to_entries[] | select(.value == "lock_contention") | .key] | min // 1e9) as $l
+		| $r < $l' t.json >/dev/null ||
+		miss "lock_contention ranks above the reads: $(verdict t.json)"
+	verdict_ok
+}

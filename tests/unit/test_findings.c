@@ -531,6 +531,33 @@ Test(findings, run_queue_wait_after_a_lock_wake_is_the_locks)
 	synth_free(x);
 }
 
+/* xfs_buf_lock waits while the buffer's holder reads from the device are
+ * that read's, in the proportion the buffer events saw a read during the
+ * waits; the rest stays lock contention, and no read means no move. */
+Test(findings, xfs_buffer_lock_held_across_a_read_is_the_read)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	lock_site(x, "xfs_buf_lock+0x2d", TC_LOCK, "semaphore", 10, 200 * MS);
+	x->s->misc.xfs_buf_lock_ns = 200 * MS;
+	x->s->misc.xfs_buf_lock_read_ns = 150 * MS;
+	x->s->misc.xfs_buf_lock_reads = 8;
+	verdict(x);
+	expect(x, "locked_buffer_reads", 0.15, "waited 150.00 ms in xfs_buf_lock",
+	       "8 waits overlapped a read", "not contention among CPUs");
+	expect(x, "lock_contention", 0.05, "waited 50.00 ms");
+	synth_free(x);
+
+	x = synth_new();
+	set_busy(x, 1000 * MS);
+	lock_site(x, "xfs_buf_lock+0x2d", TC_LOCK, "semaphore", 10, 200 * MS);
+	x->s->misc.xfs_buf_lock_ns = 200 * MS;
+	verdict(x);
+	cr_assert(!has(x, "locked_buffer_reads"));
+	expect(x, "lock_contention", 0.2, "waited 200.00 ms");
+	synth_free(x);
+}
+
 /* One deleting thread waits for another process: fewer workers is no remedy. */
 Test(findings, directory_lock_with_one_thread)
 {

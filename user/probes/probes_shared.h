@@ -110,6 +110,9 @@ struct probe_misc {
 	/* xfs (traced threads) */
 	struct probe_hist xfs_log_grant; /* xfs_log_grant_sleep -> wake, ns */
 	unsigned long long xfs_inodegc_throttles;
+	/* xfs_buf_lock -> _lock_done waits, the part of them their buffer was
+	 * being read (its holder waiting for the device), and how many */
+	unsigned long long xfs_buf_lock_ns, xfs_buf_lock_read_ns, xfs_buf_lock_reads;
 	/* btrfs (traced threads) */
 	struct probe_hist btrfs_tree_lock; /* extent-buffer lock waits >= PROBE_BTRFS_CONTENDED_NS */
 	struct probe_hist btrfs_reserve;   /* space-reservation ticket waits, ns */

@@ -62,6 +62,7 @@ struct finding_ctx {
 	double not_traced;	 /* run-queue waits that ended when an untraced task left */
 	double dir_spin;	 /* on CPU spinning for directory locks (in dir_lock) */
 	double lock_runq;	 /* run-queue waits right after lock waits (in the locks') */
+	double buf_reads;	 /* xfs buffer-lock waits while the buffer was read */
 };
 
 struct finding_sink {
@@ -274,6 +275,24 @@ static double handoff_runq(struct finding_ctx *c, const struct trace_wait_site *
 	return rq;
 }
 
+/* An xfs buffer's lock is held across the buffer's read from the device:
+ * who waits for it then waits for the read (cold AG headers, inode
+ * clusters), serialized behind the lock, not for other CPUs' work. The
+ * xfs_buf_lock waits take that part to the metadata reads, in the
+ * proportion the buffer-lock events saw a read of the same buffer during
+ * the wait. Returns the part of NS moved. */
+static double behind_reads(struct finding_ctx *c, const struct trace_wait_site *w, double ns)
+{
+	double all = (double)c->m->xfs_buf_lock_ns, read = (double)c->m->xfs_buf_lock_read_ns;
+	if (strncmp(w->site, "xfs_buf_lock", 12) || all <= 0 || read <= 0)
+		return 0;
+	double f = read < all ? read / all : 1;
+	c->buf_reads += f * ns;
+	c->read_waits += (uint64_t)((double)w->count * f + 0.5);
+	c->read_wait_ns += f * ns;
+	return f * ns;
+}
+
 /* Blocked and sleeping, by the class of each wait site (every D wait, and
  * S waits inside busy system calls); the rest of the off-CPU time outside
  * the run queue is idle: poll, futex, wait4, sleeps. Returns the blocked
@@ -292,7 +311,9 @@ static double wait_parts(struct finding_ctx *c)
 		switch (w->cause) {
 		case TC_DIR_LOCK: c->dir_lock += ns + handoff_runq(c, w); break;
 		case TC_LOCK:
-			c->lock[index_of(lock_names, NLOCKS, w->lock)] += ns + handoff_runq(c, w);
+			ns += handoff_runq(c, w);
+			ns -= behind_reads(c, w, ns);
+			c->lock[index_of(lock_names, NLOCKS, w->lock)] += ns;
 			break;
 		case TC_META_READ:
 			c->reads[index_of(read_kinds, NREADS, w->detail)] += ns;
@@ -331,7 +352,7 @@ static double wait_parts(struct finding_ctx *c)
 
 static double partition_sum(const struct finding_ctx *c)
 {
-	double sum = c->user + c->quota + c->runq_own + c->runq_other + c->dir_lock +
+	double sum = c->user + c->quota + c->runq_own + c->runq_other + c->dir_lock + c->buf_reads +
 		     c->wb_throttle + c->idle + c->lost;
 	for (int k = 0; k < TCPU_COUNT; k++)
 		sum += c->kcpu[k];
@@ -422,7 +443,7 @@ static uint64_t cause_waits(const struct finding_ctx *c, int cause)
 
 static double reads_sum(const struct finding_ctx *c)
 {
-	double t = 0;
+	double t = c->buf_reads;
 	for (int i = 0; i < NREADS; i++)
 		t += c->reads[i];
 	return t;
@@ -714,6 +735,18 @@ static void metadata_reads(const struct finding_ctx *c, struct finding_sink *k)
 		    top_site(c, TC_META_READ, i < NREADS - 1 ? read_kinds[i] : NULL),
 		    (unsigned long long)bl->count, trace_fmt_ns(service, b2, sizeof b2),
 		    trace_fmt_ns(per_wait, b3, sizeof b3), kinds[i].remedy);
+	}
+	if (c->buf_reads > 0) {
+		k->id = "locked_buffer_reads";
+		add(k, sh(c, c->buf_reads),
+		    "Metadata reads behind a buffer lock: the threads waited %s in xfs_buf_lock for "
+		    "buffers (AG headers, inode clusters) that the lock's holder was reading from "
+		    "the device (%llu waits overlapped a read of their buffer; device p50 %s): a "
+		    "cold cache, not contention among CPUs. A warm cache or a faster device helps; "
+		    "more workers only queue behind the same reads.",
+		    trace_fmt_ns(c->buf_reads, b1, sizeof b1),
+		    (unsigned long long)c->m->xfs_buf_lock_reads,
+		    trace_fmt_ns(service, b2, sizeof b2));
 	}
 	if (c->cause[TC_BLOCK_IO] > 0) {
 		k->id = "blocked_on_io";
