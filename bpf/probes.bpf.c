@@ -221,6 +221,29 @@ static __always_inline bool traced(__u32 tgid)
 	return bpf_map_lookup_elem(&tgids, &tgid) != NULL;
 }
 
+/* The tgids value: TGID_REMOVES once the process has removed an entry
+ * (unlink, unlinkat, rmdir) or read a directory with entries besides "."
+ * and ".." (a remover lists before it removes, and its first reads are the
+ * delete's); before that, its waits are a helper's. */
+#define TGID_REMOVES 0x2
+#define DOT_DOTDOT_BYTES 48 /* getdents64's two records of "." and ".." */
+
+/* A traced process that has removed nothing yet. */
+static __always_inline bool helper_tgid(__u32 tgid)
+{
+	__u8 *v = bpf_map_lookup_elem(&tgids, &tgid);
+
+	return v && !(*v & TGID_REMOVES);
+}
+
+static __always_inline void mark_removes(__u32 tgid)
+{
+	__u8 *v = bpf_map_lookup_elem(&tgids, &tgid);
+
+	if (v && !(*v & TGID_REMOVES))
+		*v |= TGID_REMOVES;
+}
+
 static __always_inline bool current_traced(void)
 {
 	return traced(bpf_get_current_pid_tgid() >> 32);
@@ -382,6 +405,15 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 	}
 	s->nr = (__u32)nr;
 	s->rmdir = 0;
+	if (nr == PROBE_NR_UNLINKAT
+#ifdef __NR_unlink
+	    || nr == __NR_unlink
+#endif
+#ifdef __NR_rmdir
+	    || nr == __NR_rmdir
+#endif
+	)
+		mark_removes(id >> 32);
 	if (nr == PROBE_NR_UNLINKAT) /* unlinkat(dirfd, path, flags) */
 		s->rmdir = ((btf ? PT_REGS_PARM3_SYSCALL(regs) : PT_REGS_PARM3_CORE_SYSCALL(regs)) &
 			    AT_REMOVEDIR) != 0;
@@ -420,6 +452,8 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 
 		if (m)
 			hist_add(&m->getdents_bytes, (__u64)ret);
+		if (ret > DOT_DOTDOT_BYTES)
+			mark_removes(bpf_get_current_pid_tgid() >> 32);
 	} else if (nr == PROBE_NR_UNLINKAT && s->rmdir) {
 		struct probe_misc *m = misc_get();
 
@@ -576,7 +610,7 @@ __noinline int switch_out(__u32 tid, __u32 kind, __u32 ctx, int stackid, __u64 n
 	return 0;
 }
 
-__noinline int switch_in(__u32 tid, __u32 after_traced, __u64 now)
+__noinline int switch_in(__u32 tid, __u32 after_traced, __u32 helper, __u64 now)
 {
 	struct offcpu *o = bpf_map_lookup_elem(&offcpu_start, &tid);
 	struct probe_misc *m;
@@ -607,10 +641,14 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u64 now)
 		}
 		if (after_traced && rq)
 			__sync_fetch_and_add(&m->runq_traced_ns, rq);
+		if (helper && kind == PROBE_OFFCPU_SLEEPING && !(o->ctx & PROBE_WAIT_IN_SYSCALL))
+			__sync_fetch_and_add(&m->helper_idle_ns, off - rq);
 	}
 	if (kind == PROBE_OFFCPU_BLOCKED ||
 	    (kind == PROBE_OFFCPU_SLEEPING && (o->ctx & PROBE_WAIT_IN_SYSCALL))) {
-		struct probe_wait_key k = { .stackid = o->stackid, .state = kind, .ctx = o->ctx };
+		struct probe_wait_key k = { .stackid = o->stackid,
+					    .state = kind,
+					    .ctx = o->ctx | (helper ? PROBE_WAIT_HELPER : 0) };
 		struct probe_wait_val *v, zero = {};
 
 		v = bpf_map_lookup_or_try_init(&wait_sites, &k, &zero);
@@ -678,7 +716,8 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 			c->tid = ntid;
 			c->since = now;
 		}
-		switch_in(ntid, prev_traced && ptid != ntid, now);
+		switch_in(ntid, prev_traced && ptid != ntid, helper_tgid(BPF_CORE_READ(next, tgid)),
+			  now);
 	}
 	return 0;
 }

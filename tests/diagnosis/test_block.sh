@@ -132,3 +132,52 @@ test_cold_ext4_on_a_slow_device() {
 	expect_absent t.json device_throttled
 	verdict_ok
 }
+
+# The same delete by commands of several processes, of which only some
+# remove: rsync (a sender and a receiver wait on pipes while the generator
+# deletes) and a find | xargs -P4 rm pipeline (find waits for the pipe,
+# xargs for its children).
+
+# Expect device_throttled on top, as for rm: the shares are of the
+# processes that remove or list, the helpers' waits left out
+# (helper_wait_ns). With MOST, it is also most of the traced time: rsync's
+# generator lists and removes alone, while find in a pipeline lists and
+# then waits for the pipe, which is idle time of its own.
+helpers_expect() {
+	throttle_held "$1"
+	jq -e '.helper_wait_ns > 0' t.json >/dev/null || miss "no helper waits left out: $(verdict t.json)"
+	if [ "${2:-}" = most ]; then
+		jq -e '[.findings[] | select(.id == "device_throttled") | .share] | first >= 0.5' t.json >/dev/null ||
+			miss "device_throttled is under half of the removers' time: $(verdict t.json)"
+	fi
+	throttle_expect "$1"
+}
+
+test_cold_ext4_throttled_rsync() {
+	need_bpf
+	command -v rsync >/dev/null || skip "needs rsync"
+	local n=20000 iops=150
+	big && n=200000 iops=400
+	cold_flat $n
+	throttle $iops
+	mkdir empty
+	in_group "$ADAPTRM" --trace --json t.json -- rsync -a --delete empty/ m/d/ >report.txt ||
+		fail "trace failed"
+	[ -z "$(ls -A m/d)" ] || fail "m/d is not empty"
+	show_verdict t.json
+	helpers_expect $iops most
+}
+
+test_cold_ext4_throttled_xargs_pipeline() {
+	need_bpf
+	local n=20000 iops=150
+	big && n=200000 iops=400
+	cold_flat $n
+	throttle $iops
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	in_group "$ADAPTRM" --trace --json t.json -- sh -c 'cd "$0" && find . -type f -print0 | xargs -0 -P4 rm -f' m/d \
+		>report.txt || fail "trace failed"
+	[ -z "$(ls -A m/d)" ] || fail "m/d is not empty"
+	show_verdict t.json
+	helpers_expect $iops
+}

@@ -558,6 +558,26 @@ Test(findings, xfs_buffer_lock_held_across_a_read_is_the_read)
 	synth_free(x);
 }
 
+/* The waits of processes that removed nothing (rsync's sender and
+ * receiver, xargs) are left out of the whole time: the shares are of the
+ * removers' time, and a helper's site claims no cause. */
+Test(findings, helper_processes_waits_are_left_out)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "__ext4_get_inode_loc+0x1b2", TC_META_READ, "inode_table", 10, 500 * MS);
+	site(x, "pipe_write+0x1a0", TC_OTHER, NULL, 10, 300 * MS)->helper = true;
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_BLOCKED], 20, 40 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_SLEEPING], 10, 200 * MS);
+	x->s->misc.helper_idle_ns = 2000 * MS;
+	verdict(x);
+	/* whole: 500 ms of reads, 200 ms on CPU (1000 - 800 waited) */
+	expect(x, "inode_table_reads", 500.0 / 700, "inode-table blocks");
+	cr_assert(!has(x, "other_waits") && !has(x, "idle_waits"));
+	cr_assert_float_eq(trace_helper_ns(&x->r), 2300.0 * MS, 1);
+	synth_free(x);
+}
+
 /* One deleting thread waits for another process: fewer workers is no remedy. */
 Test(findings, directory_lock_with_one_thread)
 {

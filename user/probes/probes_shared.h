@@ -67,6 +67,7 @@ enum probe_offcpu_kind {
 #define PROBE_WAIT_IN_LOCK 0x2	  /* between contention_begin and contention_end */
 #define PROBE_WAIT_SAMPLED 0x4	  /* (BPF only) this S wait gets a stack */
 #define PROBE_WAIT_IN_WAIT_SC 0x8 /* (BPF only) in a syscall that waits (wait_sc[]) */
+#define PROBE_WAIT_HELPER 0x10	  /* in a process that has removed nothing (yet) */
 /* S waits inside busy syscalls: a stack for a thread's first, then 1 in
  * PROBE_S_SAMPLE; the others are keyed by this stack id and user space
  * spreads their time over the sampled sites (probes_wait_sites) */
@@ -113,6 +114,10 @@ struct probe_misc {
 	/* xfs_buf_lock -> _lock_done waits, the part of them their buffer was
 	 * being read (its holder waiting for the device), and how many */
 	unsigned long long xfs_buf_lock_ns, xfs_buf_lock_read_ns, xfs_buf_lock_reads;
+	/* idle off-CPU time (no wait site) of processes that removed nothing
+	 * (yet): a pipeline's or rsync's helpers waiting on pipes, make's
+	 * wait4, less their run-queue waits */
+	unsigned long long helper_idle_ns;
 	/* btrfs (traced threads) */
 	struct probe_hist btrfs_tree_lock; /* extent-buffer lock waits >= PROBE_BTRFS_CONTENDED_NS */
 	struct probe_hist btrfs_reserve;   /* space-reservation ticket waits, ns */

@@ -63,6 +63,7 @@ struct finding_ctx {
 	double dir_spin;	 /* on CPU spinning for directory locks (in dir_lock) */
 	double lock_runq;	 /* run-queue waits right after lock waits (in the locks') */
 	double buf_reads;	 /* xfs buffer-lock waits while the buffer was read */
+	double helpers;		 /* waits of processes that removed nothing: not in base */
 };
 
 struct finding_sink {
@@ -308,6 +309,10 @@ static double wait_parts(struct finding_ctx *c)
 		double ns = (double)w->blocked_ns;
 		sites += ns;
 		in_busy += (double)w->in_syscall_ns;
+		if (w->helper) {
+			c->helpers += ns;
+			continue;
+		}
 		switch (w->cause) {
 		case TC_DIR_LOCK: c->dir_lock += ns + handoff_runq(c, w); break;
 		case TC_LOCK:
@@ -347,6 +352,12 @@ static double wait_parts(struct finding_ctx *c)
 	c->idle = off - sites - c->lost;
 	if (c->idle < 0)
 		c->idle = 0;
+	/* A helper process (rsync's sender and receiver, find and xargs in a
+	 * pipeline, make) waits for the remover: its waits are left out of
+	 * the whole time, so the shares are of the threads that remove. */
+	double h = (double)m->helper_idle_ns < c->idle ? (double)m->helper_idle_ns : c->idle;
+	c->idle -= h;
+	c->helpers += h;
 	return in_busy;
 }
 
@@ -1348,6 +1359,15 @@ double trace_whole_ns(const struct trace_result *r)
 		return 0;
 	ctx_init(&c, r);
 	return c.base > 1 ? c.base : 0;
+}
+
+double trace_helper_ns(const struct trace_result *r)
+{
+	struct finding_ctx c;
+	if (!r->total)
+		return 0;
+	ctx_init(&c, r);
+	return c.helpers;
 }
 
 double trace_findings_total(const struct trace_finding *f, int n)

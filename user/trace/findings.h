@@ -31,6 +31,9 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 /* The traced threads' whole time the shares are of: thread nanoseconds,
  * the sum of the verdict's parts. */
 double trace_whole_ns(const struct trace_result *r);
+/* The waits of traced processes that removed nothing (helpers waiting on
+ * pipes or children), left out of the whole time, ns. */
+double trace_helper_ns(const struct trace_result *r);
 /* The sum of the top-level shares: 1 (0 with no findings). */
 double trace_findings_total(const struct trace_finding *f, int n);
 

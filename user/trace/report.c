@@ -761,6 +761,11 @@ static void text_verdict(FILE *f, const struct trace_result *r)
 		"time: on CPU, runnable, blocked, idle)\n",
 		trace_fmt_ns(trace_whole_ns(r), b1, sizeof b1),
 		trace_fmt_ns((double)r->wall_ns, b2, sizeof b2));
+	if (trace_helper_ns(r) > 0)
+		fprintf(f,
+			"  (left out: %s that traced processes which removed nothing waited, for "
+			"pipes, children or events: helpers of the delete, not its causes)\n",
+			trace_fmt_ns(trace_helper_ns(r), b1, sizeof b1));
 	for (int i = 0; i < nf; i++) {
 		if (fs[i].explains)
 			fprintf(f, "        why: %s\n", fs[i].text);
@@ -790,6 +795,7 @@ static void json_verdict(struct json_writer *w, const struct trace_result *r)
 	jw_end(w);
 	jw_double(w, "verdict_total_share", trace_findings_total(fs, nf));
 	jw_double(w, "whole_ns", trace_whole_ns(r));
+	jw_double(w, "helper_wait_ns", trace_helper_ns(r));
 	jw_uint(w, "deletions_seen", deletions_seen(r->total));
 }
 
@@ -856,6 +862,8 @@ static void json_wait_sites(struct json_writer *w, const struct trace_result *r)
 		if (s->lock)
 			jw_string(w, "lock", s->lock);
 		jw_string(w, "state", s->state == PROBE_OFFCPU_BLOCKED ? "D" : "S");
+		if (s->helper)
+			jw_bool(w, "helper", true);
 		jw_uint(w, "count", s->count);
 		jw_uint(w, "total_ns", s->total_ns);
 		jw_uint(w, "blocked_ns", s->blocked_ns);

@@ -273,7 +273,8 @@ void trace_collect_waits(struct probes *p, struct trace_result *r)
 		int j;
 		for (j = 0; j < r->nsites; j++)
 			if (!strcmp(r->sites[j].site, sname) && r->sites[j].state == raw[i].state &&
-			    r->sites[j].cause == cause && r->sites[j].detail == detail)
+			    r->sites[j].cause == cause && r->sites[j].detail == detail &&
+			    r->sites[j].helper == !!(raw[i].ctx & PROBE_WAIT_HELPER))
 				break;
 		struct trace_wait_site *w = &r->sites[j];
 		if (j == r->nsites) {
@@ -282,6 +283,7 @@ void trace_collect_waits(struct probes *p, struct trace_result *r)
 			w->cause = cause;
 			w->detail = detail;
 			w->state = raw[i].state;
+			w->helper = raw[i].ctx & PROBE_WAIT_HELPER;
 		}
 		if (raw[i].total_ns >= w->heaviest_ns) {
 			/* the frames shown are the heaviest stack's */

@@ -54,6 +54,7 @@ struct trace_wait_site {
 	uint64_t count, total_ns, blocked_ns;
 	uint64_t in_syscall_ns; /* blocked inside busy syscalls, lock waits too */
 	uint64_t heaviest_ns;	/* total_ns of the stack shown */
+	bool helper;		/* of processes that removed nothing (PROBE_WAIT_HELPER) */
 };
 
 /* A device with filesystem or block events while tracing. */
