@@ -566,15 +566,26 @@ Test(findings, helper_processes_waits_are_left_out)
 	struct synth *x = synth_new();
 	set_busy(x, 1000 * MS);
 	site(x, "__ext4_get_inode_loc+0x1b2", TC_META_READ, "inode_table", 10, 500 * MS);
-	site(x, "pipe_write+0x1a0", TC_OTHER, NULL, 10, 300 * MS)->helper = true;
-	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_BLOCKED], 20, 40 * MS);
-	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_SLEEPING], 10, 200 * MS);
+	struct trace_wait_site *w = site(x, "pipe_write+0x1a0", TC_OTHER, NULL, 10, 300 * MS);
+	w->helper = true;
+	w->state = PROBE_OFFCPU_SLEEPING;
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_BLOCKED], 10, 50 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_SLEEPING], 10, 230 * MS);
 	x->s->misc.helper_idle_ns = 2000 * MS;
 	verdict(x);
 	/* whole: 500 ms of reads, 200 ms on CPU (1000 - 800 waited) */
 	expect(x, "inode_table_reads", 500.0 / 700, "inode-table blocks");
 	cr_assert(!has(x, "other_waits") && !has(x, "idle_waits"));
 	cr_assert_float_eq(trace_helper_ns(&x->r), 2300.0 * MS, 1);
+	synth_free(x);
+
+	/* a helper's D wait (sync -f's commit) is still the delete's */
+	x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "btrfs_commit_transaction+0x2c0", TC_OTHER, NULL, 10, 300 * MS)->helper = true;
+	verdict(x);
+	cr_assert(has(x, "other_waits"));
+	cr_assert_float_eq(trace_helper_ns(&x->r), 0, 1);
 	synth_free(x);
 }
 

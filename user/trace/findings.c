@@ -309,7 +309,9 @@ static double wait_parts(struct finding_ctx *c)
 		double ns = (double)w->blocked_ns;
 		sites += ns;
 		in_busy += (double)w->in_syscall_ns;
-		if (w->helper) {
+		/* a helper's sleeps on pipes and events are its idleness; its
+		 * D waits (a sync's commit) are still the delete's */
+		if (w->helper && w->state == PROBE_OFFCPU_SLEEPING) {
 			c->helpers += ns;
 			continue;
 		}
@@ -352,9 +354,9 @@ static double wait_parts(struct finding_ctx *c)
 	c->idle = off - sites - c->lost;
 	if (c->idle < 0)
 		c->idle = 0;
-	/* A helper process (rsync's sender and receiver, find and xargs in a
-	 * pipeline, make) waits for the remover: its waits are left out of
-	 * the whole time, so the shares are of the threads that remove. */
+	/* A helper process (rsync's sender and receiver, xargs, make) waits
+	 * for the remover: its idle waits are left out of the whole time, so
+	 * the shares are of the threads that remove. */
 	double h = (double)m->helper_idle_ns < c->idle ? (double)m->helper_idle_ns : c->idle;
 	c->idle -= h;
 	c->helpers += h;
