@@ -129,3 +129,37 @@ PY
 		miss "lock_contention ranks above the reads: $(verdict t.json)"
 	verdict_ok
 }
+
+# A delete on xfs whose command first reads cold files of another
+# filesystem (ext4), as a deleter's start-up reads its binary, libraries
+# and profile store on the root disk: the wait sites name the filesystem
+# their frames are of, and those on no device of the delete say so, so no
+# "slept most in __ext4_*" is read as the xfs delete's. Anchor: the ext4
+# device was read while tracing.
+test_xfs_delete_after_reads_on_another_filesystem() {
+	need_bpf
+	local e_loop reads0
+	mount_img ext4 e 256M || skip "cannot mount ext4"
+	mkdir e/src && make_data_files e/src 200 4
+	make_cold e
+	e_loop=$DIAG_LOOP
+	mount_img xfs m 1G || skip "cannot mount xfs"
+	make_flat m/t 2000
+	make_cold m
+	reads0=$(dev_stat "$e_loop" reads)
+	# the ext4 files are no operand of the command (the delete's devices
+	# include its operands'), as a deleter's own files are not
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	DIAG_SRC=e/src "$ADAPTRM" --trace --json t.json -- sh -c 'cat "$DIAG_SRC"/* >/dev/null && rm -rf "$0"' m/t \
+		>report.txt || fail "trace failed"
+	expect_gone m/t
+	show_verdict t.json
+	[ "$(dev_stat "$e_loop" reads)" -gt "$reads0" ] || setup_failed "no reads from the ext4 device"
+	jq -e '[.wait_sites[] | select(.fs == "ext4")] | length > 0' t.json >/dev/null ||
+		miss "no wait site names ext4: $(jq -c '[.wait_sites[] | .site]' t.json)"
+	jq -e '[.wait_sites[] | select(.fs == "ext4" and (.other_fs | not))] | length == 0' t.json >/dev/null ||
+		miss "an ext4 site is not marked as another filesystem's"
+	jq -e '[.wait_sites[] | select(.fs == "xfs" and .other_fs)] | length == 0' t.json >/dev/null ||
+		miss "an xfs site is marked as another filesystem's"
+	verdict_ok
+}

@@ -837,6 +837,8 @@ static void text_wait_sites(FILE *f, const struct trace_result *r)
 			w->state == PROBE_OFFCPU_BLOCKED ? "D" : "S", cause, w->site);
 		for (int j = 0; j < w->nstack && j < 3; j++)
 			fprintf(f, " <- %s", w->stack[j]);
+		if (w->other_fs)
+			fprintf(f, " [%s: not the delete's filesystem]", w->fs);
 		fprintf(f, "\n");
 	}
 	if (r->nsites > shown)
@@ -864,6 +866,10 @@ static void json_wait_sites(struct json_writer *w, const struct trace_result *r)
 		jw_string(w, "state", s->state == PROBE_OFFCPU_BLOCKED ? "D" : "S");
 		if (s->helper)
 			jw_bool(w, "helper", true);
+		if (s->fs)
+			jw_string(w, "fs", s->fs);
+		if (s->other_fs)
+			jw_bool(w, "other_fs", true);
 		jw_uint(w, "count", s->count);
 		jw_uint(w, "total_ns", s->total_ns);
 		jw_uint(w, "blocked_ns", s->blocked_ns);

@@ -228,6 +228,42 @@ static void collect_scope(struct trace_result *r)
 
 /* ---- wait sites ---- */
 
+/* The filesystem a stack's frames name, innermost first ("__ext4_find_entry",
+ * "xfs_buf_iowait", "jbd2_log_wait_commit" for ext4), or NULL. */
+static const char *frames_fs(const char *const *frames, int n)
+{
+	static const struct {
+		const char *prefix, *fs;
+	} fss[] = { { "ext4_", "ext4" }, { "jbd2_", "ext4" }, { "xfs_", "xfs" }, { "btrfs_", "btrfs" } };
+	for (int i = 0; i < n; i++) {
+		const char *f = frames[i] + strspn(frames[i], "_");
+		for (size_t k = 0; k < sizeof fss / sizeof *fss; k++)
+			if (!strncmp(f, fss[k].prefix, strlen(fss[k].prefix)))
+				return fss[k].fs;
+	}
+	return NULL;
+}
+
+/* FS is on none of the delete's devices, of which there is one at least: a
+ * wait on another disk (the deleter's start-up reads of its binary, its
+ * libraries and its profile store on the root filesystem). */
+static bool other_fs(const struct trace_result *r, const char *fs)
+{
+	char key[32];
+	bool any = false;
+	if (!fs)
+		return false;
+	snprintf(key, sizeof key, "(%s on ", fs);
+	for (int i = 0; i < r->ndevs; i++) {
+		if (!r->devs[i].traced)
+			continue;
+		any = true;
+		if (strstr(r->devs[i].name, key))
+			return false;
+	}
+	return any;
+}
+
 static int cmp_site(const void *a, const void *b)
 {
 	const struct trace_wait_site *x = a, *y = b;
@@ -284,6 +320,8 @@ void trace_collect_waits(struct probes *p, struct trace_result *r)
 			w->detail = detail;
 			w->state = raw[i].state;
 			w->helper = raw[i].ctx & PROBE_WAIT_HELPER;
+			w->fs = frames_fs(frames, nf);
+			w->other_fs = other_fs(r, w->fs);
 		}
 		if (raw[i].total_ns >= w->heaviest_ns) {
 			/* the frames shown are the heaviest stack's */

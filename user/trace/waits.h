@@ -55,6 +55,8 @@ struct trace_wait_site {
 	uint64_t in_syscall_ns; /* blocked inside busy syscalls, lock waits too */
 	uint64_t heaviest_ns;	/* total_ns of the stack shown */
 	bool helper;		/* of processes that removed nothing (PROBE_WAIT_HELPER) */
+	const char *fs;		/* the filesystem its frames name ("ext4"), or NULL */
+	bool other_fs;		/* FS is on none of the delete's devices */
 };
 
 /* A device with filesystem or block events while tracing. */
