@@ -159,8 +159,10 @@ real_trace_one() { # FS COND SHAPE TOOL WAITS
 		skip = {"kernel_cpu", "user_cpu", "idle_waits", "minor_parts"}
 		top = [f for f in d.get("findings", []) if f.get("cause") and f["id"] not in skip][:2]
 		text = ", ".join("%s %.0f%%" % (f["id"], 100 * f["share"]) for f in top) or "none: on a CPU"
-		# Where the threads slept longest, as the kernel function.
-		sites = sorted(d.get("wait_sites", []), key=lambda s: -s.get("blocked_ns", 0))
+		# Where the threads slept longest on the delete's filesystems (not the
+		# root disk's start-up reads), as the kernel function.
+		sites = sorted((s for s in d.get("wait_sites", []) if not s.get("other_fs")),
+		               key=lambda s: -s.get("blocked_ns", 0))
 		if sites and sites[0].get("blocked_ns", 0) > 0:
 		    text += " (slept most in %s)" % sites[0]["site"].split("+")[0]
 		print("\t".join([fs, shape] + cond.split("+") + [tool, text]))
