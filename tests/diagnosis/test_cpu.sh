@@ -58,22 +58,25 @@ test_more_workers_than_cpus() {
 }
 
 # One `rm -rf` on a warm tmpfs tree: the unlink itself, on a filesystem
-# that never blocks, with a CPU to itself.
+# that never blocks, with a CPU to itself (a higher CPU weight, nice, keeps
+# it so beside busy loops).
 
 # Expect kernel_cpu on top (of everything): nothing waits, and the text
 # says this is the filesystem's own cost. Anchor: the kernel accounted
-# nearly all of the wall time to rm as system time.
+# more than half of rm's wall time to it as system time, more than every
+# other part together, which is what kernel_cpu on top claims. (Quiet, it
+# is over 0.8; the probes' own cost and other load take some of it.)
 test_one_thread_warm_tmpfs() {
 	need_bpf
 	local n=200
 	big && n=500
 	mount_fs tmpfs t 2G || skip "cannot mount tmpfs"
 	make_tree t/tree $n 1000
-	"$ADAPTRM" --trace --json t.json -- python3 -c "$RUSAGE_PY" ru.txt rm -rf t/tree >report.txt ||
+	"$ADAPTRM" --trace --json t.json -- nice -n -10 python3 -c "$RUSAGE_PY" ru.txt rm -rf t/tree >report.txt ||
 		fail "trace failed"
 	expect_gone t/tree
 	show_verdict t.json
-	ge "$(frac "$(ru ru.txt stime)" "$(ru ru.txt wall)")" 0.8 ||
+	ge "$(frac "$(ru ru.txt stime)" "$(ru ru.txt wall)")" 0.5 ||
 		setup_failed "rm had system time for only $(frac "$(ru ru.txt stime)" "$(ru ru.txt wall)") of its wall time (the CPUs were busy with something else)"
 	expect_shares_sum t.json
 	expect_top t.json kernel_cpu ""
