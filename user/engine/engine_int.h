@@ -72,6 +72,7 @@ struct worker {
 	struct strbuf path;  /* path of the entry being reported */
 	bool joined;
 	bool busy;	     /* popped a task and not yet back for the next (qlock) */
+	bool borrowing;	     /* past the allowed count, in an idle worker's place */
 	unsigned unlink_seq; /* unlinks so far, for sampling their time */
 	uint8_t unlink_plan; /* enum plan_id the unlinks being issued count under */
 	/* For splitting a shared directory so that the reader's next read
@@ -117,6 +118,8 @@ struct engine {
 	int mem_waiters;
 	pthread_cond_t mem_cond;
 	int idle;	     /* active workers waiting for work */
+	int held;	     /* workers past the allowed count waiting mid-directory */
+	int borrowed;	     /* of the idle ones, whose place such a worker took */
 	bool mem_short;	     /* ran out of memory: one worker from then on (qlock) */
 	atomic_int in_chunk; /* workers removing a chunk right now */
 	int seen_active;     /* active_threads as the workers last saw it */
@@ -243,6 +246,14 @@ unsigned engine_idle_helpers(struct engine *e);
 /* Out of memory in a task: true if another task ended meanwhile (try
  * again), false if the memory will not come back. */
 bool engine_wait_for_memory(struct worker *w);
+/* Called before each unlink of a worker past the allowed count (tasks.c). */
+void engine_hold_over(struct worker *w);
+static inline bool engine_over_count(const struct worker *w)
+{
+	int a = atomic_load_explicit(&w->e->knobs.active_threads, memory_order_relaxed);
+	int c = atomic_load_explicit(&w->e->knobs.thread_cap, memory_order_relaxed);
+	return w->id >= (c > 0 && c < a ? c : a);
+}
 
 /* ERR on a name inside the tree means someone else removed it (or moved it
  * out of the tree) first: under -f that is not an error, as GNU's

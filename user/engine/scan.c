@@ -109,6 +109,8 @@ static inline __attribute__((always_inline)) int unlink_timed(struct worker *w, 
 							      const char *name)
 {
 	engine_pace(w->e);
+	if (__builtin_expect(engine_over_count(w), 0))
+		engine_hold_over(w);
 	bool timed = (w->unlink_seq++ & (UNLINK_SAMPLE - 1)) == 0;
 	uint64_t t0 = timed ? now_ns() : 0;
 	/* for the watchdog: two plain stores, no clock (the watchdog, engine.c) */

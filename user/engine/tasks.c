@@ -85,11 +85,30 @@ bool engine_push_tasks(struct engine *e, const struct subdir *nodes, size_t n)
 	return true;
 }
 
+/* Workers allowed to run (qlock held): within a shared budget's share, and
+ * those running in place of workers stuck in the lane. */
+static int allowed_workers(const struct engine *e)
+{
+	int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
+	int cap = atomic_load_explicit(&e->knobs.thread_cap, memory_order_relaxed);
+	if (cap > 0 && cap < active)
+		active = cap;
+	/* Out of memory once: a serial walk from here on holds the
+	 * fewest nodes (one path, depth-first) and buffers. */
+	if (e->mem_short)
+		active = 1;
+	return active + e->lane_extra;
+}
+
 uintptr_t engine_pop_task(struct worker *w)
 {
 	struct engine *e = w->e;
 	uintptr_t n = 0;
 	pthread_mutex_lock(&e->qlock);
+	if (w->borrowing) {
+		w->borrowing = false;
+		e->borrowed--;
+	}
 	if (w->busy) {
 		/* a task ended: it may have freed what a waiter needs */
 		w->busy = false;
@@ -101,17 +120,7 @@ uintptr_t engine_pop_task(struct worker *w)
 	for (;;) {
 		if (e->shutdown || e->stop)
 			break;
-		/* within a shared budget's share, and those running in place of
-		 * workers stuck in the lane */
-		int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
-		int cap = atomic_load_explicit(&e->knobs.thread_cap, memory_order_relaxed);
-		if (cap > 0 && cap < active)
-			active = cap;
-		/* Out of memory once: a serial walk from here on holds the
-		 * fewest nodes (one path, depth-first) and buffers. */
-		if (e->mem_short)
-			active = 1;
-		active += e->lane_extra;
+		int active = allowed_workers(e);
 		if (active != e->seen_active) {
 			/* the controller moved the limit: let parked workers re-check */
 			e->seen_active = active;
@@ -136,11 +145,48 @@ uintptr_t engine_pop_task(struct worker *w)
 			break;
 		}
 		e->idle++;
+		if (e->held > 0)
+			pthread_cond_broadcast(&e->park_cond); /* a held directory may go on */
 		pthread_cond_wait(&e->work_cond, &e->qlock);
 		e->idle--;
 	}
 	pthread_mutex_unlock(&e->qlock);
 	return n;
+}
+
+/* A worker past the allowed count in the middle of a directory: a lowered
+ * count must take effect within one request, not when the directory ends
+ * (on a slow service one directory lasts seconds, and its requests in
+ * flight are what the controller counts). It waits, the directory held,
+ * until the count rises again, or an allowed worker idles with nothing
+ * queued: then it goes on in that worker's place, so that the tree ends
+ * with no more requests in flight than allowed. Out of memory, or
+ * stopping, it never waits. */
+__attribute__((noinline)) void engine_hold_over(struct worker *w)
+{
+	struct engine *e = w->e;
+	if (w->borrowing || w->id >= e->cfg.max_threads) /* the lane's own is no worker */
+		return;
+	pthread_mutex_lock(&e->qlock);
+	e->held++;
+	while (w->id >= allowed_workers(e) && !e->shutdown && !e->stop && !e->halt && !e->mem_short) {
+		if (e->qlen == 0 && e->idle > e->borrowed) {
+			w->borrowing = true;
+			e->borrowed++;
+			break;
+		}
+		/* timed: a wakeup may come from the stack's side only */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 50 * 1000 * 1000;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&e->park_cond, &e->qlock, &ts);
+	}
+	e->held--;
+	pthread_mutex_unlock(&e->qlock);
 }
 
 /* Out of memory in a task. From then on one worker takes tasks (engine_pop_task:
