@@ -695,3 +695,31 @@ Test(controller_policy, capped_probe_up_is_vetoed)
 	cr_expect_gt(decided_by(&r, 600, CTL_RULE_VETO_CAPPED), 0);
 	cr_expect_leq(max_count(&r, 600), 4);
 }
+
+/* A client that lets 7 requests in flight, 2 ms each: every worker past 7
+ * waits in the client, so the latency grows with the count and the
+ * throughput does not. */
+static double m_client_cap(int n, int t)
+{
+	return 500.0 * (n < 7 ? n : 7);
+}
+
+Test(controller_policy, client_cap_settles_at_the_knee)
+{
+	struct model m = { m_client_cap, NULL, m_fuse_blk, 0.05, false, 0, false, 0, -1 };
+	struct run r;
+	/* from the cap, and from below the knee */
+	const int starts[] = { 64, 8, 2 };
+	for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+		simulate(&m, 64, starts[i], false, 400, &r);
+		expect_near_best(&m, 64, &r, CONVERGE, 400);
+		int above = 0;
+		for (int t = CONVERGE; t < 400; t++)
+			above += r.n[t] > 14;
+		cr_expect_leq(above, 20, "start %d: %d ticks above twice the knee", starts[i], above);
+		cr_expect_leq(r.n[399], 14, "start %d: ended at %d", starts[i], r.n[399]);
+	}
+	simulate(&m, 64, 64, false, 400, &r);
+	cr_expect_str_eq(first_rule(&r, 400), CTL_RULE_FIRST_KNEE);
+	cr_expect_geq(moves_by(&r, 400, CTL_RULE_KNEE), 1, "the knee rule stepped down");
+}

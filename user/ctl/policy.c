@@ -57,6 +57,8 @@ static int clampn(const struct ctl_policy *p, int n)
 		hi = p->ceiling;
 	if (p->budget > 0 && p->budget < hi)
 		hi = p->budget;
+	if (p->knee > 1 && p->knee - 1 < hi)
+		hi = p->knee - 1;
 	if (n > hi)
 		n = hi;
 	return n < 1 ? 1 : n;
@@ -413,6 +415,17 @@ static bool first_at_cap(const struct ctl_policy *p, const struct window *w)
 	return p->dir > 0 && clampn(p, p->n + 1) == p->n && blocked_busy(w);
 }
 
+/* At the cap with workers blocked on nothing measured as a cap: a service
+ * with a fixed number of requests in flight (a client's RPC slots, a FUSE
+ * daemon's threads, a small queue depth) looks the same from here, so half
+ * the workers are tried once; the knee rules below keep fewer or come back
+ * after one window. */
+static bool first_knee(const struct ctl_policy *p, const struct window *w)
+{
+	return p->dir > 0 && p->n >= 4 && clampn(p, p->n + 1) == p->n && blocked_busy(w) &&
+	       !capped(w);
+}
+
 /* Workers blocked on a cap from the start: more would queue behind it, and
  * the throughput comparison of a climb reads the cap's bursts as gains. */
 static bool first_capped(const struct ctl_policy *p, const struct window *w)
@@ -461,6 +474,15 @@ static bool first_climb(struct ctl_policy *p, const struct window *w, struct ctl
 	return climb_from_start(p, w, d, note);
 }
 
+static bool first_knee_check(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	char note[96];
+	snprintf(note, sizeof note,
+		 "first window %.0f ops/s at the cap: do half the workers as well?", w->rate);
+	p->dir = -1;
+	return climb_from_start(p, w, d, note);
+}
+
 static bool first_climb_down(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
 {
 	char note[96];
@@ -472,6 +494,7 @@ static bool first_climb_down(struct ctl_policy *p, const struct window *w, struc
 static const struct rule start_rules[] = {
 	RULE(CTL_RULE_FIRST_IDLE, first_idle, first_cut),
 	RULE(CTL_RULE_FIRST_SATURATED, first_saturated, first_hold),
+	RULE(CTL_RULE_FIRST_KNEE, first_knee, first_knee_check),
 	RULE(CTL_RULE_FIRST_AT_CAP, first_at_cap, first_hold),
 	RULE(CTL_RULE_FIRST_CAPPED, first_capped, first_hold),
 	RULE(CTL_RULE_FIRST_CONTENDED, first_contended, first_climb_down),
@@ -503,16 +526,46 @@ static bool up_contended(const struct ctl_policy *p, const struct window *w)
 	       w->cont > (p->base_cont > 0 ? p->base_cont : 0) + 0.05;
 }
 
+/* Latency up by half and the gain below a quarter of the workers added:
+ * by Little's law most of the new ones only queued (the knee of a service
+ * with a fixed number of requests in flight), even where the small gain
+ * passes the band. */
+static double knee_gain(const struct ctl_policy *p, const struct window *w)
+{
+	double g = 0.25 * ((double)p->n / p->base_n - 1);
+	return g > w->thr ? g : w->thr;
+}
+
 static bool up_queueing(const struct ctl_policy *p, const struct window *w)
 {
-	return up(p) && w->gain < w->thr && w->lat > 0 && p->base_lat > 0 &&
-	       w->lat > 1.5 * p->base_lat;
+	return up(p) && w->lat > 0 && p->base_lat > 0 && w->lat > 1.5 * p->base_lat &&
+	       w->gain < knee_gain(p, w);
 }
 
 /* A probe's gain needs a second window unless it is large. */
 static bool gained(const struct ctl_policy *p, const struct window *w)
 {
 	return w->gain > w->thr && (!probing(p) || p->cand_windows >= 2 || w->gain > 3 * w->thr);
+}
+
+/* The knee of a service with a fixed concurrency: fewer blocked workers
+ * kept the throughput while the latency fell with their count. By Little's
+ * law the ones removed only waited in a queue elsewhere (docs/design.md#the-knee).
+ * A gentle probe's flat window is confirmed by a second, as its gain is.
+ * Blocked on a measured cap, the cap's own rules decide (blocked_on_cap). */
+static bool knee_below(const struct ctl_policy *p, const struct window *w)
+{
+	return !up(p) && w->gain >= -p->cfg.band && w->blk >= 0.5 && !capped(w) && w->lat > 0 &&
+	       p->base_lat > 0 && w->lat <= 1.25 * p->base_lat * p->n / p->base_n &&
+	       (!probing(p) || p->cand_windows >= 2);
+}
+
+/* Fewer workers at the latency of more: nothing queued, so the loss is
+ * real from the first window (a step down is otherwise judged on two). */
+static bool down_no_queue(const struct ctl_policy *p, const struct window *w)
+{
+	return !up(p) && w->gain < -2 * p->cfg.band && w->lat > 0 && p->base_lat > 0 &&
+	       w->lat >= 0.8 * p->base_lat;
 }
 
 /* A step down is judged on two windows: the first still pays for the work
@@ -567,6 +620,27 @@ static bool accept(struct ctl_policy *p, const struct window *w, struct ctl_deci
 	if (to == p->n)
 		return enter_hold(p, p->n, w->crate, false, d);
 	return move_to(p, to, d); /* reports the accepted step and steps on */
+}
+
+/* Past the knee: remember where queueing began and step down again. */
+static bool knee_step(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	explainf(d, w->gain, w, "latency x%.2f with %d of %d workers: the rest queued elsewhere",
+		 w->lat / p->base_lat, p->n, p->base_n);
+	if (p->phase != CTL_CLIMB)
+		p->climb_accepts = 0;
+	p->phase = CTL_CLIMB;
+	p->climb_accepts++;
+	p->dir = -1;
+	p->tried_down = true;
+	p->fast_up = false;
+	p->knee = p->base_n;
+	set_base(p, w->crate, w->lat, w->cont);
+	p->base_blk = w->blk;
+	int to = big_step(p, p->n, -1);
+	if (to == p->n)
+		return enter_hold(p, p->n, w->crate, false, d);
+	return move_to(p, to, d);
 }
 
 static bool keep_fewer(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
@@ -624,7 +698,20 @@ static bool reject_contention(struct ctl_policy *p, const struct window *w, stru
 
 static bool reject_queueing(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
 {
-	explainf(d, w->gain, w, "latency x%.1f, no gain (queueing)", w->lat / p->base_lat);
+	explainf(d, w->gain, w, "latency x%.1f, %+.0f%% workers, no gain to match (queueing)",
+		 w->lat / p->base_lat, 100.0 * (p->n - p->base_n) / p->base_n);
+	return reject(p, w, d);
+}
+
+static bool reject_no_queue(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	if (p->knee)
+		explainf(d, w->gain, w,
+			 "latency x%.2f with fewer: nothing queued, the knee is %d (queueing from %d)",
+			 w->lat / p->base_lat, p->base_n, p->knee);
+	else
+		explainf(d, w->gain, w, "latency x%.2f with fewer: nothing queued",
+			 w->lat / p->base_lat);
 	return reject(p, w, d);
 }
 
@@ -645,6 +732,8 @@ static const struct rule candidate_rules[] = {
 	RULE(CTL_RULE_CONTENTION, up_contended, reject_contention),
 	RULE(CTL_RULE_QUEUEING, up_queueing, reject_queueing),
 	RULE(CTL_RULE_ACCEPT, gained, accept),
+	RULE(CTL_RULE_KNEE, knee_below, knee_step),
+	RULE(CTL_RULE_NO_QUEUE, down_no_queue, reject_no_queue),
 	RULE(CTL_RULE_CONFIRM_DOWN, down_unconfirmed, stay),
 	RULE(CTL_RULE_CONFIRM, inside_band, stay),
 	RULE(CTL_RULE_WORSE, worse, reject_worse),
@@ -766,7 +855,7 @@ static bool reclimb(struct ctl_policy *p, const struct window *w, struct ctl_dec
 	 * longer */
 	int dir = ((w->cont >= 0.25 || (blocked_busy(w) && capped(w))) && p->n > 1) ? -1 : +1;
 	explainf(d, w->gain, w, "rate moved at %d threads, re-probing", p->n);
-	p->ceiling = 0;
+	p->ceiling = p->knee = 0;
 	p->up_failed_at = p->down_failed_at = 0;
 	p->hold_len = p->cfg.hold_min;
 	return start_climb(p, dir, w->rate, w->lat, w->cont, d);

@@ -53,6 +53,7 @@ enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 /* The first window at the start point. */
 #define CTL_RULE_FIRST_IDLE "first-idle-cut"		/* cut to the busy workers */
 #define CTL_RULE_FIRST_SATURATED "first-cpu-saturated"	/* hold: more would time-slice */
+#define CTL_RULE_FIRST_KNEE "first-knee-check"		/* at the cap, blocked: try half */
 #define CTL_RULE_FIRST_AT_CAP "first-blocked-at-cap"	/* hold: fewer can only lose */
 #define CTL_RULE_FIRST_CAPPED "first-blocked-on-cap"	/* hold: blocked on a rate cap */
 #define CTL_RULE_FIRST_CONTENDED "first-contended-down" /* climb down first */
@@ -62,6 +63,8 @@ enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 #define CTL_RULE_CONTENTION "contention-backoff" /* contention rose with threads */
 #define CTL_RULE_QUEUEING "reject-queueing"	 /* latency up, no gain */
 #define CTL_RULE_ACCEPT "climb-accept"		 /* a real gain: step on */
+#define CTL_RULE_KNEE "knee-down"		 /* flat, latency fell with the count */
+#define CTL_RULE_NO_QUEUE "reject-no-queue"	 /* fewer, same latency: a loss */
 #define CTL_RULE_CONFIRM_DOWN "confirm-down"	 /* a step down gets two windows */
 #define CTL_RULE_CONFIRM "confirm-flat"		 /* inside the band: one more window */
 #define CTL_RULE_WORSE "reject-worse"		 /* back to the base */
@@ -123,6 +126,7 @@ struct ctl_policy {
 	double ref_rate; /* EWMA of window rates at the settled point */
 	int hold_left, hold_len, probe_dir, drift_up, drift_down;
 	int ceiling;			  /* contention said: not above this (0: none) */
+	int knee;			  /* from this count up the workers only queued (0: none) */
 	int budget;			  /* the ranks' shared budget: not above this (0: none) */
 	int starved;			  /* consecutive hold windows with idle workers */
 	bool trimmed;			  /* the count was cut to the busy workers */
