@@ -33,6 +33,27 @@ test_controller_slowfs_goes_wide() {
 	grep -q "threads 1->2: throughput" "$SCRATCH/explain" || fail "no decision lines: $(cat "$SCRATCH/explain")"
 }
 
+# A client that lets 3 requests of its mount in flight (as Lustre's RPC
+# slots): workers above that only queue in the client. Started at its own
+# cap of 32 workers, the controller must come down to the knee and hold near
+# it: over the second half of the delete's intervals the median count is at
+# most 8, and --explain names the knee.
+test_controller_slowfs_client_cap_holds_at_the_knee() {
+	need_root
+	ctl_cache
+	mount_slowfs mnt 2000 --client-cap=3 -o max_threads=64
+	make_tree "$SLOWFS_BACKING/t" 60 50
+	"$ADAPTRM" -rf --no-profile --max-threads=32 --explain --json "$SCRATCH/c.json" \
+		mnt/t 2>"$SCRATCH/explain" || fail "adaptrm failed: $(cat "$SCRATCH/explain")"
+	expect_gone "$SLOWFS_BACKING/t"
+	local median
+	median=$(ctl_json "$SCRATCH/c.json" \
+		'(lambda v: sorted(v)[len(v) // 2])([i["threads"] for i in d["trees"][0]["intervals"]][len(d["trees"][0]["intervals"]) // 2:])')
+	[ "$median" -le 8 ] || fail "median $median workers over the second half, client cap 3: $(cat "$SCRATCH/explain")"
+	grep -Eq "knee-check|knee-down|queueing" "$SCRATCH/explain" ||
+		fail "no knee in --explain: $(cat "$SCRATCH/explain")"
+}
+
 # xfs, one flat directory: every extra unlinker waits on the parent's lock.
 # Started at 8 threads, the controller must end at 1 or 2. A second run on
 # the same filesystem starts from the stored profile.
