@@ -106,8 +106,14 @@ uintptr_t engine_pop_task(struct worker *w)
 	uintptr_t n = 0;
 	pthread_mutex_lock(&e->qlock);
 	if (w->borrowing) {
+		/* the place goes back: to another held directory, else to the
+		 * idle worker it stood in for */
 		w->borrowing = false;
 		e->borrowed--;
+		if (e->held > 0)
+			pthread_cond_broadcast(&e->park_cond);
+		else
+			pthread_cond_signal(&e->work_cond);
 	}
 	if (w->busy) {
 		/* a task ended: it may have freed what a waiter needs */
@@ -136,7 +142,10 @@ uintptr_t engine_pop_task(struct worker *w)
 			pthread_cond_wait(&e->park_cond, &e->qlock);
 			continue;
 		}
-		if (e->qlen > 0) {
+		/* A held directory goes on before a new one starts: its
+		 * listing ages while it waits, and a new one would be held
+		 * too at the next lowered count. */
+		if (e->qlen > 0 && e->held == 0) {
 			n = e->stack[--e->qlen];
 			if (e->qlen == 0)
 				e->waited_ns += waited_long(now_ns() - e->waiting_since);
@@ -158,10 +167,11 @@ uintptr_t engine_pop_task(struct worker *w)
  * count must take effect within one request, not when the directory ends
  * (on a slow service one directory lasts seconds, and its requests in
  * flight are what the controller counts). It waits, the directory held,
- * until the count rises again, or an allowed worker idles with nothing
- * queued: then it goes on in that worker's place, so that the tree ends
- * with no more requests in flight than allowed. Out of memory, or
- * stopping, it never waits. */
+ * until the count rises again or an allowed worker idles, which one does
+ * at the end of its task rather than start a new directory
+ * (engine_pop_task): then it goes on in that worker's place, so that no
+ * more requests are in flight than allowed. Out of memory, or stopping, it
+ * never waits. */
 __attribute__((noinline)) void engine_hold_over(struct worker *w)
 {
 	struct engine *e = w->e;
@@ -170,7 +180,7 @@ __attribute__((noinline)) void engine_hold_over(struct worker *w)
 	pthread_mutex_lock(&e->qlock);
 	e->held++;
 	while (w->id >= allowed_workers(e) && !e->shutdown && !e->stop && !e->halt && !e->mem_short) {
-		if (e->qlen == 0 && e->idle > e->borrowed) {
+		if (e->idle > e->borrowed) {
 			w->borrowing = true;
 			e->borrowed++;
 			break;
@@ -185,7 +195,9 @@ __attribute__((noinline)) void engine_hold_over(struct worker *w)
 		}
 		pthread_cond_timedwait(&e->park_cond, &e->qlock, &ts);
 	}
-	e->held--;
+	/* the last held one gone: the idle ones may take new directories */
+	if (--e->held == 0 && e->qlen > 0 && e->idle > 0)
+		pthread_cond_broadcast(&e->work_cond);
 	pthread_mutex_unlock(&e->qlock);
 }
 
