@@ -175,9 +175,19 @@ uintptr_t engine_pop_task(struct worker *w)
 __attribute__((noinline)) void engine_hold_over(struct worker *w)
 {
 	struct engine *e = w->e;
-	if (w->borrowing || w->id >= e->cfg.max_threads) /* the lane's own is no worker */
+	if (w->id >= e->cfg.max_threads) /* the lane's own is no worker */
 		return;
 	pthread_mutex_lock(&e->qlock);
+	/* A place is kept while its worker idles: once the idle workers took
+	 * work again (the count rose), the places are given back. */
+	if (w->borrowing && e->borrowed <= e->idle) {
+		pthread_mutex_unlock(&e->qlock);
+		return;
+	}
+	if (w->borrowing) {
+		w->borrowing = false;
+		e->borrowed--;
+	}
 	e->held++;
 	while (w->id >= allowed_workers(e) && !e->shutdown && !e->stop && !e->halt && !e->mem_short) {
 		if (e->idle > e->borrowed) {
