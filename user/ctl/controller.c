@@ -521,6 +521,20 @@ static bool follow_budget(struct controller *c, struct engine_knobs *k)
 	return true;
 }
 
+void controller_resume(struct controller *c)
+{
+	if (!c || !c->in_tree)
+		return;
+	if (c->steer)
+		engine_set_active(c->e, c->pol.n);
+	ctl_source_reset(c->src);
+}
+
+int controller_threads(const struct controller *c)
+{
+	return c && c->steer ? c->pol.n : 0;
+}
+
 void controller_tick(struct controller *c)
 {
 	if (!c || !c->in_tree)

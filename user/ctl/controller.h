@@ -34,6 +34,13 @@ struct controller *controller_new(struct engine *e, const struct controller_conf
 void controller_begin_tree(struct controller *c, int dirfd, const char *name);
 /* Called every engine tick (~100 ms) while the tree is being removed. */
 void controller_tick(struct controller *c);
+/* Someone else set the engine's count for a while (the background
+ * deleter's back-off): the controller's count again, and a fresh interval,
+ * since what was measured meanwhile was not of its count. */
+void controller_resume(struct controller *c);
+/* The worker count it chose last (what the engine runs unless someone else
+ * set it); 0 if it does not steer. */
+int controller_threads(const struct controller *c);
 void controller_end_tree(struct controller *c);
 /* Ends the run: false if --json's file could not be written (told). */
 bool controller_finish(struct controller *c);

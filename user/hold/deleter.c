@@ -229,7 +229,9 @@ static void tick(struct engine *e, void *arg)
 		d->own_bytes = own;
 	}
 	uint64_t others = d->have_flushes ? others_flushes(d) : 0;
-	in.others_seen |= others > 0;
+	/* Flushes are others' only once a probe found them so (a yield): our
+	 * own commits flush the device too. */
+	in.others_seen |= d->sync.state == POLITE_YIELD;
 	in.own_latency_ns = own_latency(d, &t, atomic_load(&k->active_threads));
 	in.floor_latency_ns = d->floor_ns;
 	struct polite_out out;
@@ -243,9 +245,12 @@ static void tick(struct engine *e, void *arg)
 		out.idle_io = true;
 	}
 	atomic_store(&k->op_interval_ns, act == POLITE_GO ? out.interval_ns : ENGINE_PACE_HOLD);
+	bool was_forced = d->forced_threads != 0;
 	d->forced_threads = out.threads;
 	if (out.threads)
 		engine_set_active(e, out.threads);
+	else if (d->ctl && d->in_tree && was_forced)
+		controller_resume(d->ctl); /* its count back, not the back-off's */
 	else if (d->ctl && d->in_tree)
 		controller_tick(d->ctl);
 	if (out.idle_io != d->idle_io)
@@ -297,8 +302,16 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 		d->in_tree = d->ctl != NULL;
 		ok = engine_remove_tree(d->engine, d->placefd, r->name, r->path, &st);
 		d->in_tree = false;
+		/* what ran against what the controller chose: apart only while
+		 * backing off or yielding */
+		int running = atomic_load(&engine_knobs(d->engine)->active_threads);
+		int chosen = controller_threads(d->ctl);
 		if (d->ctl)
 			controller_end_tree(d->ctl);
+		if (d->stats)
+			fprintf(stderr,
+				"adaptrm deleter %d: %s: the controller's %d threads, %d running at the end\n",
+				(int)getpid(), r->name, chosen, running);
 	} else
 		ok = unlinkat(d->placefd, r->name, 0) == 0 || errno == ENOENT;
 	d->current = NULL;
