@@ -243,6 +243,8 @@ Test(polite, backs_off_when_its_own_unlinks_slow_down)
 	cr_assert_not(decide(in).backing_off, "device counters unread: ignored");
 	in.own_latency_ns = 50000;
 	cr_assert(decide(in).backing_off, "nor can it tell whose the device is: its latency counts");
+	in.in_memory = true;
+	cr_assert_not(decide(in).backing_off, "tmpfs has no device anyone waits on");
 }
 
 Test(polite, eases_back_and_keeps_max_ops)

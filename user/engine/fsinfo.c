@@ -110,9 +110,14 @@ bool fsinfo_type_reverse_pays(uint64_t t)
 	return t == TMPFS_MAGIC || t == XFS_MAGIC || t == BTRFS_MAGIC;
 }
 
+bool fsinfo_type_in_memory(uint64_t t)
+{
+	return t == TMPFS_MAGIC || t == RAMFS_MAGIC;
+}
+
 bool fsinfo_type_order_by_cache(uint64_t t)
 {
-	return fsinfo_type_reverse_pays(t) && t != TMPFS_MAGIC && t != RAMFS_MAGIC;
+	return fsinfo_type_reverse_pays(t) && !fsinfo_type_in_memory(t);
 }
 
 bool fsinfo_type_dirsize_bounds(uint64_t t)

@@ -36,6 +36,9 @@ bool fsinfo_type_reverse_pays(uint64_t f_type);
  * filesystem has a disk to be cold on (not tmpfs, not ramfs), where cold
  * it walks the disk backwards (docs/design.md#reverse-order). */
 bool fsinfo_type_order_by_cache(uint64_t f_type);
+/* Whether the filesystem keeps its files in memory (tmpfs, ramfs): no
+ * device is behind it that others could wait on. */
+bool fsinfo_type_in_memory(uint64_t f_type);
 /* Whether a directory's st_size bounds its entry count: on ext2/3/4 an
  * entry takes at least FSINFO_MIN_DIRENT bytes (an 8-byte header and a name
  * padded to 4). Lets a directory too small to be sorted skip being read

@@ -1,6 +1,7 @@
 #include "hold/deleter.h"
 #include "ctl/controller.h"
 #include "engine/engine.h"
+#include "engine/fsinfo.h"
 #include "hold/place.h"
 #include "hold/polite.h"
 #include "hold/record.h"
@@ -94,6 +95,7 @@ struct deleter {
 	uint64_t runq_ns;  /* the workers' run-queue wait at the last tick */
 	uint64_t paced_ns; /* polite_decide's pacing, whatever a yield holds */
 	bool have_dev;
+	bool in_memory;			   /* tmpfs, ramfs */
 	bool have_flushes;		   /* the device counts its flush requests */
 	uint64_t dev_flushes, own_flushes; /* at the last tick; ours since */
 	struct polite_sync sync;
@@ -216,6 +218,7 @@ static void tick(struct engine *e, void *arg)
 	engine_totals(e, &t);
 	struct engine_knobs *k = engine_knobs(e);
 	struct polite_in in = {
+		.in_memory = d->in_memory,
 		.interval_ns = d->paced_ns,
 		.min_interval_ns = d->base_interval_ns,
 	};
@@ -453,6 +456,7 @@ int deleter_main(int argc, char **argv)
 	struct stat st;
 	fstat(d.placefd, &st);
 	d.dev = st.st_dev;
+	d.in_memory = fsinfo_type_in_memory(fsinfo_type(d.placefd));
 	uint64_t sect;
 	d.have_dev = polite_device_find(d.placefd, d.dev, &d.devs) &&
 		     polite_device_reads(&d.devs, &sect) && polite_own_reads(&d.own_bytes);

@@ -11,6 +11,10 @@
 
 static bool hurting(const struct polite_in *in)
 {
+	/* Slower unlinks there are the memory's or the CPU's, which nice 19
+	 * already yields. */
+	if (in->in_memory)
+		return false;
 	if (in->have_device && in->others_read_bps > POLITE_OTHERS_BYTES_PER_S)
 		return true;
 	if (in->have_device && !in->others_seen)

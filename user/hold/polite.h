@@ -21,6 +21,8 @@
 
 struct polite_in {
 	bool have_device;	   /* the device's counters could be read */
+	bool in_memory;		   /* tmpfs, ramfs: no device at all, so nobody
+				    * waits on it and the deleter never backs off */
 	uint64_t others_read_bps;  /* others' reads on the device, bytes per second */
 	bool others_seen;	   /* others read or flushed on it since the last tick */
 	uint64_t own_latency_ns;   /* our mean unlink time over the tick divided by
