@@ -55,6 +55,9 @@ test_xfs_one_worker_flat_directory() {
 # behind the inodegc workers, and those waits are reported apart, with
 # their own parts (cpu_oversubscription, cpu_contention). Anchor: the
 # files did own blocks (the free space grew by at least their size).
+# The delete runs at a higher CPU weight (nice): beside busy loops the
+# lock waiters' run-queue waits after each wake-up (the lock's, as perf
+# lock counts them) would outgrow the inodegc throttle they queue behind.
 test_xfs_inodegc_files_with_data() {
 	need_bpf
 	local dirs=10 per=6000 free0 free1
@@ -73,7 +76,8 @@ for j in range(dirs):
 PY
 	sync
 	free0=$(df -k --output=avail m | tail -1)
-	"$ADAPTRM" --trace --json t.json -rf --threads=4 --no-profile m/t >report.txt || fail "trace failed"
+	nice -n -10 "$ADAPTRM" --trace --json t.json -rf --threads=4 --no-profile m/t >report.txt ||
+		fail "trace failed"
 	expect_gone m/t
 	show_verdict t.json
 	sync
