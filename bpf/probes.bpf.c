@@ -224,24 +224,33 @@ static __always_inline bool traced(__u32 tgid)
 /* The tgids value: TGID_REMOVES once the process has removed an entry
  * (unlink, unlinkat, rmdir) or read a directory with entries besides "."
  * and ".." (a remover lists before it removes, and its first reads are the
- * delete's); before that, its waits are a helper's. */
+ * delete's); before that, its waits are a helper's. TGID_UNLINKED once it
+ * has removed an entry itself. */
 #define TGID_REMOVES 0x2
+#define TGID_UNLINKED 0x4
 #define DOT_DOTDOT_BYTES 48 /* getdents64's two records of "." and ".." */
 
-/* A traced process that has removed nothing yet. */
-static __always_inline bool helper_tgid(__u32 tgid)
+/* Traced processes that have removed an entry themselves (a global: misc
+ * is per CPU). */
+__u64 nunlinkers;
+
+/* The tgids value of a traced process (0 if it is not traced). */
+static __always_inline __u8 tgid_flags(__u32 tgid)
 {
 	__u8 *v = bpf_map_lookup_elem(&tgids, &tgid);
 
-	return v && !(*v & TGID_REMOVES);
+	return v ? *v : 0;
 }
 
-static __always_inline void mark_removes(__u32 tgid)
+static __always_inline void mark_removes(__u32 tgid, __u8 flags)
 {
 	__u8 *v = bpf_map_lookup_elem(&tgids, &tgid);
 
-	if (v && !(*v & TGID_REMOVES))
-		*v |= TGID_REMOVES;
+	if (!v || (*v & flags) == flags)
+		return;
+	if ((flags & TGID_UNLINKED) && !(*v & TGID_UNLINKED))
+		__sync_fetch_and_add(&nunlinkers, 1);
+	*v |= flags;
 }
 
 static __always_inline bool current_traced(void)
@@ -413,7 +422,7 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 	    || nr == __NR_rmdir
 #endif
 	)
-		mark_removes(id >> 32);
+		mark_removes(id >> 32, TGID_REMOVES | TGID_UNLINKED);
 	if (nr == PROBE_NR_UNLINKAT) /* unlinkat(dirfd, path, flags) */
 		s->rmdir = ((btf ? PT_REGS_PARM3_SYSCALL(regs) : PT_REGS_PARM3_CORE_SYSCALL(regs)) &
 			    AT_REMOVEDIR) != 0;
@@ -453,7 +462,7 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 		if (m)
 			hist_add(&m->getdents_bytes, (__u64)ret);
 		if (ret > DOT_DOTDOT_BYTES)
-			mark_removes(bpf_get_current_pid_tgid() >> 32);
+			mark_removes(bpf_get_current_pid_tgid() >> 32, TGID_REMOVES);
 	} else if (nr == PROBE_NR_UNLINKAT && s->rmdir) {
 		struct probe_misc *m = misc_get();
 
@@ -576,6 +585,8 @@ __noinline int switch_ctx(__u32 tid, __u32 sleeping)
 		ctx |= PROBE_WAIT_IN_SYSCALL;
 	else if (s && s->ts)
 		ctx |= PROBE_WAIT_IN_WAIT_SC;
+	if (s && s->ts && (s->nr == __NR_wait4 || s->nr == __NR_waitid))
+		ctx |= PROBE_WAIT_FOR_CHILD;
 	if (ls && (ls->sleep.lock || ls->spin.lock))
 		ctx |= PROBE_WAIT_IN_LOCK;
 	/* S waits in busy syscalls come by the hundred thousand (a pipe
@@ -603,15 +614,17 @@ __noinline int switch_out(__u32 tid, __u32 kind, __u32 ctx, int stackid, __u64 n
 		return 0;
 	}
 	o->kind = kind;
-	o->ctx = ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK);
+	o->ctx = ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK | PROBE_WAIT_FOR_CHILD);
 	o->stackid = stackid;
 	o->wake_ts = 0;
 	o->ts = now;
 	return 0;
 }
 
-__noinline int switch_in(__u32 tid, __u32 after_traced, __u32 helper, __u64 now)
+__noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 {
+	/* a traced process that has removed nothing yet */
+	bool helper = !(flags & TGID_REMOVES);
 	struct offcpu *o = bpf_map_lookup_elem(&offcpu_start, &tid);
 	struct probe_misc *m;
 	__u64 off, rq = 0;
@@ -643,12 +656,19 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 helper, __u64 now)
 			__sync_fetch_and_add(&m->runq_traced_ns, rq);
 		if (helper && kind == PROBE_OFFCPU_SLEEPING && !(o->ctx & PROBE_WAIT_IN_SYSCALL))
 			__sync_fetch_and_add(&m->helper_idle_ns, off - rq);
+		/* a parent waiting for its children while another process
+		 * unlinks: the children's threads hold that time; a parent
+		 * that is the only one to unlink still waits on its own */
+		else if (kind == PROBE_OFFCPU_SLEEPING && (o->ctx & PROBE_WAIT_FOR_CHILD) &&
+			 nunlinkers >= 1 + !!(flags & TGID_UNLINKED))
+			__sync_fetch_and_add(&m->child_wait_ns, off - rq);
 	}
 	if (kind == PROBE_OFFCPU_BLOCKED ||
 	    (kind == PROBE_OFFCPU_SLEEPING && (o->ctx & PROBE_WAIT_IN_SYSCALL))) {
 		struct probe_wait_key k = { .stackid = o->stackid,
 					    .state = kind,
-					    .ctx = o->ctx | (helper ? PROBE_WAIT_HELPER : 0) };
+					    .ctx = (o->ctx & ~PROBE_WAIT_FOR_CHILD) |
+						   (helper ? PROBE_WAIT_HELPER : 0) };
 		struct probe_wait_val *v, zero = {};
 
 		v = bpf_map_lookup_or_try_init(&wait_sites, &k, &zero);
@@ -716,7 +736,7 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 			c->tid = ntid;
 			c->since = now;
 		}
-		switch_in(ntid, prev_traced && ptid != ntid, helper_tgid(BPF_CORE_READ(next, tgid)),
+		switch_in(ntid, prev_traced && ptid != ntid, tgid_flags(BPF_CORE_READ(next, tgid)),
 			  now);
 	}
 	return 0;

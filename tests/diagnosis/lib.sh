@@ -21,7 +21,8 @@
 # test_block.sh (a throttled or slow device), test_ext4_reads.sh (cold
 # deletes dominated by one kind of metadata read; extent freeing),
 # test_ext4_journal.sh, test_discard.sh, test_writeback.sh, test_xfs.sh,
-# test_btrfs.sh, test_fuse.sh, test_overlay.sh, test_pid.sh (-p on a
+# test_btrfs.sh, test_fuse.sh, test_overlay.sh, test_wrapper.sh (a script or
+# shell waiting for its deleting child), test_pid.sh (-p on a
 # process that deletes nothing).
 
 need_bpf() {

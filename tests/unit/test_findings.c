@@ -589,6 +589,25 @@ Test(findings, helper_processes_waits_are_left_out)
 	synth_free(x);
 }
 
+/* A wrapper (sh -c, a script) that removed something itself and then waits
+ * in wait4 for its deleting child: that wait is the child's time, which the
+ * child's threads hold, so it leaves the whole time as a helper's does. */
+Test(findings, parent_waiting_for_deleting_child_is_left_out)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "__ext4_get_inode_loc+0x1b2", TC_META_READ, "inode_table", 10, 500 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_BLOCKED], 10, 50 * MS);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_SLEEPING], 10, 150 * MS);
+	x->s->misc.child_wait_ns = 1500 * MS;
+	verdict(x);
+	/* whole: 500 ms of reads, 500 ms on CPU (1000 - 500 waited) */
+	expect(x, "inode_table_reads", 0.5, "inode-table blocks");
+	cr_assert(!has(x, "idle_waits"));
+	cr_assert_float_eq(trace_helper_ns(&x->r), 1500.0 * MS, 1);
+	synth_free(x);
+}
+
 /* One deleting thread waits for another process: fewer workers is no remedy. */
 Test(findings, directory_lock_with_one_thread)
 {

@@ -67,6 +67,7 @@ enum probe_offcpu_kind {
 #define PROBE_WAIT_IN_LOCK 0x2	  /* between contention_begin and contention_end */
 #define PROBE_WAIT_SAMPLED 0x4	  /* (BPF only) this S wait gets a stack */
 #define PROBE_WAIT_IN_WAIT_SC 0x8 /* (BPF only) in a syscall that waits (wait_sc[]) */
+#define PROBE_WAIT_FOR_CHILD 0x20 /* (BPF only) in wait4 or waitid */
 #define PROBE_WAIT_HELPER 0x10	  /* in a process that has removed nothing (yet) */
 /* S waits inside busy syscalls: a stack for a thread's first, then 1 in
  * PROBE_S_SAMPLE; the others are keyed by this stack id and user space
@@ -118,6 +119,10 @@ struct probe_misc {
 	 * (yet): a pipeline's or rsync's helpers waiting on pipes, make's
 	 * wait4, less their run-queue waits */
 	unsigned long long helper_idle_ns;
+	/* idle time of removers in wait4 or waitid once another process has
+	 * removed too: a wrapper (sh -c, a script) waiting for its deleting
+	 * child, whose own threads hold that time */
+	unsigned long long child_wait_ns;
 	/* btrfs (traced threads) */
 	struct probe_hist btrfs_tree_lock; /* extent-buffer lock waits >= PROBE_BTRFS_CONTENDED_NS */
 	struct probe_hist btrfs_reserve;   /* space-reservation ticket waits, ns */

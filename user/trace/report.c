@@ -764,7 +764,8 @@ static void text_verdict(FILE *f, const struct trace_result *r)
 	if (trace_helper_ns(r) > 0)
 		fprintf(f,
 			"  (left out: %s that traced processes which removed nothing waited, for "
-			"pipes, children or events: helpers of the delete, not its causes)\n",
+			"pipes, children or events, and that parents waited for their deleting "
+			"children: helpers of the delete, not its causes)\n",
 			trace_fmt_ns(trace_helper_ns(r), b1, sizeof b1));
 	for (int i = 0; i < nf; i++) {
 		if (fs[i].explains)
