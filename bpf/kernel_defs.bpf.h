@@ -34,6 +34,12 @@
 #ifndef TASK_UNINTERRUPTIBLE
 #define TASK_UNINTERRUPTIBLE 0x00000002 /* D */
 #endif
+#ifndef __TASK_STOPPED
+#define __TASK_STOPPED 0x00000004 /* T: SIGSTOP, job control */
+#endif
+#ifndef __TASK_TRACED
+#define __TASK_TRACED 0x00000008 /* t: stopped for a ptrace tracer */
+#endif
 
 /* fs/xfs/xfs_buf.h: a buffer's flags (xfs is a module on some kernels,
  * and arm64's vmlinux.h lacks the type); XBF_READ marks a read */

@@ -281,6 +281,16 @@ enum { ON_USER, ON_SYSCALL, ON_WAIT_SYSCALL };
  * CPU (!KEEP). A piece whose start was not seen (the thread already ran when
  * tracing began) starts here. Plain adds: per-CPU counters, and the programs
  * that cut pieces do not interrupt one another on a CPU. */
+/* The current task traces others with ptrace (strace, gdb): its list of
+ * tracees is not empty. */
+static __always_inline bool is_tracer(void)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	__u64 head = (__u64)t + bpf_core_field_offset(struct task_struct, ptraced);
+
+	return (__u64)BPF_CORE_READ(t, ptraced.next) != head;
+}
+
 static __always_inline void oncpu_cut(__u32 tid, __u64 now, int where, bool keep)
 {
 	__u32 zero = 0;
@@ -293,6 +303,8 @@ static __always_inline void oncpu_cut(__u32 tid, __u64 now, int where, bool keep
 		__u64 d = now - c->since;
 
 		m->oncpu_ns += d;
+		if (is_tracer())
+			m->tracer_oncpu_ns += d;
 		if (where == ON_SYSCALL)
 			m->oncpu_syscall_ns += d;
 		else if (where == ON_WAIT_SYSCALL)
@@ -614,7 +626,8 @@ __noinline int switch_out(__u32 tid, __u32 kind, __u32 ctx, int stackid, __u64 n
 		return 0;
 	}
 	o->kind = kind;
-	o->ctx = ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK | PROBE_WAIT_FOR_CHILD);
+	o->ctx = ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK | PROBE_WAIT_FOR_CHILD |
+			PROBE_WAIT_STOPPED);
 	o->stackid = stackid;
 	o->wake_ts = 0;
 	o->ts = now;
@@ -662,6 +675,10 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 		else if (kind == PROBE_OFFCPU_SLEEPING && (o->ctx & PROBE_WAIT_FOR_CHILD) &&
 			 nunlinkers >= 1 + !!(flags & TGID_UNLINKED))
 			__sync_fetch_and_add(&m->child_wait_ns, off - rq);
+		if (kind == OFFCPU_OTHER && (o->ctx & PROBE_WAIT_STOPPED)) {
+			__sync_fetch_and_add(&m->stopped_ns, off - rq);
+			__sync_fetch_and_add(&m->stops, 1);
+		}
 	}
 	if (kind == PROBE_OFFCPU_BLOCKED ||
 	    (kind == PROBE_OFFCPU_SLEEPING && (o->ctx & PROBE_WAIT_IN_SYSCALL))) {
@@ -708,6 +725,10 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 		else
 			kind = OFFCPU_OTHER;
 		wctx = switch_ctx(ptid, kind == PROBE_OFFCPU_SLEEPING);
+		/* a tracer's stop at each system call (strace, gdb) is neither
+		 * D nor S, yet it is the thread's time */
+		if (kind == OFFCPU_OTHER && (state & (__TASK_TRACED | __TASK_STOPPED)))
+			wctx |= PROBE_WAIT_STOPPED;
 		/* a stack for every D wait, and for sampled S waits inside
 		 * busy syscalls (S in wait4, futex or poll is the thread's
 		 * choice); prev is current here */

@@ -22,7 +22,8 @@
 # deletes dominated by one kind of metadata read; extent freeing),
 # test_ext4_journal.sh, test_discard.sh, test_writeback.sh, test_xfs.sh,
 # test_btrfs.sh, test_fuse.sh, test_overlay.sh, test_wrapper.sh (a script or
-# shell waiting for its deleting child), test_pid.sh (-p on a
+# shell waiting for its deleting child), test_tracer.sh (strace -f on the
+# delete), test_pid.sh (-p on a
 # process that deletes nothing).
 
 need_bpf() {

@@ -608,6 +608,23 @@ Test(findings, parent_waiting_for_deleting_child_is_left_out)
 	synth_free(x);
 }
 
+/* Under strace -f the deleter is stopped at each system call and the
+ * tracer's CPU handles the stops: both are the tracer's finding, and the
+ * tracer's CPU leaves the CPU parts. */
+Test(findings, ptrace_stops_and_tracer_cpu)
+{
+	struct synth *x = synth_new();
+	set_cpu(x, 600 * MS, 200 * MS);
+	x->s->misc.stopped_ns = 700 * MS;
+	x->s->misc.stops = 60000;
+	x->s->misc.tracer_oncpu_ns = 400 * MS;
+	verdict(x);
+	/* whole: 800 ms on CPU (400 of them the tracer's) and 700 ms stopped */
+	expect(x, "ptrace_stops", 1100.0 / 1500, "60000 stops", "without the tracer");
+	expect(x, "kernel_cpu", 300.0 / 1500, "Running in the kernel");
+	synth_free(x);
+}
+
 /* One deleting thread waits for another process: fewer workers is no remedy. */
 Test(findings, directory_lock_with_one_thread)
 {

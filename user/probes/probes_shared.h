@@ -68,6 +68,7 @@ enum probe_offcpu_kind {
 #define PROBE_WAIT_SAMPLED 0x4	  /* (BPF only) this S wait gets a stack */
 #define PROBE_WAIT_IN_WAIT_SC 0x8 /* (BPF only) in a syscall that waits (wait_sc[]) */
 #define PROBE_WAIT_FOR_CHILD 0x20 /* (BPF only) in wait4 or waitid */
+#define PROBE_WAIT_STOPPED 0x40	  /* (BPF only) stopped by a tracer or a signal */
 #define PROBE_WAIT_HELPER 0x10	  /* in a process that has removed nothing (yet) */
 /* S waits inside busy syscalls: a stack for a thread's first, then 1 in
  * PROBE_S_SAMPLE; the others are keyed by this stack id and user space
@@ -123,6 +124,10 @@ struct probe_misc {
 	 * removed too: a wrapper (sh -c, a script) waiting for its deleting
 	 * child, whose own threads hold that time */
 	unsigned long long child_wait_ns;
+	/* stopped for a ptrace tracer (strace, gdb) or by SIGSTOP: how long,
+	 * less the run-queue waits after, and how often */
+	unsigned long long stopped_ns, stops;
+	unsigned long long tracer_oncpu_ns; /* on CPU in a ptrace tracer (in oncpu_ns) */
 	/* btrfs (traced threads) */
 	struct probe_hist btrfs_tree_lock; /* extent-buffer lock waits >= PROBE_BTRFS_CONTENDED_NS */
 	struct probe_hist btrfs_reserve;   /* space-reservation ticket waits, ns */

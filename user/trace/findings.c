@@ -48,6 +48,8 @@ struct finding_ctx {
 	double dir_lock, lock[NLOCKS], reads[NREADS], btrfs[NBTRFS], cause[TC_COUNT];
 	double journal_space, wb_throttle;
 	double idle, lost;
+	double stopped;	   /* stopped for a ptrace tracer or by a signal */
+	double tracer_cpu; /* a traced ptrace tracer's CPU (strace -f rm) */
 	/* evidence */
 	uint64_t read_waits; /* waits of the metadata-read and block-I/O parts */
 	double read_wait_ns;
@@ -141,6 +143,25 @@ static void cpu_parts(struct finding_ctx *c, double blocked_in_busy)
 			      k == TCPU_OTHER ? other :
 						0;
 	}
+}
+
+/* A ptrace tracer that is one of the traced processes (strace -f rm): its
+ * CPU handles the deleter's stops, and moves from the CPU parts into the
+ * tracer's finding, in their proportions. */
+static void tracer_cpu_part(struct finding_ctx *c)
+{
+	double t = (double)c->m->tracer_oncpu_ns, all = c->user;
+	for (int k = 0; k < TCPU_COUNT; k++)
+		all += c->kcpu[k];
+	if (t <= 0 || all <= 0)
+		return;
+	if (t > all)
+		t = all;
+	double keep = 1 - t / all;
+	c->user *= keep;
+	for (int k = 0; k < TCPU_COUNT; k++)
+		c->kcpu[k] *= keep;
+	c->tracer_cpu = t;
 }
 
 /* Lock contention on CPU: a contended lock's wait (contention_begin to
@@ -371,7 +392,7 @@ static double wait_parts(struct finding_ctx *c)
 static double partition_sum(const struct finding_ctx *c)
 {
 	double sum = c->user + c->quota + c->runq_own + c->runq_other + c->dir_lock + c->buf_reads +
-		     c->wb_throttle + c->idle + c->lost;
+		     c->wb_throttle + c->idle + c->lost + c->stopped + c->tracer_cpu;
 	for (int k = 0; k < TCPU_COUNT; k++)
 		sum += c->kcpu[k];
 	for (int i = 0; i < NLOCKS; i++)
@@ -401,7 +422,9 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 	c->entries = files + dirs;
 
 	double in_busy = wait_parts(c);
+	c->stopped = (double)m->stopped_ns;
 	cpu_parts(c, in_busy);
+	tracer_cpu_part(c);
 	lock_spin_parts(c);
 	runnable_parts(c);
 	/* the whole time is the sum of its parts: each measured on its own */
@@ -1222,6 +1245,25 @@ static void plain_causes(const struct finding_ctx *c, struct finding_sink *k)
 
 /* not a cause: the time the threads chose to wait (a parent for its
  * child, idle workers, timers); ranked last */
+/* A ptrace tracer (strace -f, gdb, ltrace) stops the thread at every
+ * system call's entry and exit until it has handled the stop: the delete
+ * then runs at the tracer's pace, outside any filesystem. */
+static void ptrace_stops(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32], b2[32];
+
+	if (c->stopped <= 0 && c->tracer_cpu <= 0)
+		return;
+	add(k, sh(c, c->stopped + c->tracer_cpu),
+	    "Stopped by a tracer: the threads were stopped for %s in %llu stops, for a ptrace "
+	    "tracer (strace, gdb, ltrace stop a thread at every system call's entry and exit "
+	    "until they let it go on) or by SIGSTOP; the tracer ran %s on CPU. Run the delete "
+	    "without the tracer, or measure it with a tracer that does not stop it (perf trace, "
+	    "adaptrm --trace).",
+	    trace_fmt_ns(c->stopped, b1, sizeof b1), (unsigned long long)c->m->stops,
+	    trace_fmt_ns(c->tracer_cpu, b2, sizeof b2));
+}
+
 static void idle_waits(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
@@ -1341,6 +1383,7 @@ static const struct finding_rule {
 	{ "overlayfs_copy_up", overlayfs, false },
 	{ "extent_freeing", extent_freeing, false },
 	{ "page_faults", page_faults, false },
+	{ "ptrace_stops", ptrace_stops, false },
 	{ "kernel_cpu", kernel_cpu, false },
 	{ "user_cpu", user_cpu, false },
 	{ "other_waits", plain_causes, false },
