@@ -170,3 +170,33 @@ test_xfs_delete_after_reads_on_another_filesystem() {
 		miss "an xfs site is marked as another filesystem's"
 	verdict_ok
 }
+
+# An xfs filesystem mounted wsync (synchronous namespace operations, as an
+# NFS export may want): every unlink and rmdir commits its transaction
+# synchronously, forcing the log to the device and waiting for it.
+
+# Expect xfs_log_forces on top, naming the mount option and the remedy
+# (remount without wsync), not a bigger log: the waits are log forces at
+# commit, not log-space grants. Anchor: xfs's own counters for the device
+# (/sys/fs/xfs/DEV/stats/stats, "log" line, the log forces) grew by at
+# least one force per two entries removed.
+test_xfs_wsync_mount_forces_log_per_unlink() {
+	need_bpf
+	local n=4000 f0 f1 st
+	big && n=20000
+	mount_img xfs m 1G "" wsync || skip "cannot mount xfs"
+	make_tree m/t 4 $((n / 4))
+	sync
+	st=/sys/fs/xfs/$(basename "$DIAG_LOOP")/stats/stats
+	[ -r "$st" ] || skip "no xfs stats for $DIAG_LOOP"
+	f0=$(awk '$1 == "log" { print $5 }' "$st")
+	"$ADAPTRM" --trace --json t.json -rf --no-profile m/t >report.txt || fail "trace failed"
+	f1=$(awk '$1 == "log" { print $5 }' "$st")
+	expect_gone m/t
+	show_verdict t.json
+	[ $((f1 - f0)) -ge $((n / 2)) ] || setup_failed "only $((f1 - f0)) log forces for $n files"
+	expect_shares_sum t.json
+	expect_top t.json xfs_log_forces
+	expect_text t.json xfs_log_forces "wsync"
+	verdict_ok
+}

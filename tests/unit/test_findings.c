@@ -625,6 +625,31 @@ Test(findings, ptrace_stops_and_tracer_cpu)
 	synth_free(x);
 }
 
+/* xfs log waits at synchronous commits on a wsync mount are the mount
+ * option's (remount without it), not log space; without a synchronous
+ * mount or sync calls they stay the log's waits. */
+Test(findings, xfs_sync_commits_on_wsync_mount)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "xlog_wait_on_iclog+0x17c", TC_XFS_LOG, "sync_commit", 100, 600 * MS);
+	site(x, "xlog_grant_head_wait+0xb0", TC_XFS_LOG, NULL, 10, 100 * MS);
+	dev(x, 7, true, false);
+	x->r.devs[0].dirsync = true;
+	verdict(x);
+	expect(x, "xfs_log_forces", 0.6, "mounted wsync", "Remount without wsync");
+	expect(x, "xfs_log_waits", 0.1, "bigger log");
+	synth_free(x);
+
+	x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "xlog_wait_on_iclog+0x17c", TC_XFS_LOG, "sync_commit", 100, 600 * MS);
+	verdict(x);
+	cr_assert(!has(x, "xfs_log_forces"));
+	expect(x, "xfs_log_waits", 0.6, "bigger log");
+	synth_free(x);
+}
+
 /* One deleting thread waits for another process: fewer workers is no remedy. */
 Test(findings, directory_lock_with_one_thread)
 {

@@ -424,6 +424,12 @@ static const struct detail_rule {
 	  (const char *const[]){ "handle_reserve_ticket", "btrfs_reserve_metadata_bytes",
 				 "__reserve_bytes", "btrfs_reserve_data_bytes",
 				 "wait_reserve_ticket", NULL } },
+	/* a transaction committed synchronously (a wsync or dirsync mount, an
+	 * fsync): the committer forces the log to disk and waits for it */
+	{ WAIT_XFS_LOG, "sync_commit",
+	  (const char *const[]){ "xfs_log_force_seq", "xlog_cil_force_seq", "xlog_force_lsn",
+				 "xlog_wait_on_iclog", "xfs_log_force_inode", "xfs_file_fsync",
+				 NULL } },
 	{ WAIT_WRITEBACK, "throttle",
 	  (const char *const[]){ "balance_dirty_pages*", "wbt_wait", "rq_qos_wait",
 				 "__rq_qos_throttle", NULL } },

@@ -47,6 +47,7 @@ struct finding_ctx {
 	double quota, runq_own, runq_other;
 	double dir_lock, lock[NLOCKS], reads[NREADS], btrfs[NBTRFS], cause[TC_COUNT];
 	double journal_space, wb_throttle;
+	double xfs_sync_commit; /* xfs log waits of synchronous commits */
 	double idle, lost;
 	double stopped;	   /* stopped for a ptrace tracer or by a signal */
 	double tracer_cpu; /* a traced ptrace tracer's CPU (strace -f rm) */
@@ -57,7 +58,7 @@ struct finding_ctx {
 	/* events of the traced devices */
 	struct probe_dev_stat dev;
 	bool discard_mount;	 /* a traced filesystem is mounted with discard */
-	bool dirsync_mount;	 /* a traced filesystem is mounted sync or dirsync */
+	bool dirsync_mount;	 /* a traced filesystem is mounted sync, dirsync or wsync */
 	uint64_t other_discards; /* discards on devices that are not the delete's */
 	double cpus;		 /* the CPUs the traced threads may use (affinity, quota) */
 	double runnable;	 /* traced threads running or runnable, on average */
@@ -360,6 +361,12 @@ static double wait_parts(struct finding_ctx *c)
 			if (strstr(w->site, "(space)"))
 				c->journal_space += ns;
 			break;
+		case TC_XFS_LOG:
+			if (w->detail && !strcmp(w->detail, "sync_commit"))
+				c->xfs_sync_commit += ns;
+			else
+				c->cause[TC_XFS_LOG] += ns;
+			break;
 		case TC_BLOCK_IO:
 			c->read_waits += w->count;
 			c->read_wait_ns += ns;
@@ -392,7 +399,8 @@ static double wait_parts(struct finding_ctx *c)
 static double partition_sum(const struct finding_ctx *c)
 {
 	double sum = c->user + c->quota + c->runq_own + c->runq_other + c->dir_lock + c->buf_reads +
-		     c->wb_throttle + c->idle + c->lost + c->stopped + c->tracer_cpu;
+		     c->wb_throttle + c->idle + c->lost + c->stopped + c->tracer_cpu +
+		     c->xfs_sync_commit;
 	for (int k = 0; k < TCPU_COUNT; k++)
 		sum += c->kcpu[k];
 	for (int i = 0; i < NLOCKS; i++)
@@ -1001,18 +1009,50 @@ static void xfs_inodegc(const struct finding_ctx *c, struct finding_sink *k)
 	    (unsigned long long)cause_waits(c, TC_XFS_INODEGC), c->m->xfs_inodegc_throttles);
 }
 
+/* Synchronous xfs commits the delete's mount or the deleter asked for: a
+ * wsync (or dirsync, sync) mount forces the log at every unlink and rmdir,
+ * so each waits for a log write to the device. Returns the part claimed. */
+static double xfs_sync_commits(const struct finding_ctx *c, struct finding_sink *k)
+{
+	uint64_t syncs = traced_syncs(c);
+	char b1[32];
+
+	if (c->xfs_sync_commit <= 0 || (!c->dirsync_mount && !syncs))
+		return 0;
+	k->id = "xfs_log_forces";
+	if (c->dirsync_mount)
+		add(k, sh(c, c->xfs_sync_commit),
+		    "XFS log forces: the threads waited %s for the log to be written at each "
+		    "transaction's commit (top site %s, %llu entries removed): the filesystem is "
+		    "mounted wsync (or dirsync, sync), so every unlink and rmdir commits "
+		    "synchronously. Remount without wsync for the delete (it serves NFS exports "
+		    "that need synchronous namespace operations).",
+		    trace_fmt_ns(c->xfs_sync_commit, b1, sizeof b1),
+		    top_site(c, TC_XFS_LOG, "sync_commit"), (unsigned long long)c->entries);
+	else
+		add(k, sh(c, c->xfs_sync_commit),
+		    "XFS log forces: the threads waited %s for the log to be written (top site "
+		    "%s), which their own %llu sync calls (fsync, fdatasync, syncfs, sync) forced. "
+		    "Sync once at the end, not per file.",
+		    trace_fmt_ns(c->xfs_sync_commit, b1, sizeof b1),
+		    top_site(c, TC_XFS_LOG, "sync_commit"), (unsigned long long)syncs);
+	return c->xfs_sync_commit;
+}
+
 static void xfs_log(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_misc *m = c->m;
 	char b1[32], b2[32];
+	double ns = c->cause[TC_XFS_LOG] + c->xfs_sync_commit - xfs_sync_commits(c, k);
 
-	if (c->cause[TC_XFS_LOG] <= 0)
+	if (ns <= 0)
 		return;
-	add(k, sh(c, c->cause[TC_XFS_LOG]),
+	k->id = "xfs_log_waits";
+	add(k, sh(c, ns),
 	    "XFS log space: the threads waited %s for log space or log forces (top site %s; "
 	    "%llu log-grant waits, %s). A bigger log (mkfs.xfs -l size=) gives the unlinks "
 	    "more room.",
-	    trace_fmt_ns(c->cause[TC_XFS_LOG], b1, sizeof b1), top_site(c, TC_XFS_LOG, NULL),
+	    trace_fmt_ns(ns, b1, sizeof b1), top_site(c, TC_XFS_LOG, NULL),
 	    (unsigned long long)m->xfs_log_grant.count,
 	    trace_fmt_ns((double)m->xfs_log_grant.total, b2, sizeof b2));
 }

@@ -56,12 +56,14 @@ static bool has_discard(const char *opts)
 	return false;
 }
 
-/* "sync" or "dirsync" among comma-separated OPTS. */
+/* "sync", "dirsync" or xfs's "wsync" (synchronous namespace operations)
+ * among comma-separated OPTS. */
 static bool has_dirsync(const char *opts)
 {
 	for (const char *p = opts; p && *p;) {
 		size_t l = strcspn(p, ",");
-		if ((l == 4 && !strncmp(p, "sync", 4)) || (l == 7 && !strncmp(p, "dirsync", 7)))
+		if ((l == 4 && !strncmp(p, "sync", 4)) || (l == 7 && !strncmp(p, "dirsync", 7)) ||
+		    (l == 5 && !strncmp(p, "wsync", 5)))
 			return true;
 		p += l + (p[l] == ',');
 	}
