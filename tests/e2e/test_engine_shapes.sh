@@ -127,3 +127,35 @@ test_subdirs_in_inode_order_on_ext4() {
 		fi
 	done
 }
+
+# On xfs the engine reads the geometry once per operand, for the allocation
+# group of each directory (its workers take their own groups' directories
+# first), and deletes a tree spread over the groups completely with two
+# workers; ADAPTRM_AG_ORDER=0 leaves the geometry unread.
+test_xfs_ag_order() {
+	need_root
+	command -v strace >/dev/null || skip "no strace"
+	mount_fs xfs m 1G || skip "cannot mount xfs"
+	cd m || fail "cannot enter m"
+	make_sentinel keep; local before; before=$(sentinel_sum keep)
+	local env ags
+	for env in "" 0; do
+		make_tree t 40 20
+		# xfs spreads new directories over its groups: the inode number's
+		# top bits differ (agcount 4 at 1G).
+		ags=$(find t -type d -printf '%i\n' | awk '{ print int($1 / 2^19) }' | sort -u | wc -l)
+		[ "$ags" -ge 2 ] || fail "the directories are in $ags allocation group"
+		env ${env:+ADAPTRM_AG_ORDER=$env} strace -f -e trace=ioctl -o trace.log \
+			"$ADAPTRM" -rf --threads=2 t || fail "adaptrm failed"
+		expect_gone t
+		if [ -z "$env" ]; then
+			expect_eq "$(grep -c "_IOC(_IOC_READ, 0x58, 0x64, 0x70), .* = 0$" trace.log)" 1 \
+				"the xfs geometry read once: $(grep 0x58 trace.log)"
+		else
+			expect_eq "$(grep -c "0x58, 0x64" trace.log)" 0 "geometry read with ADAPTRM_AG_ORDER=0"
+		fi
+		rm -f trace.log
+	done
+	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
+	cd .. || fail "cannot leave m"
+}

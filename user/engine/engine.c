@@ -4,6 +4,7 @@
  * the watchdog that lets workers run in place of those stuck in the lane. */
 #include "engine/dirnode.h"
 #include "engine/engine_int.h"
+#include "engine/fsinfo.h"
 #include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/msg.h"
@@ -498,6 +499,14 @@ static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), 
 static bool operand_done(struct engine *e, void *arg);
 static bool serve_stopped(struct engine *e, void *arg);
 
+/* The allocation-group shift for a tree in DIRFD (engine_pop_task's order),
+ * from the parent's filesystem: the tree's, but for a mount point, where a
+ * wrong shift only orders directories no better than the stack does. */
+static unsigned ag_order_shift(int dirfd)
+{
+	return env_flag(ENV_AG_ORDER, 1) ? fsinfo_xfs_ag_shift(dirfd) : 0;
+}
+
 bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
 			const struct stat *st)
 {
@@ -508,6 +517,7 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 	e->display = display;
 	e->op_done = false;
 
+	e->ag_shift = ag_order_shift(dirfd);
 	struct dnode *root = dnode_new(&e->anchor, name, strlen(name));
 	root->dev = st->st_dev;
 	root->ino = st->st_ino;

@@ -106,6 +106,10 @@ struct engine {
 	uintptr_t *stack;	  /* LIFO of tasks: a dnode to scan, or a chunk
 					 * (tagged). Depth-first keeps the frontier small. */
 	size_t qlen, qcap;
+	/* xfs: inode number >> ag_shift is its allocation group (0: not xfs,
+	 * or AG order off); set by the caller before the operand's root is
+	 * pushed, read under qlock (engine_pop_task). */
+	unsigned ag_shift;
 	/* Time some task sat in the stack with no worker taking it, in waits
 	 * long enough for another worker to take it (WAIT_MIN_NS): the most
 	 * such a worker could have gained. Under qlock. */
@@ -248,6 +252,20 @@ unsigned engine_idle_helpers(struct engine *e);
 bool engine_wait_for_memory(struct worker *w);
 /* Called before each unlink of a worker past the allowed count (tasks.c). */
 void engine_hold_over(struct worker *w);
+/* How deep below the top of the stack a worker looks for a directory of its
+ * own allocation groups: a bounded scan under qlock, deep enough to hold
+ * the subdirectories of a few directories. */
+#define ENGINE_AG_LOOK 64
+/* The index in STACK (QLEN > 0 tasks, the top last) of the task worker ID
+ * of ACTIVE takes next. On xfs (AG_SHIFT > 0), with more than one worker,
+ * each takes directories of its own allocation groups first (the AG number
+ * modulo ACTIVE is its ID): a directory's files share its AG, so two
+ * unlinkers, and the inode-GC workers that free what each unlinked, rarely
+ * queue on the same AGI and AGF buffer locks
+ * (docs/design.md#allocation-groups). Else, and for chunks and release
+ * tasks on top, the top. */
+size_t engine_ag_pick(const uintptr_t *stack, size_t qlen, unsigned ag_shift, unsigned active,
+		      unsigned id);
 static inline bool engine_over_count(const struct worker *w)
 {
 	int a = atomic_load_explicit(&w->e->knobs.active_threads, memory_order_relaxed);

@@ -1,10 +1,13 @@
 #include "engine/fsinfo.h"
 #include "lib/env.h"
 
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #define EXT4_MAGIC 0xEF53
 #define XFS_MAGIC 0x58465342
@@ -134,4 +137,43 @@ unsigned fsinfo_type_min_dirent(uint64_t t)
 	case BTRFS_MAGIC: return 2;
 	}
 	return 0;
+}
+
+/* The version 1 geometry every xfs since Linux 2.6 answers (xfs_fs.h's
+ * struct xfs_fsop_geom_v1); xfslibs-dev is not needed for ten fields. */
+struct xfs_geom_v1 {
+	uint32_t blocksize, rtextsize, agblocks, agcount, logblocks, sectsize, inodesize, imaxpct;
+	uint64_t datablocks, rtblocks, rtextents, logstart;
+	unsigned char uuid[16];
+	uint32_t sunit, swidth;
+	int32_t version;
+	uint32_t flags, logsectsize, rtsectsize, dirblocksize;
+};
+#define XFS_IOC_FSGEOMETRY_V1 _IOR('X', 100, struct xfs_geom_v1)
+
+static unsigned log2_ceil(uint32_t v)
+{
+	return v > 1 ? 32 - (unsigned)__builtin_clz(v - 1) : 0;
+}
+
+unsigned fsinfo_xfs_ag_shift(int fd)
+{
+	struct statfs sfs;
+	if ((fd == AT_FDCWD ? statfs(".", &sfs) : fstatfs(fd, &sfs)) != 0 || sfs.f_type != XFS_MAGIC)
+		return 0;
+	/* FD may be an O_PATH descriptor (the operand's parent), which takes
+	 * no ioctl: the same directory opened for reading does. */
+	int rfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rfd < 0)
+		return 0;
+	struct xfs_geom_v1 g;
+	int r = ioctl(rfd, XFS_IOC_FSGEOMETRY_V1, &g);
+	close(rfd);
+	if (r != 0)
+		return 0;
+	if (g.agcount < 2 || !g.inodesize || g.blocksize < g.inodesize)
+		return 0;
+	/* xfs_mount's sb_agblklog is the ceiling log of agblocks, sb_inopblog
+	 * the log of inodes per block: an inode number is AG, block, slot. */
+	return log2_ceil(g.agblocks) + log2_ceil(g.blocksize / g.inodesize);
 }

@@ -52,5 +52,9 @@ bool fsinfo_type_dirsize_bounds(uint64_t f_type);
  * btrfs 2 (i_size counts each name twice). 0 where st_size says nothing
  * (FUSE, NFS, overlayfs and the rest). */
 unsigned fsinfo_type_min_dirent(uint64_t f_type);
+/* On xfs, how far an inode number is shifted right to give its allocation
+ * group (agblklog + inopblog, from XFS_IOC_FSGEOMETRY_V1); 0 elsewhere, or
+ * with a single allocation group. FD may be an O_PATH descriptor or AT_FDCWD. */
+unsigned fsinfo_xfs_ag_shift(int fd);
 
 #endif

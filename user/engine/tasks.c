@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 /* A wait shorter than waking an idle worker is one the owner ends itself
  * (a chain's child waits while its parent reads the final, empty
@@ -100,6 +101,37 @@ static int allowed_workers(const struct engine *e)
 	return active + e->lane_extra;
 }
 
+size_t engine_ag_pick(const uintptr_t *stack, size_t qlen, unsigned ag_shift, unsigned active,
+		      unsigned id)
+{
+	size_t top = qlen - 1;
+	if (!ag_shift || active < 2 || (stack[top] & (TASK_CHUNK | TASK_RELEASE)))
+		return top;
+	size_t low = qlen > ENGINE_AG_LOOK ? qlen - ENGINE_AG_LOOK : 0;
+	for (size_t i = qlen; i-- > low;) {
+		uintptr_t t = stack[i];
+		if (t & (TASK_CHUNK | TASK_RELEASE))
+			continue;
+		const struct dnode *n = (const struct dnode *)t;
+		if (n->ino && (n->ino >> ag_shift) % active == id)
+			return i;
+	}
+	/* none of its own in reach: the top, so that no worker idles while
+	 * work waits */
+	return top;
+}
+
+/* The next task for W (qlock held, the stack not empty): engine_ag_pick's,
+ * taken out of the stack. */
+static uintptr_t take_task(struct engine *e, const struct worker *w, int active)
+{
+	size_t i = engine_ag_pick(e->stack, e->qlen, e->ag_shift, (unsigned)active, (unsigned)w->id);
+	uintptr_t t = e->stack[i];
+	memmove(&e->stack[i], &e->stack[i + 1], (e->qlen - i - 1) * sizeof(*e->stack));
+	e->qlen--;
+	return t;
+}
+
 uintptr_t engine_pop_task(struct worker *w)
 {
 	struct engine *e = w->e;
@@ -146,7 +178,7 @@ uintptr_t engine_pop_task(struct worker *w)
 		 * listing ages while it waits, and a new one would be held
 		 * too at the next lowered count. */
 		if (e->qlen > 0 && e->held == 0) {
-			n = e->stack[--e->qlen];
+			n = take_task(e, w, active);
 			if (e->qlen == 0)
 				e->waited_ns += waited_long(now_ns() - e->waiting_since);
 			w->busy = true;

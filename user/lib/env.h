@@ -12,6 +12,7 @@ enum env_var {
 	ENV_REVERSE,	      /* unlink each getdents64 batch last-first: 1/0 */
 	ENV_SHARE_TRIAL,      /* 1: try sharing on every filesystem type */
 	ENV_SORT_TRIAL,	      /* 1: try inode order on every filesystem type */
+	ENV_AG_ORDER,	      /* 0: no allocation-group order of directories on xfs */
 	ENV_BPF_DEBUG,	      /* libbpf's messages on stderr */
 	ENV_BPF_RAW_TP,	      /* 1: raw_tp programs instead of tp_btf */
 	ENV_KALLSYMS,	      /* 1: name kernel callers from /proc/kallsyms */
