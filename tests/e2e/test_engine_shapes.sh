@@ -159,3 +159,24 @@ test_xfs_ag_order() {
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
 	cd .. || fail "cannot leave m"
 }
+
+# A slice of slow unlinks (big files freeing their extents) hands half its
+# rest to an idle worker. ADAPTRM_HEAVY_US=0 splits every slice at every
+# look, idle workers or not, so no timing is involved. Each way the engine
+# unlinks a directory (batched, as read, as read last-first) must remove
+# every entry once and count the hand-offs in --stats.
+heavy_case() { # VAR=VALUE...
+	make_sentinel keep; local before; before=$(sentinel_sum keep)
+	make_flat t 300
+	make_flat t/sub 50
+	env ADAPTRM_HEAVY_US=0 "$@" "$ADAPTRM" -rfv --stats --threads=2 t >"$SCRATCH/out" 2>"$SCRATCH/err" ||
+		{ cat "$SCRATCH/err" >&2; fail "adaptrm failed"; }
+	expect_gone t
+	expect_eq "$(grep -c '^removed ' "$SCRATCH/out")" 352 "-v lines"
+	expect_eq "$(sort "$SCRATCH/out" | uniq -d | wc -l)" 0 "entries removed twice"
+	grep -qE '^slow slices shared: [1-9]' "$SCRATCH/err" || fail "no slice shared in --stats"
+	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
+}
+test_heavy_slices_shared_batched() { heavy_case ADAPTRM_DIR_SHARE=2; }
+test_heavy_slices_shared_as_read() { heavy_case ADAPTRM_DIR_SHARE=1 ADAPTRM_REVERSE=0; }
+test_heavy_slices_shared_as_read_last_first() { heavy_case ADAPTRM_DIR_SHARE=1 ADAPTRM_REVERSE=1; }

@@ -331,6 +331,9 @@ void progress_print_stats(struct engine *e, const struct controller *c, struct f
 		fprintf(stderr,
 			"ranks: %llu (%llu donations taken; syscalls and threads: rank 0's)\n",
 			(unsigned long long)cl.ranks, (unsigned long long)cl.steals);
+	if (t.heavy_splits)
+		fprintf(stderr, "slow slices shared: %llu (heavy unlinks: big files)\n",
+			(unsigned long long)t.heavy_splits);
 	freed_print(freed, stderr);
 	print_lane(&t, free_rate);
 }

@@ -391,6 +391,7 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 		SUM(busy_ns);
 		SUM(reads_timed);
 		SUM(reads_waited);
+		SUM(heavy_splits);
 		for (int b = 0; b < ENGINE_HIST_BUCKETS; b++)
 			SUM(unlink_hist[b]);
 		for (int p = 0; p < PLAN_COUNT; p++) {

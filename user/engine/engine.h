@@ -125,6 +125,8 @@ struct worker_stats {
 	/* directory opens and getdents64 calls timed for the cold check, and
 	 * those that took 100 µs or more (scan.c, cold_check) */
 	_Atomic uint64_t reads_timed, reads_waited;
+	/* halves of a slice's rest handed on for its slow unlinks (scan.c) */
+	_Atomic uint64_t heavy_splits;
 	struct plan_stats plan[PLAN_COUNT];
 } __attribute__((aligned(64)));
 
@@ -146,7 +148,7 @@ struct engine_totals {
 	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
 	uint64_t unlink_ns, unlink_calls, busy_ns;
 	uint64_t unlink_hist[ENGINE_HIST_BUCKETS];
-	uint64_t reads_timed, reads_waited;
+	uint64_t reads_timed, reads_waited, heavy_splits;
 	bool cold; /* reads waited for the disk: readdir order from then on */
 	struct plan_totals plan[PLAN_COUNT];
 	struct lane_totals lane;

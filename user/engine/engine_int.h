@@ -247,6 +247,9 @@ uintptr_t engine_pop_task(struct worker *w);
 /* Workers that could help with a directory's next slice: those waiting
  * for work and those finishing a slice. None while other tasks wait. */
 unsigned engine_idle_helpers(struct engine *e);
+/* Workers waiting for work with none queued (a slice's slow rest may go to
+ * one of them). */
+unsigned engine_idle_workers(struct engine *e);
 /* Out of memory in a task: true if another task ended meanwhile (try
  * again), false if the memory will not come back. */
 bool engine_wait_for_memory(struct worker *w);

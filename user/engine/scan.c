@@ -8,6 +8,7 @@
 #include "engine/rawsys.h"
 #include "engine/release.h"
 #include "lib/clock.h"
+#include "lib/env.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
@@ -327,15 +328,16 @@ static size_t reader_slice(const struct worker *w, size_t n, size_t k)
 	return lead > even / 2 ? even - even / 2 : even - lead;
 }
 
-/* Copy entries [from, to) of the worker's batch into a chunk for another
- * worker; NULL if out of memory. */
-static struct chunk *chunk_new(struct worker *w, struct dnode *d, size_t from, size_t to)
+/* Copy entries [from, to) of ENTS (names at NAMES + name_off) into a chunk
+ * of directory D for another worker; NULL if out of memory. */
+static struct chunk *chunk_of(struct dnode *d, const struct sort_ent *ents, const char *names,
+			      size_t from, size_t to)
 {
-	size_t names = 0;
+	size_t bytes = 0;
 	for (size_t i = from; i < to; i++)
-		names += strlen(w->names.buf + w->ents[i].name_off) + 1;
+		bytes += strlen(names + ents[i].name_off) + 1;
 	size_t n = to - from;
-	struct chunk *c = malloc(sizeof(*c) + n * sizeof(c->ents[0]) + names);
+	struct chunk *c = malloc(sizeof(*c) + n * sizeof(c->ents[0]) + bytes);
 	if (!c)
 		return NULL;
 	char *dst = (char *)&c->ents[n];
@@ -343,14 +345,20 @@ static struct chunk *chunk_new(struct worker *w, struct dnode *d, size_t from, s
 	c->d = d;
 	c->n = (uint32_t)n;
 	for (size_t i = 0; i < n; i++) {
-		const char *name = w->names.buf + w->ents[from + i].name_off;
+		const char *name = names + ents[from + i].name_off;
 		size_t len = strlen(name) + 1;
-		c->ents[i] = w->ents[from + i];
+		c->ents[i] = ents[from + i];
 		c->ents[i].name_off = (uint32_t)off;
 		memcpy(dst + off, name, len);
 		off += len;
 	}
 	return c;
+}
+
+/* Entries [from, to) of the worker's batch as a chunk. */
+static struct chunk *chunk_new(struct worker *w, struct dnode *d, size_t from, size_t to)
+{
+	return chunk_of(d, w->ents, w->names.buf, from, to);
 }
 
 /* The batch's subdirectories become tasks at once, published before any
@@ -428,6 +436,113 @@ static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, uns
 	return local;
 }
 
+/* A slice whose entries took this long each, on average, is freeing data:
+ * a big file's extents go in its last iput, after the directory's lock is
+ * dropped (fs/namei.c, do_unlinkat), so two workers free two files at once
+ * even in one directory, where small files' unlinks (tens of µs) only
+ * queue on that lock. Its rest is then worth an idle worker, however few
+ * entries are left: a build directory's few big objects would otherwise
+ * all go on the one worker that read them while the others wait. */
+#define HEAVY_ENTRY_NS 100000u
+/* Entries between looks at the clock in a slice (a power of two). */
+#define HEAVY_CHECK 4u
+
+/* Entries [lo, hi) of directory D (open as FD) left to unlink, names at
+ * NAMES + name_off, taken from the front or (REVERSE) from the back. */
+struct slice {
+	struct dnode *d;
+	int fd;
+	const struct sort_ent *ents;
+	const char *names;
+	size_t lo, hi;
+	bool reverse;
+};
+
+/* HEAVY_ENTRY_NS, or the testing variable's value: 0 splits every slice
+ * at every look, idle workers or not, so that tests reach the hand-off
+ * without depending on timing. Read once. */
+static uint64_t heavy_entry_ns(void)
+{
+	static _Atomic int64_t cached = -1;
+	int64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
+	if (v < 0) {
+		int us = env_int(ENV_HEAVY_US, -1);
+		v = us < 0 ? HEAVY_ENTRY_NS : (int64_t)us * 1000;
+		atomic_store_explicit(&cached, v, memory_order_relaxed);
+	}
+	return (uint64_t)v;
+}
+
+/* Whether a worker looks at the clock for heavy entries at all: only where
+ * another worker may run. */
+static bool heavy_watch(struct engine *e)
+{
+	return atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed) > 1 ||
+	       heavy_entry_ns() == 0;
+}
+
+/* Whether the rest of a slice goes half to an idle worker: its last DONE
+ * entries took SPENT, heavy ones, and a worker waits for work. Not on a
+ * tree found cold, where a slow entry is a read and the type's sharing
+ * policy decides. */
+static bool heavy_share(struct worker *w, uint64_t spent, size_t done)
+{
+	uint64_t heavy = heavy_entry_ns();
+	if (heavy == 0)
+		return true;
+	if (spent < heavy * done || atomic_load_explicit(&w->e->cold, memory_order_relaxed))
+		return false;
+	return engine_idle_workers(w->e) > 0;
+}
+
+/* Hand the far half of slice S's rest to another worker as a chunk. Out of
+ * memory or room, the slice keeps it. */
+static void split_rest(struct worker *w, struct slice *s)
+{
+	size_t give = (s->hi - s->lo) / 2;
+	if (give == 0)
+		return;
+	size_t from = s->reverse ? s->lo : s->hi - give;
+	struct chunk *c = chunk_of(s->d, s->ents, s->names, from, from + give);
+	if (!c)
+		return;
+	c->plan = w->unlink_plan;
+	atomic_fetch_add_explicit(&s->d->refs, 1, memory_order_relaxed);
+	if (!engine_push_chunks(w->e, &c, 1)) {
+		/* the slice's own reference keeps D alive */
+		atomic_fetch_sub_explicit(&s->d->refs, 1, memory_order_relaxed);
+		free(c);
+		return;
+	}
+	if (s->reverse)
+		s->lo += give;
+	else
+		s->hi -= give;
+	stat_add(&w->st->heavy_splits, 1);
+}
+
+/* Unlink slice S, looking at the clock every HEAVY_CHECK entries for
+ * heavy ones to share (heavy_share). */
+static void unlink_rest(struct worker *w, struct slice *s)
+{
+	bool watch = heavy_watch(w->e);
+	uint64_t t0 = watch ? now_ns() : 0;
+	size_t done = 0;
+	while (s->lo < s->hi && !w->e->halt) {
+		size_t i = s->reverse ? --s->hi : s->lo++;
+		remove_entry(w, s->d, s->fd, s->names + s->ents[i].name_off, s->ents[i].type,
+			     s->ents[i].ino);
+		if (!watch || (++done & (HEAVY_CHECK - 1)) || s->hi - s->lo < 2)
+			continue;
+		uint64_t now = now_ns();
+		if (heavy_share(w, now - t0, done)) {
+			split_rest(w, s);
+			t0 = now;
+			done = 0;
+		}
+	}
+}
+
 /* Unlink the first LOCAL of the batch's N files, the reader's slice: last
  * first where the plan says so (sorted and last-first, as on btrfs:
  * descending inode order, so the inode and directory-index items go from
@@ -435,13 +550,14 @@ static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, uns
  * took, for the next split. */
 static void unlink_slice(struct worker *w, const struct scan *s, size_t local, size_t n)
 {
-	bool reverse = s->plan.reverse;
 	uint64_t t0 = local < n ? now_ns() : 0;
-	for (size_t k = 0; k < local && !w->e->halt; k++) {
-		size_t i = reverse ? local - 1 - k : k;
-		remove_entry(w, s->d, s->fd, w->names.buf + w->ents[i].name_off, w->ents[i].type,
-			     w->ents[i].ino);
-	}
+	struct slice sl = { .d = s->d,
+			    .fd = s->fd,
+			    .ents = w->ents,
+			    .names = w->names.buf,
+			    .hi = local,
+			    .reverse = s->plan.reverse };
+	unlink_rest(w, &sl);
 	if (local < n && local > 0) {
 		uint64_t per_entry = (now_ns() - t0) / local;
 		w->entry_ns = w->entry_ns ? (3 * w->entry_ns + per_entry) / 4 : per_entry;
@@ -477,16 +593,16 @@ static void run_chunk(struct worker *w, struct chunk *c)
 		engine_msg_cannot_remove(w, d, NULL, err);
 		engine_mark_failed(d);
 	} else {
-		const char *names = (const char *)&c->ents[c->n];
 		/* a sorted slice stays in inode order: reversed only where the
 		 * type unlinks last-first (btrfs: descending inode order) */
-		bool reverse = plan_reverse(e, d);
+		struct slice sl = { .d = d,
+				    .fd = fd,
+				    .ents = c->ents,
+				    .names = (const char *)&c->ents[c->n],
+				    .hi = c->n,
+				    .reverse = plan_reverse(e, d) };
 		w->unlink_plan = c->plan;
-		for (uint32_t k = 0; k < c->n && !e->halt; k++) {
-			uint32_t i = reverse ? c->n - 1 - k : k;
-			remove_entry(w, d, fd, names + c->ents[i].name_off, c->ents[i].type,
-				     c->ents[i].ino);
-		}
+		unlink_rest(w, &sl);
 		w->unlink_plan = PLAN_SETTLED;
 		flush_newdirs(w);
 		fdc_put(&e->fdc, d);
@@ -843,6 +959,44 @@ static inline __attribute__((always_inline)) long read_batch(struct worker *w, s
 	return n;
 }
 
+/* Unlinking as read, whether the DONE entries since T0 were heavy enough
+ * to gather the rest of the read into the worker's batch and share it
+ * (share_gathered). The mean is the read's so far: one preempted unlink
+ * among many small ones is not a big file. */
+static __attribute__((noinline)) bool heavy_read(struct worker *w, uint64_t t0, size_t done)
+{
+	return heavy_share(w, now_ns() - t0, done);
+}
+
+/* The last-first entries of a read not unlinked yet (w->rev[0, NREV))
+ * gathered into the worker's batch, in their order; those that find no
+ * room are unlinked here. */
+static __attribute__((noinline)) void gather_rev(struct worker *w, const struct scan *s, size_t nrev)
+{
+	for (size_t i = 0; i < nrev; i++)
+		if (!batch_add(w, w->rev[i]))
+			remove_entry(w, s->d, s->fd, w->rev[i]->d_name, w->rev[i]->d_type,
+				     w->rev[i]->d_ino);
+}
+
+/* The rest of a read of heavy entries, gathered into the worker's batch:
+ * half to an idle worker, the rest unlinked here, in the read's order
+ * (REVERSE: from the back). */
+static __attribute__((noinline)) void share_gathered(struct worker *w, const struct scan *s,
+						     bool reverse)
+{
+	struct slice sl = { .d = s->d,
+			    .fd = s->fd,
+			    .ents = w->ents,
+			    .names = w->names.buf,
+			    .hi = w->n_ents,
+			    .reverse = reverse };
+	split_rest(w, &sl);
+	unlink_rest(w, &sl);
+	w->n_ents = 0;
+	sb_reset(&w->names);
+}
+
 /* Dispatch the N bytes of entries read: each unlinked at once (last-first
  * where that pays), or batched for flush_batch. always_inline: the unlinkat
  * must be issued in this loop itself (rawsys.h). */
@@ -855,6 +1009,12 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	bool batching = s->plan.batch, reverse = s->plan.reverse;
 	uint64_t nread = s->nread;
 	size_t nrev = 0;
+	/* Unlinked as read, heavy entries (big files) are looked for where
+	 * another worker could take the rest (heavy_share); once found, the
+	 * rest gathers into the batch to be shared. */
+	bool watch = !batching && heavy_watch(e), gather = false;
+	uint64_t t0 = watch ? now_ns() : 0;
+	size_t done = 0;
 	/* The subdirectories first, published before any file of the read is
 	 * unlinked: one unlinkat may take seconds (a huge file on a cold
 	 * disk), and the other workers (and the lane's stand-in) must not
@@ -868,19 +1028,29 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 		nread++;
 		if (dirs_first && de->d_type == DT_DIR)
 			continue;
-		if (batching) {
+		if (batching || gather) {
 			if (__builtin_expect(!batch_add(w, de), 0))
 				remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
-		} else if (reverse && nrev < w->cap_rev)
+		} else if (reverse && nrev < w->cap_rev) {
 			w->rev[nrev++] = de;
-		else
+		} else {
 			remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
+			if (watch && !(++done & (HEAVY_CHECK - 1)))
+				gather = heavy_read(w, t0, done);
+		}
 	}
 	s->nread = nread;
 	while (nrev > 0 && !e->halt) {
 		const struct linux_dirent64 *de = w->rev[--nrev];
 		remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
+		if (watch && !(++done & (HEAVY_CHECK - 1)) && nrev >= 2 && heavy_read(w, t0, done)) {
+			gather_rev(w, s, nrev);
+			nrev = 0;
+			gather = true;
+		}
 	}
+	if (gather)
+		share_gathered(w, s, reverse);
 	if (!batching)
 		flush_newdirs(w);
 	else if (w->n_ents >= s->plan.batch_size ||

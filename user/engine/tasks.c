@@ -56,6 +56,14 @@ unsigned engine_idle_helpers(struct engine *e)
 	return n;
 }
 
+unsigned engine_idle_workers(struct engine *e)
+{
+	pthread_mutex_lock(&e->qlock);
+	unsigned n = e->qlen == 0 ? (unsigned)e->idle : 0;
+	pthread_mutex_unlock(&e->qlock);
+	return n;
+}
+
 bool engine_push_chunks(struct engine *e, struct chunk **chunks, size_t n)
 {
 	pthread_mutex_lock(&e->qlock);

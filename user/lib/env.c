@@ -38,6 +38,10 @@ const struct env_desc env_table[ENV_COUNT] = {
 				   "milliseconds inside one unlinkat before the large-file lane switches on"
 				   " (default 250); 0: on from the start",
 				   true },
+	[ENV_HEAVY_US] = { "ADAPTRM_HEAVY_US",
+			   "microseconds a slice's unlinks take on average before its rest is shared"
+			   " with an idle worker (default 100); 0: every slice is split",
+			   true },
 	[ENV_DIST_EAGER] = { "ADAPTRM_DIST_EAGER",
 			     "adaptrm-mpi: 1 makes every rank ask its peers for work all the time,"
 			     " not only when idle (forced steals, re-steals)",

@@ -18,6 +18,7 @@ enum env_var {
 	ENV_KALLSYMS,	      /* 1: name kernel callers from /proc/kallsyms */
 	ENV_TRACE_NO,	      /* probe groups to leave out (overhead measurements) */
 	ENV_LANE_WATCHDOG_MS, /* the watchdog's threshold (tests) */
+	ENV_HEAVY_US,	      /* the mean unlink time that shares a slice's rest (tests) */
 	ENV_DIST_EAGER,	      /* adaptrm-mpi: ask for work all the time (tests) */
 	ENV_DIST_BUDGET,      /* adaptrm-mpi: 0 turns the shared budget off */
 	ENV_TMPDIR,	      /* where --prune-empty spools its directories */
