@@ -301,6 +301,8 @@ bool lane_join_until(struct lane *l, const struct timespec *deadline);
  * regular file with lane_bytes allocated or more, the lane takes it (or,
  * the engine halting, skips it). True if the caller must leave it alone. */
 bool lane_take(struct worker *w, struct dnode *d, int fd, const char *name);
+/* The same at BYTES allocated or more, whatever lane_bytes says. */
+bool lane_take_at(struct worker *w, struct dnode *d, int fd, const char *name, uint64_t bytes);
 void lane_totals(const struct lane *l, struct lane_totals *t);
 /* worker_stats.in_unlink of a worker waiting for room in the lane's queue
  * (1: inside a file's unlinkat), which the watchdog counts as in the lane. */

@@ -395,9 +395,13 @@ static bool is_large(struct worker *w, struct dnode *d, int fd, const char *name
 
 bool lane_take(struct worker *w, struct dnode *d, int fd, const char *name)
 {
-	struct engine *e = w->e;
-	struct lane *l = e->lane;
-	uint64_t lane_bytes = atomic_load_explicit(&e->knobs.lane_bytes, memory_order_relaxed);
+	return lane_take_at(w, d, fd, name,
+			    atomic_load_explicit(&w->e->knobs.lane_bytes, memory_order_relaxed));
+}
+
+bool lane_take_at(struct worker *w, struct dnode *d, int fd, const char *name, uint64_t lane_bytes)
+{
+	struct lane *l = w->e->lane;
 	struct statx sx;
 	if (!l || !is_large(w, d, fd, name, lane_bytes, &sx))
 		return false;

@@ -446,6 +446,15 @@ static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, uns
 #define HEAVY_ENTRY_NS 100000u
 /* Entries between looks at the clock in a slice (a power of two). */
 #define HEAVY_CHECK 4u
+/* A worker alone (the count at 1) hands a heavy slice's files of this size
+ * or more to the large-file lane's thread and goes on with the rest: the
+ * lane is no worker slot, so a short tree whose count never moves from 1
+ * (btrfs's and xfs's start) still frees two files at once. */
+#define HEAVY_LANE_BYTES (1ull << 20)
+
+/* How a heavy slice's rest goes: half to an idle worker, or its big files
+ * to the lane. */
+enum heavy_way { HEAVY_NONE, HEAVY_SHARE, HEAVY_LANE };
 
 /* Entries [lo, hi) of directory D (open as FD) left to unlink, names at
  * NAMES + name_off, taken from the front or (REVERSE) from the back. */
@@ -456,6 +465,7 @@ struct slice {
 	const char *names;
 	size_t lo, hi;
 	bool reverse;
+	bool lane; /* its big files go to the lane (HEAVY_LANE) */
 };
 
 /* HEAVY_ENTRY_NS, or the testing variable's value: 0 splits every slice
@@ -473,26 +483,29 @@ static uint64_t heavy_entry_ns(void)
 	return (uint64_t)v;
 }
 
-/* Whether a worker looks at the clock for heavy entries at all: only where
- * another worker may run. */
-static bool heavy_watch(struct engine *e)
+/* Whether the worker is alone: no other worker may run (the lane may). */
+static bool alone(struct engine *e)
 {
-	return atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed) > 1 ||
-	       heavy_entry_ns() == 0;
+	return atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed) <= 1;
 }
 
-/* Whether the rest of a slice goes half to an idle worker: its last DONE
- * entries took SPENT, heavy ones, and a worker waits for work. Not on a
- * tree found cold, where a slow entry is a read and the type's sharing
- * policy decides. */
-static bool heavy_share(struct worker *w, uint64_t spent, size_t done)
+/* How the rest of a slice goes, its last DONE entries having taken SPENT:
+ * heavy ones, half to a worker waiting for work, or the big files to the
+ * lane where the worker is alone and the lane is free (not pacing
+ * --free-rate). Not on a tree found cold, where a slow entry is a read and
+ * the type's sharing policy decides. */
+static enum heavy_way heavy_way(struct worker *w, uint64_t spent, size_t done)
 {
+	struct engine *e = w->e;
 	uint64_t heavy = heavy_entry_ns();
+	bool lane_free = e->lane && !e->cfg.free_rate;
 	if (heavy == 0)
-		return true;
-	if (spent < heavy * done || atomic_load_explicit(&w->e->cold, memory_order_relaxed))
-		return false;
-	return engine_idle_workers(w->e) > 0;
+		return alone(e) && lane_free ? HEAVY_LANE : HEAVY_SHARE;
+	if (spent < heavy * done || atomic_load_explicit(&e->cold, memory_order_relaxed))
+		return HEAVY_NONE;
+	if (alone(e))
+		return lane_free ? HEAVY_LANE : HEAVY_NONE;
+	return engine_idle_workers(e) > 0 ? HEAVY_SHARE : HEAVY_NONE;
 }
 
 /* Hand the far half of slice S's rest to another worker as a chunk. Out of
@@ -522,20 +535,23 @@ static void split_rest(struct worker *w, struct slice *s)
 }
 
 /* Unlink slice S, looking at the clock every HEAVY_CHECK entries for
- * heavy ones to share (heavy_share). */
+ * heavy ones to share or hand to the lane (heavy_way). */
 static void unlink_rest(struct worker *w, struct slice *s)
 {
-	bool watch = heavy_watch(w->e);
-	uint64_t t0 = watch ? now_ns() : 0;
+	uint64_t t0 = now_ns();
 	size_t done = 0;
 	while (s->lo < s->hi && !w->e->halt) {
 		size_t i = s->reverse ? --s->hi : s->lo++;
-		remove_entry(w, s->d, s->fd, s->names + s->ents[i].name_off, s->ents[i].type,
-			     s->ents[i].ino);
-		if (!watch || (++done & (HEAVY_CHECK - 1)) || s->hi - s->lo < 2)
+		const char *name = s->names + s->ents[i].name_off;
+		if (!s->lane || s->ents[i].type != DT_REG ||
+		    !lane_take_at(w, s->d, s->fd, name, HEAVY_LANE_BYTES))
+			remove_entry(w, s->d, s->fd, name, s->ents[i].type, s->ents[i].ino);
+		if (s->lane || (++done & (HEAVY_CHECK - 1)) || s->hi - s->lo < 2)
 			continue;
 		uint64_t now = now_ns();
-		if (heavy_share(w, now - t0, done)) {
+		enum heavy_way way = heavy_way(w, now - t0, done);
+		s->lane = way == HEAVY_LANE;
+		if (way == HEAVY_SHARE) {
 			split_rest(w, s);
 			t0 = now;
 			done = 0;
@@ -961,11 +977,11 @@ static inline __attribute__((always_inline)) long read_batch(struct worker *w, s
 
 /* Unlinking as read, whether the DONE entries since T0 were heavy enough
  * to gather the rest of the read into the worker's batch and share it
- * (share_gathered). The mean is the read's so far: one preempted unlink
- * among many small ones is not a big file. */
-static __attribute__((noinline)) bool heavy_read(struct worker *w, uint64_t t0, size_t done)
+ * (share_gathered), and how (heavy_way). The mean is the read's so far:
+ * one preempted unlink among many small ones is not a big file. */
+static __attribute__((noinline)) enum heavy_way heavy_read(struct worker *w, uint64_t t0, size_t done)
 {
-	return heavy_share(w, now_ns() - t0, done);
+	return heavy_way(w, now_ns() - t0, done);
 }
 
 /* The last-first entries of a read not unlinked yet (w->rev[0, NREV))
@@ -983,15 +999,17 @@ static __attribute__((noinline)) void gather_rev(struct worker *w, const struct 
  * half to an idle worker, the rest unlinked here, in the read's order
  * (REVERSE: from the back). */
 static __attribute__((noinline)) void share_gathered(struct worker *w, const struct scan *s,
-						     bool reverse)
+						     bool reverse, enum heavy_way way)
 {
 	struct slice sl = { .d = s->d,
 			    .fd = s->fd,
 			    .ents = w->ents,
 			    .names = w->names.buf,
 			    .hi = w->n_ents,
-			    .reverse = reverse };
-	split_rest(w, &sl);
+			    .reverse = reverse,
+			    .lane = way == HEAVY_LANE };
+	if (way == HEAVY_SHARE)
+		split_rest(w, &sl);
 	unlink_rest(w, &sl);
 	w->n_ents = 0;
 	sb_reset(&w->names);
@@ -1009,11 +1027,11 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	bool batching = s->plan.batch, reverse = s->plan.reverse;
 	uint64_t nread = s->nread;
 	size_t nrev = 0;
-	/* Unlinked as read, heavy entries (big files) are looked for where
-	 * another worker could take the rest (heavy_share); once found, the
-	 * rest gathers into the batch to be shared. */
-	bool watch = !batching && heavy_watch(e), gather = false;
-	uint64_t t0 = watch ? now_ns() : 0;
+	/* Unlinked as read, heavy entries (big files) are looked for
+	 * (heavy_way); once found, the rest of the read gathers into the
+	 * batch to be shared. */
+	enum heavy_way way = HEAVY_NONE;
+	uint64_t t0 = batching ? 0 : now_ns();
 	size_t done = 0;
 	/* The subdirectories first, published before any file of the read is
 	 * unlinked: one unlinkat may take seconds (a huge file on a cold
@@ -1028,29 +1046,29 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 		nread++;
 		if (dirs_first && de->d_type == DT_DIR)
 			continue;
-		if (batching || gather) {
+		if (batching || way != HEAVY_NONE) {
 			if (__builtin_expect(!batch_add(w, de), 0))
 				remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
 		} else if (reverse && nrev < w->cap_rev) {
 			w->rev[nrev++] = de;
 		} else {
 			remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
-			if (watch && !(++done & (HEAVY_CHECK - 1)))
-				gather = heavy_read(w, t0, done);
+			if (!(++done & (HEAVY_CHECK - 1)))
+				way = heavy_read(w, t0, done);
 		}
 	}
 	s->nread = nread;
 	while (nrev > 0 && !e->halt) {
 		const struct linux_dirent64 *de = w->rev[--nrev];
 		remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
-		if (watch && !(++done & (HEAVY_CHECK - 1)) && nrev >= 2 && heavy_read(w, t0, done)) {
+		if (!(++done & (HEAVY_CHECK - 1)) && nrev >= 2 &&
+		    (way = heavy_read(w, t0, done)) != HEAVY_NONE) {
 			gather_rev(w, s, nrev);
 			nrev = 0;
-			gather = true;
 		}
 	}
-	if (gather)
-		share_gathered(w, s, reverse);
+	if (way != HEAVY_NONE)
+		share_gathered(w, s, reverse, way);
 	if (!batching)
 		flush_newdirs(w);
 	else if (w->n_ents >= s->plan.batch_size ||
