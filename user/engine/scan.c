@@ -489,23 +489,59 @@ static bool alone(struct engine *e)
 	return atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed) <= 1;
 }
 
-/* How the rest of a slice goes, its last DONE entries having taken SPENT:
- * heavy ones, half to a worker waiting for work, or the big files to the
- * lane where the worker is alone and the lane is free (not pacing
- * --free-rate). Not on a tree found cold, where a slow entry is a read and
- * the type's sharing policy decides. */
-static enum heavy_way heavy_way(struct worker *w, uint64_t spent, size_t done)
+/* Where a heavy slice's rest goes: half to a worker waiting for work, or
+ * the big files to the lane where the worker is alone and the lane is free
+ * (not pacing --free-rate). */
+static enum heavy_way heavy_target(struct engine *e)
 {
-	struct engine *e = w->e;
-	uint64_t heavy = heavy_entry_ns();
 	bool lane_free = e->lane && !e->cfg.free_rate;
-	if (heavy == 0)
-		return alone(e) && lane_free ? HEAVY_LANE : HEAVY_SHARE;
-	if (spent < heavy * done || atomic_load_explicit(&e->cold, memory_order_relaxed))
-		return HEAVY_NONE;
 	if (alone(e))
 		return lane_free ? HEAVY_LANE : HEAVY_NONE;
 	return engine_idle_workers(e) > 0 ? HEAVY_SHARE : HEAVY_NONE;
+}
+
+/* The clocks of a slice being unlinked: the wall clock at T0 with DONE
+ * entries since, and the thread's CPU clock CPU0 read AT entries in, once
+ * the wall clock said heavy (0: not read). */
+struct heavy_clock {
+	uint64_t t0, cpu0;
+	size_t done, at;
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A look at H after DONE entries: how the rest goes. Heavy by the wall
+ * clock (cheap) is only a suspicion, as a worker preempted by other load
+ * looks the same; the thread's CPU time over the next HEAVY_CHECK entries
+ * (a syscall, so only then) confirms it: freeing extents is the thread's
+ * own work. Not on a tree found cold, where slow entries are reads and the
+ * type's sharing policy decides. */
+static __attribute__((noinline)) enum heavy_way heavy_look(struct worker *w, struct heavy_clock *h)
+{
+	struct engine *e = w->e;
+	uint64_t heavy = heavy_entry_ns();
+	if (heavy == 0)
+		return alone(e) && e->lane && !e->cfg.free_rate ? HEAVY_LANE : HEAVY_SHARE;
+	if (!h->cpu0) {
+		if (now_ns() - h->t0 >= heavy * h->done &&
+		    !atomic_load_explicit(&e->cold, memory_order_relaxed)) {
+			h->cpu0 = thread_cpu_ns();
+			h->at = h->done;
+		}
+		return HEAVY_NONE;
+	}
+	uint64_t cpu = thread_cpu_ns() - h->cpu0;
+	h->cpu0 = 0;
+	if (cpu >= heavy * (h->done - h->at))
+		return heavy_target(e);
+	h->t0 = now_ns(); /* a lost CPU, not big files: a fresh window */
+	h->done = 0;
+	return HEAVY_NONE;
 }
 
 /* Hand the far half of slice S's rest to another worker as a chunk. Out of
@@ -535,26 +571,23 @@ static void split_rest(struct worker *w, struct slice *s)
 }
 
 /* Unlink slice S, looking at the clock every HEAVY_CHECK entries for
- * heavy ones to share or hand to the lane (heavy_way). */
+ * heavy ones to share or hand to the lane (heavy_look). */
 static void unlink_rest(struct worker *w, struct slice *s)
 {
-	uint64_t t0 = now_ns();
-	size_t done = 0;
+	struct heavy_clock h = { .t0 = now_ns() };
 	while (s->lo < s->hi && !w->e->halt) {
 		size_t i = s->reverse ? --s->hi : s->lo++;
 		const char *name = s->names + s->ents[i].name_off;
 		if (!s->lane || s->ents[i].type != DT_REG ||
 		    !lane_take_at(w, s->d, s->fd, name, HEAVY_LANE_BYTES))
 			remove_entry(w, s->d, s->fd, name, s->ents[i].type, s->ents[i].ino);
-		if (s->lane || (++done & (HEAVY_CHECK - 1)) || s->hi - s->lo < 2)
+		if (s->lane || (++h.done & (HEAVY_CHECK - 1)) || s->hi - s->lo < 2)
 			continue;
-		uint64_t now = now_ns();
-		enum heavy_way way = heavy_way(w, now - t0, done);
+		enum heavy_way way = heavy_look(w, &h);
 		s->lane = way == HEAVY_LANE;
 		if (way == HEAVY_SHARE) {
 			split_rest(w, s);
-			t0 = now;
-			done = 0;
+			h = (struct heavy_clock){ .t0 = now_ns() };
 		}
 	}
 }
@@ -975,15 +1008,6 @@ static inline __attribute__((always_inline)) long read_batch(struct worker *w, s
 	return n;
 }
 
-/* Unlinking as read, whether the DONE entries since T0 were heavy enough
- * to gather the rest of the read into the worker's batch and share it
- * (share_gathered), and how (heavy_way). The mean is the read's so far:
- * one preempted unlink among many small ones is not a big file. */
-static __attribute__((noinline)) enum heavy_way heavy_read(struct worker *w, uint64_t t0, size_t done)
-{
-	return heavy_way(w, now_ns() - t0, done);
-}
-
 /* The last-first entries of a read not unlinked yet (w->rev[0, NREV))
  * gathered into the worker's batch, in their order; those that find no
  * room are unlinked here. */
@@ -1028,11 +1052,10 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	uint64_t nread = s->nread;
 	size_t nrev = 0;
 	/* Unlinked as read, heavy entries (big files) are looked for
-	 * (heavy_way); once found, the rest of the read gathers into the
-	 * batch to be shared. */
+	 * (heavy_look, over the read so far); once found, the rest of the
+	 * read gathers into the batch to be shared. */
 	enum heavy_way way = HEAVY_NONE;
-	uint64_t t0 = batching ? 0 : now_ns();
-	size_t done = 0;
+	struct heavy_clock h = { .t0 = batching ? 0 : now_ns() };
 	/* The subdirectories first, published before any file of the read is
 	 * unlinked: one unlinkat may take seconds (a huge file on a cold
 	 * disk), and the other workers (and the lane's stand-in) must not
@@ -1053,16 +1076,16 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 			w->rev[nrev++] = de;
 		} else {
 			remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
-			if (!(++done & (HEAVY_CHECK - 1)))
-				way = heavy_read(w, t0, done);
+			if (!(++h.done & (HEAVY_CHECK - 1)))
+				way = heavy_look(w, &h);
 		}
 	}
 	s->nread = nread;
 	while (nrev > 0 && !e->halt) {
 		const struct linux_dirent64 *de = w->rev[--nrev];
 		remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
-		if (!(++done & (HEAVY_CHECK - 1)) && nrev >= 2 &&
-		    (way = heavy_read(w, t0, done)) != HEAVY_NONE) {
+		if (!(++h.done & (HEAVY_CHECK - 1)) && nrev >= 2 &&
+		    (way = heavy_look(w, &h)) != HEAVY_NONE) {
 			gather_rev(w, s, nrev);
 			nrev = 0;
 		}
