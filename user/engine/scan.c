@@ -439,10 +439,11 @@ static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, uns
 /* A slice whose entries took this long each, on average, is freeing data:
  * a big file's extents go in its last iput, after the directory's lock is
  * dropped (fs/namei.c, do_unlinkat), so two workers free two files at once
- * even in one directory, where small files' unlinks (tens of µs) only
+ * even in one directory, where small files' much shorter unlinks only
  * queue on that lock. Its rest is then worth an idle worker, however few
  * entries are left: a build directory's few big objects would otherwise
- * all go on the one worker that read them while the others wait. */
+ * all go on the one worker that read them while the others wait
+ * (docs/log.md#2026-11-26-btrfs-and-small-trees-of-big-files). */
 #define HEAVY_ENTRY_NS 100000u
 /* Entries between looks at the clock in a slice (a power of two). */
 #define HEAVY_CHECK 4u
