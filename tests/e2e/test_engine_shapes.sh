@@ -186,15 +186,14 @@ test_heavy_slices_shared_as_read_last_first() { heavy_case ADAPTRM_DIR_SHARE=1 A
 # allocates what fallocate asks for.
 test_heavy_slice_alone_goes_to_the_lane() {
 	mount_fs tmpfs m 256M || skip "no tmpfs"
-	cd m || fail "cannot enter m"
-	make_sentinel keep; local before; before=$(sentinel_sum keep)
-	make_flat t 40
+	make_sentinel m/keep; local before; before=$(sentinel_sum m/keep)
+	make_flat m/t 40
 	local i
-	for i in 1 2 3 4 5 6 7 8; do fallocate -l 2M "t/big$i" || skip "fallocate failed"; done
-	ADAPTRM_HEAVY_US=0 "$ADAPTRM" -rfv --stats --threads=1 t >"$SCRATCH/out" 2>"$SCRATCH/err" ||
+	for i in 1 2 3 4 5 6 7 8; do fallocate -l 2M "m/t/big$i" || skip "fallocate failed"; done
+	ADAPTRM_HEAVY_US=0 "$ADAPTRM" -rfv --stats --threads=1 m/t >"$SCRATCH/out" 2>"$SCRATCH/err" ||
 		{ cat "$SCRATCH/err" >&2; fail "adaptrm failed"; }
-	expect_gone t
+	expect_gone m/t
 	expect_eq "$(grep -c '^removed ' "$SCRATCH/out")" 49 "-v lines"
 	grep -qE '^large files: [1-8] by the lane$' "$SCRATCH/err" || fail "no big file went to the lane"
-	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
+	expect_eq "$(sentinel_sum m/keep)" "$before" "sentinel changed"
 }
