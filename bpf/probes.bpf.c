@@ -703,6 +703,70 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 	return 0;
 }
 
+/* xfs's inodegc workers: their time on CPU from xfs_inodegc_worker (the
+ * work item starts on a kworker) to the end of that work item, by kworker
+ * thread. That is the deferred part of the unlinks (freeing the files'
+ * extents and inodes), on CPUs the deleter's threads then wait for. */
+struct inodegc_run {
+	__u64 since; /* on CPU since (0: off CPU) */
+	__u64 oncpu; /* ns on CPU so far */
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct inodegc_run);
+} inodegc_runs SEC(".maps");
+/* work items running now: sched_switch looks them up only then */
+__s64 inodegc_running;
+
+static __always_inline int do_xfs_inodegc_worker(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct inodegc_run run = { .since = bpf_ktime_get_ns() };
+
+	if (!bpf_map_update_elem(&inodegc_runs, &tid, &run, BPF_NOEXIST))
+		__sync_fetch_and_add(&inodegc_running, 1);
+	return 0;
+}
+TP_BOTH(xfs_inodegc_worker, do_xfs_inodegc_worker())
+
+static __always_inline int do_workqueue_execute_end(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct inodegc_run *run = bpf_map_lookup_elem(&inodegc_runs, &tid);
+	struct probe_misc *m;
+	__u64 now;
+
+	if (!run)
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (run->since && now > run->since)
+		run->oncpu += now - run->since;
+	if ((m = misc_get())) {
+		__sync_fetch_and_add(&m->xfs_inodegc_worker_ns, run->oncpu);
+		__sync_fetch_and_add(&m->xfs_inodegc_works, 1);
+	}
+	bpf_map_delete_elem(&inodegc_runs, &tid);
+	__sync_fetch_and_add(&inodegc_running, -1);
+	return 0;
+}
+TP_BOTH(workqueue_execute_end, do_workqueue_execute_end())
+
+/* An inodegc worker leaves or takes a CPU in the middle of a work item. */
+static __always_inline void inodegc_switch(__u32 ptid, __u32 ntid, __u64 now)
+{
+	struct inodegc_run *run = bpf_map_lookup_elem(&inodegc_runs, &ptid);
+
+	if (run && run->since && now > run->since) {
+		run->oncpu += now - run->since;
+		run->since = 0;
+	}
+	run = bpf_map_lookup_elem(&inodegc_runs, &ntid);
+	if (run)
+		run->since = now;
+}
+
 static __always_inline int do_sched_switch(__u64 *ctx)
 {
 	bool preempt = (bool)ctx[0];
@@ -747,6 +811,11 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 		switch_out(ptid, kind, wctx, stackid, now);
 	}
 	ntid = BPF_CORE_READ(next, pid);
+	if (inodegc_running > 0) {
+		if (!now)
+			now = bpf_ktime_get_ns();
+		inodegc_switch(ptid, ntid, now);
+	}
 	if (ntid && traced(BPF_CORE_READ(next, tgid))) {
 		__u32 zero = 0;
 		struct oncpu_slot *c = bpf_map_lookup_elem(&oncpu_slot, &zero);
@@ -1046,6 +1115,7 @@ TP_BOTH(xfs_buf_lock_done, do_xfs_buf_lock_done(ctx))
 TP_BOTH(xfs_log_grant_sleep, fs_begin(FS_XFS_GRANT))
 TP_BOTH(xfs_log_grant_wake, do_xfs_grant_wake(ctx))
 TP_BOTH(xfs_inodegc_throttle, do_xfs_inodegc_throttle(ctx))
+
 
 /* btrfs passes the wait's start (ktime ns) to both events. */
 static __always_inline int btrfs_wait(__u64 start_ns, bool tree_lock)

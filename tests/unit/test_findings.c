@@ -650,6 +650,36 @@ Test(findings, xfs_sync_commits_on_wsync_mount)
 	synth_free(x);
 }
 
+/* Threads that keep every CPU busy wait for a CPU behind xfs's inodegc
+ * workers for as long as those run: that wait is xfs_inodegc's (the
+ * unlinks' deferred part), not the threads' own number's. */
+Test(findings, xfs_inodegc_workers_hold_the_cpus)
+{
+	struct synth *x = synth_new();
+	double n = (double)cpus();
+	x->r.wall_ns = 1000 * MS;
+	set_cpu(x, (uint64_t)(n * 1000 * MS), 0);
+	add_n(&x->s->misc.runq, 10, 60 * MS);
+	x->s->misc.xfs_inodegc_throttles = 10;
+	x->s->misc.xfs_inodegc_worker_ns = 400 * MS;
+	x->s->misc.xfs_inodegc_works = 20;
+	verdict(x);
+	expect(x, "xfs_inodegc", 400.0 / (n * 1000 + 600), "for a CPU behind the inodegc workers",
+	       "20 work items");
+	synth_free(x);
+
+	/* without an inode-GC throttle or flush of theirs, other unlinkers'
+	 * inode GC is not the delete's */
+	x = synth_new();
+	x->r.wall_ns = 1000 * MS;
+	set_cpu(x, (uint64_t)(n * 1000 * MS), 0);
+	add_n(&x->s->misc.runq, 10, 60 * MS);
+	x->s->misc.xfs_inodegc_worker_ns = 400 * MS;
+	verdict(x);
+	cr_assert(!has(x, "xfs_inodegc"));
+	synth_free(x);
+}
+
 /* One deleting thread waits for another process: fewer workers is no remedy. */
 Test(findings, directory_lock_with_one_thread)
 {

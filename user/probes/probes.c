@@ -42,7 +42,8 @@ static const struct tp_group tp_groups[] = {
 	{ "xfs_log_grant_sleep", PROBE_G_XFS },	   { "xfs_log_grant_wake", PROBE_G_XFS },
 	{ "xfs_inodegc_throttle", PROBE_G_XFS },   { "xfs_buf_submit", PROBE_G_XFS },
 	{ "xfs_buf_iodone", PROBE_G_XFS },	   { "xfs_buf_lock", PROBE_G_XFS },
-	{ "xfs_buf_lock_done", PROBE_G_XFS },	   { "btrfs_tree_lock", PROBE_G_BTRFS },
+	{ "xfs_buf_lock_done", PROBE_G_XFS },	   { "xfs_inodegc_worker", PROBE_G_XFS },
+	{ "workqueue_execute_end", PROBE_G_XFS },  { "btrfs_tree_lock", PROBE_G_BTRFS },
 	{ "btrfs_reserve_ticket", PROBE_G_BTRFS }, { "block_rq_issue", PROBE_G_BLOCK },
 	{ "block_rq_complete", PROBE_G_BLOCK },
 };

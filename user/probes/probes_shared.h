@@ -113,6 +113,8 @@ struct probe_misc {
 	/* xfs (traced threads) */
 	struct probe_hist xfs_log_grant; /* xfs_log_grant_sleep -> wake, ns */
 	unsigned long long xfs_inodegc_throttles;
+	/* xfs's inodegc work items (any process's unlinks) and their time */
+	unsigned long long xfs_inodegc_worker_ns, xfs_inodegc_works;
 	/* xfs_buf_lock -> _lock_done waits, the part of them their buffer was
 	 * being read (its holder waiting for the device), and how many */
 	unsigned long long xfs_buf_lock_ns, xfs_buf_lock_read_ns, xfs_buf_lock_reads;

@@ -67,6 +67,7 @@ struct finding_ctx {
 	double lock_runq;	 /* run-queue waits right after lock waits (in the locks') */
 	double buf_reads;	 /* xfs buffer-lock waits while the buffer was read */
 	double helpers;		 /* waits of processes that removed nothing: not in base */
+	double gc_runq;		 /* run-queue waits behind xfs's inodegc workers */
 };
 
 struct finding_sink {
@@ -240,6 +241,29 @@ static double usable_cpus(const struct trace_result *r)
 	return n > 0 ? n : 1;
 }
 
+/* xfs's inodegc workers free the unlinked files' extents on the same CPUs:
+ * while the traced threads kept the CPUs busy (runnable as many as the CPUs
+ * or more), each of the workers' seconds is one the threads waited for a
+ * CPU behind them; at lower load, the part their number fills. That wait is
+ * the deferred part of the unlinks, xfs_inodegc's, taken from the waits
+ * behind other tasks first, then from those behind each other. Only when
+ * the traced threads met inode GC themselves (a throttle or a flush). */
+static void inodegc_runq(struct finding_ctx *c)
+{
+	const struct probe_misc *m = c->m;
+	double busy = c->cpus > 0 ? c->runnable / c->cpus : 0;
+	double gc = (double)m->xfs_inodegc_worker_ns * (busy < 1 ? busy : 1);
+
+	if (gc <= 0 || (!m->xfs_inodegc_throttles && c->cause[TC_XFS_INODEGC] <= 0))
+		return;
+	double other = gc < c->runq_other ? gc : c->runq_other;
+	c->runq_other -= other;
+	gc -= other;
+	double own = gc < c->runq_own ? gc : c->runq_own;
+	c->runq_own -= own;
+	c->gc_runq = other + own;
+}
+
 /* Runnable: wakeup to running, and preempted. A CPU quota's throttling is
  * the cgroup's throttled time (never more than the runnable time). Of the
  * rest, the traced threads' own part is the wait their number alone
@@ -285,6 +309,7 @@ static void runnable_parts(struct finding_ctx *c)
 			c->runq_own = excess < rest ? excess : rest;
 	}
 	c->runq_other = rest - c->runq_own;
+	inodegc_runq(c);
 }
 
 /* A waiter asleep on a lock is woken by its release and still waits for the
@@ -361,6 +386,12 @@ static double wait_parts(struct finding_ctx *c)
 			if (strstr(w->site, "(space)"))
 				c->journal_space += ns;
 			break;
+		case TC_XFS_INODEGC:
+			/* woken when the inodegc work it flushed is done, the
+			 * unlinker still waits for that flush until it runs:
+			 * offcputime counts it in flush_work too */
+			c->cause[TC_XFS_INODEGC] += ns + handoff_runq(c, w);
+			break;
 		case TC_XFS_LOG:
 			if (w->detail && !strcmp(w->detail, "sync_commit"))
 				c->xfs_sync_commit += ns;
@@ -400,7 +431,7 @@ static double partition_sum(const struct finding_ctx *c)
 {
 	double sum = c->user + c->quota + c->runq_own + c->runq_other + c->dir_lock + c->buf_reads +
 		     c->wb_throttle + c->idle + c->lost + c->stopped + c->tracer_cpu +
-		     c->xfs_sync_commit;
+		     c->xfs_sync_commit + c->gc_runq;
 	for (int k = 0; k < TCPU_COUNT; k++)
 		sum += c->kcpu[k];
 	for (int i = 0; i < NLOCKS; i++)
@@ -996,17 +1027,21 @@ static void discard(const struct finding_ctx *c, struct finding_sink *k)
 
 static void xfs_inodegc(const struct finding_ctx *c, struct finding_sink *k)
 {
-	char b1[32];
+	double ns = c->cause[TC_XFS_INODEGC] + c->gc_runq;
+	char b1[32], b2[32], b3[32];
 
-	if (c->cause[TC_XFS_INODEGC] <= 0)
+	if (ns <= 0)
 		return;
-	add(k, sh(c, c->cause[TC_XFS_INODEGC]),
+	add(k, sh(c, ns),
 	    "XFS inode GC: the threads waited %s in destroy_inode for background inode "
-	    "inactivation to catch up (%llu waits, %llu inode-GC throttles): xfs frees the "
-	    "data of unlinked files in its inodegc workers and throttles unlinkers to their "
-	    "speed. Nothing in the deleter changes this.",
+	    "inactivation to catch up (%llu waits, %llu inode-GC throttles) and %s for a CPU "
+	    "behind the inodegc workers (%llu work items, %s): xfs frees the data of unlinked "
+	    "files in its inodegc workers and throttles unlinkers to their speed. Nothing in "
+	    "the deleter changes this.",
 	    trace_fmt_ns(c->cause[TC_XFS_INODEGC], b1, sizeof b1),
-	    (unsigned long long)cause_waits(c, TC_XFS_INODEGC), c->m->xfs_inodegc_throttles);
+	    (unsigned long long)cause_waits(c, TC_XFS_INODEGC), c->m->xfs_inodegc_throttles,
+	    trace_fmt_ns(c->gc_runq, b2, sizeof b2), c->m->xfs_inodegc_works,
+	    trace_fmt_ns((double)c->m->xfs_inodegc_worker_ns, b3, sizeof b3));
 }
 
 /* Synchronous xfs commits the delete's mount or the deleter asked for: a
