@@ -391,6 +391,42 @@ TP_BOTH(sched_process_exit, do_exit(ctx))
 
 /* ---- syscalls ---- */
 
+/* An untraced process's sync: on the file's filesystem (fsync, fdatasync,
+ * syncfs, sync_file_range: their first argument is the fd), counted by that
+ * device when it is one the trace knows; sync(2), or a file not found,
+ * counts for every filesystem. Only a sync of the delete's filesystem
+ * forces the commits its handles wait for. */
+static __always_inline void other_sync(struct pt_regs *regs, long nr, const bool btf)
+{
+	struct probe_misc *m = misc_get();
+	struct probe_dev_stat *d = NULL;
+
+	if (!m)
+		return;
+	m->other_syncs++;
+	if (nr != __NR_sync) {
+		unsigned int fd = (unsigned int)(btf ? PT_REGS_PARM1_SYSCALL(regs) :
+						       PT_REGS_PARM1_CORE_SYSCALL(regs));
+		struct task_struct *t = (void *)bpf_get_current_task();
+		struct file **fds = BPF_CORE_READ(t, files, fdt, fd);
+		struct file *f = NULL;
+		__u32 dev;
+
+		if (fd < BPF_CORE_READ(t, files, fdt, max_fds) &&
+		    !bpf_probe_read_kernel(&f, sizeof f, &fds[fd]) && f) {
+			dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+			d = bpf_map_lookup_elem(&devs, &dev);
+			if (d) {
+				__sync_fetch_and_add(&d->other_syncs, 1);
+				return;
+			}
+			if (dev)
+				return;
+		}
+	}
+	m->other_global_syncs++;
+}
+
 /* BTF: the tp_btf flavour, whose arguments are typed kernel pointers that
  * the program may read directly (a plain load instead of a
  * bpf_probe_read_kernel call, on every unlinkat). */
@@ -409,12 +445,8 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 			/* another process's sync forces the journal commits the
 			 * deleter's handles then wait for: the only evidence of it */
 			if (nr == __NR_fsync || nr == __NR_fdatasync || nr == __NR_sync ||
-			    nr == __NR_sync_file_range || nr == __NR_syncfs) {
-				struct probe_misc *m = misc_get();
-
-				if (m)
-					m->other_syncs++;
-			}
+			    nr == __NR_sync_file_range || nr == __NR_syncfs)
+				other_sync(regs, nr, btf);
 			return 0;
 		}
 		s = bpf_task_storage_get(&sc_start, bpf_get_current_task_btf(), NULL,

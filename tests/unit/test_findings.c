@@ -948,7 +948,7 @@ Test(findings, journal_forced_by_other)
 {
 	struct synth *x = synth_new();
 	journal_commit_case(x, 100);
-	x->s->misc.other_syncs = 120; /* another process's fsyncs */
+	x->s->devs[0].st.other_syncs = 120; /* another process's fsyncs here */
 	set_busy(x, 1 * MS);
 	cr_assert_eq(verdict(x), 2);
 	expect(x, "journal_forced_by_other", 0.2,
@@ -958,6 +958,23 @@ Test(findings, journal_forced_by_other)
 	       "times in 1.0 s",
 	       "Find the process that syncs");
 	cr_assert(!has(x, "journal_commit_waits"));
+	synth_free(x);
+
+	/* fsyncs of files on another disk force no commit of this journal;
+	 * sync(2) reaches every filesystem */
+	x = synth_new();
+	journal_commit_case(x, 100);
+	x->s->misc.other_syncs = 120;
+	set_busy(x, 1 * MS);
+	verdict(x);
+	cr_assert(!has(x, "journal_forced_by_other"));
+	synth_free(x);
+	x = synth_new();
+	journal_commit_case(x, 100);
+	x->s->misc.other_syncs = x->s->misc.other_global_syncs = 120;
+	set_busy(x, 1 * MS);
+	verdict(x);
+	cr_assert(has(x, "journal_forced_by_other"));
 	synth_free(x);
 }
 

@@ -92,6 +92,9 @@ struct probe_misc {
 	unsigned long long wait_sites_lost, wait_sites_lost_ns; /* wait-site hash full */
 	/* fsync, fdatasync, sync, syncfs, sync_file_range by untraced processes */
 	unsigned long long other_syncs;
+	/* of those, sync(2) and syncs whose file was not found: every
+	 * filesystem's (the others count by device, other_syncs there) */
+	unsigned long long other_global_syncs;
 	/* On-CPU time of the traced threads, switch in -> switch out (or exit),
 	 * cut at every sys_enter and sys_exit so that each piece goes to the
 	 * context it ran in: oncpu_ns is all of it, the two syscall parts are
@@ -191,7 +194,8 @@ struct probe_dev_stat {
 		jbd2_flushing, jbd2_logging, jbd2_handles, jbd2_blocks;
 	/* block requests issued to this device (any process) */
 	unsigned long long bio_bytes, bio_discards, bio_discard_bytes;
-	struct probe_hist bio_lat; /* block_rq_issue -> complete, ns */
+	struct probe_hist bio_lat;	/* block_rq_issue -> complete, ns */
+	unsigned long long other_syncs; /* untraced processes' syncs of files here */
 };
 
 #endif

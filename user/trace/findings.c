@@ -898,6 +898,13 @@ static uint64_t traced_syncs(const struct finding_ctx *c)
 	       sc[SYS_syncfs].lat.count + sc[SYS_sync_file_range].lat.count;
 }
 
+/* Other processes' syncs that reach the delete's filesystems: of files
+ * there, and sync(2) (a sync on another disk forces no commit here). */
+static unsigned long long others_syncs(const struct finding_ctx *c)
+{
+	return c->dev.other_syncs + c->m->other_global_syncs;
+}
+
 /* commits the traced threads did not ask for: they made no sync call, and
  * other processes made as many as half the commits (each sync of a file
  * with dirty metadata commits the running transaction, the deleter's
@@ -905,7 +912,7 @@ static uint64_t traced_syncs(const struct finding_ctx *c)
 static bool commits_forced(const struct finding_ctx *c)
 {
 	uint64_t syncs = traced_syncs(c);
-	return syncs == 0 && c->dev.jbd2_commits >= 3 && 2 * c->m->other_syncs >= c->dev.jbd2_commits;
+	return syncs == 0 && c->dev.jbd2_commits >= 3 && 2 * others_syncs(c) >= c->dev.jbd2_commits;
 }
 
 /* A commit for (nearly) every entry removed, without a sync call of the
@@ -943,7 +950,7 @@ static void journal(const struct finding_ctx *c, struct finding_sink *k)
 		    "times in %.1f s%s): another process's fsync commits the shared journal, and "
 		    "the deleter's handles wait for it. Find the process that syncs; nothing in "
 		    "the deleter changes this.",
-		    trace_fmt_ns(space + commit, b1, sizeof b1), c->m->other_syncs, d->jbd2_commits,
+		    trace_fmt_ns(space + commit, b1, sizeof b1), others_syncs(c), d->jbd2_commits,
 		    (double)c->r->wall_ns / 1e9, stats);
 		return;
 	}
