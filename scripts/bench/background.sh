@@ -30,6 +30,10 @@
 #   BG_PROBE_RT polite: run the probes at this real-time priority (chrt -f),
 #               so that other jobs on the CPUs do not blur their latency
 #               (default: none, the probes at the normal priority)
+#   BG_POLITE_TOOLS polite: the tools taking turns (default alone rm
+#               background, and rmz where installed); "before" is
+#               --background of the binary BG_BEFORE, so that two builds'
+#               deleters pair within each repetition
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 repo=$PWD
@@ -127,9 +131,11 @@ polite_one() {
 	rm) rm -rf "$mnt/t" ;;
 	rmz) rmz -f "$mnt/t" >/dev/null ;;
 	background) "$ADAPTRM" -rf --background "$mnt/t" ;;
+	before) "$BG_BEFORE" -rf --background "$mnt/t" ;;
 	esac
 	ret=$(ms_since "$t0")
 	[ "$tool" = background ] && "$ADAPTRM" --wait "$mnt/t"
+	[ "$tool" = before ] && "$BG_BEFORE" --wait "$mnt/t"
 	local whole
 	whole=$(ms_since "$t0")
 	wait "$ppid" "$dpid"
@@ -143,6 +149,8 @@ polite_one() {
 polite_lane() {
 	local tools=(alone rm background) rep i n
 	command -v rmz >/dev/null && tools+=(rmz)
+	# shellcheck disable=SC2206 # the list splits on purpose
+	[ -n "${BG_POLITE_TOOLS:-}" ] && tools=($BG_POLITE_TOOLS)
 	polite_mount || { echo "background: cannot make the capped ext4" >&2; return 1; }
 	echo "| rep | tool | fsync p99 us | read p99 us | return ms | whole ms |"
 	echo "|---:|---|---:|---:|---:|---:|"

@@ -223,6 +223,31 @@ test_background_unprivileged_user() {
 	expect_gone m/.adaptrm-held-0
 }
 
+# The CPU policies of the threads of process $1, one line each, sorted and
+# unique (a thread that ends meanwhile is left out).
+bg_policies() {
+	local tid
+	for tid in "/proc/$1/task"/*; do
+		chrt -p "${tid##*/}" 2>/dev/null | sed -n 's/.*current scheduling policy: //p'
+	done | sort -u
+}
+
+# Where nobody else uses the device (tmpfs has none) the deleter's threads
+# run the normal CPU policy at nice 19: the idle policy would get almost no
+# CPU beside busy CPUs. --max-ops keeps it alive however fast the machine
+# is; it is then killed, and the tmpfs goes with what it held.
+test_background_deleter_runs_the_normal_policy_alone() {
+	bg_setup
+	make_tree m/t 10 300
+	"$ADAPTRM" -rf --background --max-ops=100 m/t
+	local pid
+	pid=$(bg_deleter_pid "$SCRATCH/m/.adaptrm-held-0")
+	[ -n "$pid" ] || fail "no deleter running for the held tree"
+	expect_eq "$(bg_policies "$pid")" SCHED_OTHER "the deleter's threads' policies"
+	expect_eq "$(ps -o ni= -p "$pid" | tr -d ' ')" 19 "the deleter's nice value"
+	kill -9 "$pid"
+}
+
 # --pending lists a held path until it is gone; --wait returns once it is.
 test_background_pending_and_wait() {
 	bg_setup
@@ -348,6 +373,12 @@ bg_yields() {
 		sleep 0.05
 	done
 	expect_eq "$state" yield "the deleter's state beside an fsync loop"
+	# yielding, its threads run the idle CPU policy: others' threads
+	# preempt them at once
+	local pid
+	pid=$(sed -n 's/^pid //p' "$place/status" 2>/dev/null || true)
+	[ -n "$pid" ] || fail "no pid in the status of a yielding deleter"
+	expect_eq "$(bg_policies "$pid")" SCHED_IDLE "the policies of a yielding deleter's threads"
 	kill "$probe"
 	wait "$probe" || true
 	"$ADAPTRM" --wait "$SCRATCH/m/t"

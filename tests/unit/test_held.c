@@ -262,6 +262,20 @@ Test(polite, eases_back_and_keeps_max_ops)
 	cr_assert_eq(decide(in).interval_ns, 5000000, "--max-ops stays the floor");
 }
 
+/* --max-ops's pacing is not a back-off: fed back as the next tick's pacing
+ * it would keep the deleter in the idle classes with nobody else around. */
+Test(polite, max_ops_alone_is_no_back_off)
+{
+	struct polite_in in = { .have_device = true, .min_interval_ns = 10000000 };
+	for (int tick = 0; tick < 4; tick++) {
+		struct polite_out o = decide(in);
+		cr_assert_eq(o.interval_ns, 10000000, "tick %d", tick);
+		cr_assert_not(o.idle_io, "tick %d: the normal classes", tick);
+		cr_assert_eq(o.threads, 0, "tick %d: the controller's workers", tick);
+		in.interval_ns = o.paced_ns;
+	}
+}
+
 #define TICK_NS 100000000ull
 
 /* Ticks from *NOW every TICK_NS until END, each with OTHERS flushes: the

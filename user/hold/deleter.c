@@ -89,6 +89,8 @@ struct deleter {
 	bool in_tree;		/* the controller has a tree to steer */
 	int forced_threads;	/* backing off: the workers it allows (0: none) */
 	bool idle_io;
+	bool cpu_idle_ok; /* it may leave the idle CPU policy again */
+	bool cpu_idle;	  /* its threads run the idle CPU policy */
 	uint64_t base_interval_ns;
 	/* politeness between ticks */
 	uint64_t last_ns, dev_sectors, own_bytes, unlink_ns, unlink_calls, floor_ns;
@@ -128,6 +130,20 @@ static void write_status(struct deleter *d, const struct engine_totals *t, uint6
 	close(fd);
 	if (ok)
 		renameat(d->placefd, ".status.tmp", d->placefd, "status");
+}
+
+/* The idle CPU policy with the idle I/O class, where the deleter may leave
+ * it again: a thread of any other policy that wakes preempts an idle-policy
+ * one at once, where nice 19 may first run out its slice, and the threads
+ * that serve others' I/O (a loop device's worker, the softirq thread that
+ * completes a request) would wait that out. Beside busy CPUs the idle
+ * policy gets almost no CPU at all, so it is not kept while nobody else
+ * uses the device. */
+static void set_cpu_policy(struct deleter *d, bool idle)
+{
+	d->cpu_idle = idle;
+	if (!polite_cpu_idle(idle))
+		fprintf(stderr, "adaptrm deleter: CPU policy refused: %s\n", strerror(errno));
 }
 
 /* Others' flush requests on the device since the last tick: all of them
@@ -239,7 +255,7 @@ static void tick(struct engine *e, void *arg)
 	in.floor_latency_ns = d->floor_ns;
 	struct polite_out out;
 	polite_decide(&in, &out);
-	d->paced_ns = out.interval_ns;
+	d->paced_ns = out.paced_ns;
 	if (out.backing_off)
 		d->backoff_ns += dt;
 	enum polite_action act = sync_step(d, now, others);
@@ -258,6 +274,8 @@ static void tick(struct engine *e, void *arg)
 		controller_tick(d->ctl);
 	if (out.idle_io != d->idle_io)
 		set_io_class(d->idle_io = out.idle_io);
+	if (d->cpu_idle_ok && out.idle_io != d->cpu_idle)
+		set_cpu_policy(d, out.idle_io);
 	if (act == POLITE_BURST)
 		burst(d, &t);
 	d->last_ns = now;
@@ -452,6 +470,7 @@ int deleter_main(int argc, char **argv)
 		return 1;
 	}
 	be_polite();
+	d.cpu_idle_ok = polite_cpu_idle_reversible();
 	set_io_class(d.idle_io = true); /* until the first tick has looked */
 	struct stat st;
 	fstat(d.placefd, &st);
@@ -471,6 +490,10 @@ int deleter_main(int argc, char **argv)
 	d.ctl = controller_new(d.engine, &cc);
 	engine_set_tick(d.engine, tick, &d);
 	drain(&d);
+	/* The summary and the exit at the normal policy: beside busy CPUs the
+	 * idle one could wait long for them. */
+	if (d.cpu_idle)
+		set_cpu_policy(&d, false);
 	if (d.ctl) {
 		controller_finish(d.ctl);
 		controller_free(d.ctl);

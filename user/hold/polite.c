@@ -1,9 +1,13 @@
 #include "hold/polite.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <linux/btrfs.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sysmacros.h>
@@ -42,6 +46,7 @@ void polite_decide(const struct polite_in *in, struct polite_out *out)
 		out->threads = iv ? 1 : 0;
 	}
 	out->idle_io = iv != 0;
+	out->paced_ns = iv;
 	if (iv < in->min_interval_ns)
 		iv = in->min_interval_ns;
 	out->interval_ns = iv;
@@ -255,5 +260,40 @@ bool polite_runq_ns(uint64_t *ns)
 	}
 	closedir(dir);
 	*ns = sum;
+	return ok;
+}
+
+bool polite_cpu_idle(bool idle)
+{
+	DIR *dir = opendir("/proc/self/task");
+	if (!dir)
+		return false;
+	struct sched_param sp = { .sched_priority = 0 };
+	bool ok = true;
+	struct dirent *de;
+	while ((de = readdir(dir)))
+		if (de->d_name[0] != '.' &&
+		    sched_setscheduler(atoi(de->d_name), idle ? SCHED_IDLE : SCHED_OTHER, &sp) < 0 &&
+		    errno != ESRCH)
+			ok = false;
+	closedir(dir);
+	return ok;
+}
+
+static void *try_idle_and_back(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+	*(bool *)arg = sched_setscheduler(0, SCHED_IDLE, &sp) == 0 &&
+		       sched_setscheduler(0, SCHED_OTHER, &sp) == 0;
+	return NULL;
+}
+
+bool polite_cpu_idle_reversible(void)
+{
+	bool ok = false;
+	pthread_t th;
+	if (pthread_create(&th, NULL, try_idle_and_back, &ok) != 0)
+		return false;
+	pthread_join(th, NULL);
 	return ok;
 }

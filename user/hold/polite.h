@@ -36,6 +36,9 @@ struct polite_in {
 
 struct polite_out {
 	uint64_t interval_ns; /* the engine's op_interval_ns */
+	uint64_t paced_ns;    /* the back-off's own pacing, without --max-ops's:
+			       * the next tick's interval_ns, so that --max-ops
+			       * alone never reads as a back-off */
 	int threads;	      /* active workers; 0: the controller decides */
 	bool idle_io;	      /* the idle I/O class (else the normal one) */
 	bool backing_off;     /* for the log */
@@ -138,5 +141,13 @@ bool polite_own_reads(uint64_t *bytes);
  * jobs' CPU use hurt nobody on the device, and at nice 19 beside busy CPUs
  * the deleter's own unlink time is mostly that wait. */
 bool polite_runq_ns(uint64_t *ns);
+
+/* Every thread of this process to the idle CPU policy (IDLE) or back to the
+ * normal one, its nice value kept; false if any refused. */
+bool polite_cpu_idle(bool idle);
+/* Whether a thread of this process may leave the idle policy again once in
+ * it (tried on a thread of its own): an unprivileged one may only where
+ * RLIMIT_NICE lets it raise its priority back, which it rarely does. */
+bool polite_cpu_idle_reversible(void);
 
 #endif
