@@ -103,63 +103,6 @@ Test(engine, knobs_turned_while_running_parallel)
 	}
 }
 
-/* The voluntary context switches of the engine's workers so far. */
-static unsigned long worker_switches(struct engine *e)
-{
-	unsigned long sum = 0;
-	for (int i = 0; i < engine_max_threads(e); i++) {
-		pid_t tid = engine_worker_tid(e, i);
-		char path[64], line[128];
-		snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
-		FILE *fp = tid ? fopen(path, "re") : NULL;
-		unsigned long n;
-		while (fp && fgets(line, sizeof line, fp))
-			if (sscanf(line, "voluntary_ctxt_switches: %lu", &n) == 1)
-				sum += n;
-		if (fp)
-			fclose(fp);
-	}
-	return sum;
-}
-
-struct held_run {
-	int ticks;
-	unsigned long at_first, during;
-};
-/* Every tick comes a tenth of a second after the last at least: the first
- * counts the workers' switches, the fourth counts again and lifts the hold. */
-static void hold_tick(struct engine *e, void *arg)
-{
-	struct held_run *h = arg;
-	if (++h->ticks == 1)
-		h->at_first = worker_switches(e);
-	if (h->ticks == 4) {
-		h->during = worker_switches(e) - h->at_first;
-		engine_pace_set(e, 0);
-	}
-}
-
-/* Held workers sleep until the hold is lifted rather than poll: a background
- * deleter holding for seconds beside others' I/O must not wake a CPU every
- * half millisecond. A poll that short would switch hundreds of times in the
- * three tenths of a second counted; the sleep only at its step's end. */
-Test(engine, held_workers_sleep_until_lifted_parallel)
-{
-	tree_build(tmpl, 4, 10, 0);
-	struct engine_config cfg = { .max_threads = 2, .force = true };
-	struct engine *e = engine_create(&cfg, 2);
-	struct held_run h = { 0 };
-	engine_pace_set(e, ENGINE_PACE_HOLD);
-	engine_set_tick(e, hold_tick, &h);
-	cr_assert(remove_t(e));
-	cr_assert_geq(h.ticks, 4);
-	cr_assert_lt(h.during, 60, "held workers switched %lu times", h.during);
-	struct engine_totals t;
-	engine_totals(e, &t);
-	cr_assert_eq(t.files, 4 * 10);
-	engine_destroy(e);
-}
-
 /* An entry that cannot be removed fails the tree; its siblings still go. */
 Test(engine, failure_propagates_parallel)
 {

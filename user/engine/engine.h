@@ -165,9 +165,6 @@ int engine_max_threads(const struct engine *e);
 pid_t engine_worker_tid(const struct engine *e, int i);
 /* Let N workers run (clamped to 1..max_threads); wakes parked ones at once. */
 void engine_set_active(struct engine *e, int n);
-/* Sets op_interval_ns and wakes the workers a hold put to sleep, which
- * sleep until then rather than poll: a hold may last seconds. */
-void engine_pace_set(struct engine *e, uint64_t interval_ns);
 /* Use plan PLAN where the filesystem type leaves it open (ON), or not:
  * knobs.trial_plans, one plan's bit (engine/plan.c). */
 void engine_use_plan(struct engine *e, enum plan_id plan, bool on);

@@ -166,8 +166,6 @@ struct engine {
 	void *remote_arg;
 	atomic_bool serving;	   /* engine_serve is running: no operand of its own */
 	_Atomic uint64_t op_next;  /* --max-ops: when the next unlink may start */
-	atomic_uint pace_seq;	   /* bumped when a hold is lifted: held workers
-				    * sleep on it (a futex), not polling */
 	_Atomic uint64_t given_on; /* donations of directories this engine was given */
 	atomic_int remote_hunger;  /* ranks that asked and found nothing: a shared
 				    * directory's reader cuts slices for them */

@@ -6,43 +6,24 @@
 #include "engine/engine_int.h"
 #include "lib/clock.h"
 
-#include <linux/futex.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #define PACE_STEP_NS (50 * 1000 * 1000ull)
-
-void engine_pace_set(struct engine *e, uint64_t interval_ns)
-{
-	atomic_store(&e->knobs.op_interval_ns, interval_ns);
-	atomic_fetch_add(&e->pace_seq, 1);
-	syscall(SYS_futex, &e->pace_seq, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
-}
-
-/* Until the hold is lifted (engine_pace_set), asleep on pace_seq, which is
- * read before op_interval_ns so that a lift between the two fails the wait
- * at once. A stop is seen within a step. */
-static uint64_t held(struct engine *e)
-{
-	for (;;) {
-		if (atomic_load_explicit(&e->stop, memory_order_relaxed))
-			return 0;
-		unsigned seq = atomic_load(&e->pace_seq);
-		uint64_t iv = atomic_load(&e->knobs.op_interval_ns);
-		if (iv != ENGINE_PACE_HOLD)
-			return iv;
-		struct timespec step = { 0, PACE_STEP_NS };
-		syscall(SYS_futex, &e->pace_seq, FUTEX_WAIT_PRIVATE, seq, &step, NULL, 0);
-	}
-}
+/* A held worker looks this often: a hold lifted for a short burst must be
+ * seen within it. */
+#define PACE_HOLD_STEP_NS (500 * 1000ull)
 
 void engine_pace_slow(struct engine *e, uint64_t interval_ns)
 {
-	/* Without worker threads, the tick that lifts a hold runs between
-	 * this thread's own tasks: no hold then. */
-	if (interval_ns == ENGINE_PACE_HOLD)
-		interval_ns = atomic_load_explicit(&e->nstarted, memory_order_relaxed) ? held(e) : 0;
+	while (interval_ns == ENGINE_PACE_HOLD) {
+		/* Without worker threads, the tick that lifts a hold runs
+		 * between this thread's own tasks: no hold then. */
+		if (atomic_load_explicit(&e->stop, memory_order_relaxed) ||
+		    !atomic_load_explicit(&e->nstarted, memory_order_relaxed))
+			return;
+		nanosleep(&(struct timespec){ 0, PACE_HOLD_STEP_NS }, NULL);
+		interval_ns = atomic_load_explicit(&e->knobs.op_interval_ns, memory_order_relaxed);
+	}
 	if (!interval_ns)
 		return;
 	uint64_t now = now_ns();

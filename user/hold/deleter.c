@@ -185,15 +185,15 @@ static enum polite_action sync_step(struct deleter *d, uint64_t now, uint64_t ot
  * when the next of others' is furthest away, then our own commit at once,
  * so that what the burst dirtied (the status file too) waits for no sync of
  * theirs. */
-static void burst(struct deleter *d, const struct engine_totals *t)
+static void burst(struct deleter *d, struct engine_knobs *k, const struct engine_totals *t)
 {
 	uint64_t f0, f, end = now_ns() + POLITE_BURST_ALIGN_NS;
 	if (polite_device_flushes(&d->devs, &f0))
 		while (now_ns() < end && polite_device_flushes(&d->devs, &f) && f == f0)
 			sleep_ns(200000);
-	engine_pace_set(d->engine, d->base_interval_ns);
+	atomic_store(&k->op_interval_ns, d->base_interval_ns);
 	sleep_ns(POLITE_BURST_NS);
-	engine_pace_set(d->engine, ENGINE_PACE_HOLD);
+	atomic_store(&k->op_interval_ns, ENGINE_PACE_HOLD);
 	write_status(d, t, 0);
 	bool counted = polite_device_flushes(&d->devs, &f0);
 	syncfs(d->placefd);
@@ -263,7 +263,7 @@ static void tick(struct engine *e, void *arg)
 		out.threads = 1;
 		out.idle_io = true;
 	}
-	engine_pace_set(e, act == POLITE_GO ? out.interval_ns : ENGINE_PACE_HOLD);
+	atomic_store(&k->op_interval_ns, act == POLITE_GO ? out.interval_ns : ENGINE_PACE_HOLD);
 	bool was_forced = d->forced_threads != 0;
 	d->forced_threads = out.threads;
 	if (out.threads)
@@ -277,7 +277,7 @@ static void tick(struct engine *e, void *arg)
 	if (d->cpu_idle_ok && out.idle_io != d->cpu_idle)
 		set_cpu_policy(d, out.idle_io);
 	if (act == POLITE_BURST)
-		burst(d, &t);
+		burst(d, k, &t);
 	d->last_ns = now;
 	/* The status file is metadata too: while probing it is not written,
 	 * while yielding only as the yield begins and in its bursts. */
@@ -437,7 +437,7 @@ static struct engine *make_engine(uint64_t free_rate, uint64_t max_ops, uint64_t
 	};
 	struct engine *e = engine_create(&cfg, 1);
 	*interval = max_ops ? 1000000000ull / max_ops : 0;
-	engine_pace_set(e, *interval);
+	atomic_store(&engine_knobs(e)->op_interval_ns, *interval);
 	return e;
 }
 
@@ -454,7 +454,7 @@ static void listen_first(struct deleter *d)
 		a = polite_sync_step(&d->sync, now_ns(), others_flushes(d));
 	}
 	if (a != POLITE_GO)
-		engine_pace_set(d->engine, ENGINE_PACE_HOLD);
+		atomic_store(&engine_knobs(d->engine)->op_interval_ns, ENGINE_PACE_HOLD);
 }
 
 int deleter_main(int argc, char **argv)
