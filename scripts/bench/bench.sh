@@ -65,9 +65,12 @@
 #                 its reads, not jbd2's or writeback's writes) and/or
 #                 latency:US (the image on a slowfs mount over a directory
 #                 on the host disk, every FUSE request US µs slower, requests
-#                 overlapping: a network block device; trees are built
-#                 through a direct loop device, the delete runs through the
-#                 slow one; always cold); a list
+#                 overlapping: a network block device; the loop device over
+#                 slowfs uses direct I/O, so every block read and write of
+#                 the filesystem pays the latency, none is served by a page
+#                 cache or readahead in between; trees are built through a
+#                 direct loop device, the delete runs through the slow one;
+#                 always cold); a list
 #                 diskiops:N caps, in the same group, the disk that holds
 #                 the images (BENCH_WORK's) instead of the loop device: the
 #                 loop driver charges its reads of the image to the tool's
@@ -330,9 +333,12 @@ attach_direct() {
 
 # A slow disk of latency US: the same image through slowfs (a mount of
 # $IMGDIR at $SLOWDIR, max_threads=64 so requests overlap), on a loop device
-# of that path, buffered (slowfs passes O_DIRECT on, and its unaligned
-# buffers then fail), cold: the fs is unmounted, slowfs restarted and every
-# cache dropped.
+# of that path with direct I/O, cold: the fs is unmounted, slowfs restarted
+# and every cache dropped. Direct I/O makes every block request of the
+# filesystem a FUSE request of its own: a buffered loop device reads through
+# the page cache of slowfs's file, where FUSE readahead serves most reads
+# from one slow request, and it submits one request at a time. slowfs drops
+# the O_DIRECT flag on its backing file, so the client's alignment is free.
 to_slow_disk() { # US
 	umount "$MNT" || return 1
 	fs_detach "$LOOP"; LOOP=
@@ -342,8 +348,9 @@ to_slow_disk() { # US
 	fs_slowfs_wait "$SLOWDIR" || { echo "bench: slowfs did not mount" >&2; return 1; }
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
-	fs_loop_attach "$SLOWDIR/fs.img" off || return 1
+	fs_loop_attach "$SLOWDIR/fs.img" on || return 1
 	LOOP=$FS_LOOP
+	[ "$FS_LOOP_DIO" = 1 ] || { echo "bench: the loop device over slowfs did not get direct I/O" >&2; return 1; }
 	mount "$LOOP" "$MNT"
 }
 stop_disk_slowfs() {

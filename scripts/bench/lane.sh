@@ -26,11 +26,13 @@
 #                  shared budget, so overlapping cannot beat the sum) or
 #                  latency:US (the image on tests/tools/slowfs, each request
 #                  US slower, requests overlapping: a network disk)
-#   LANE_SLOW_DIO  1: the loop device over slowfs uses direct I/O, so its
-#                  requests overlap (a buffered loop device serves one request
-#                  at a time: the disk is then serial, and the sum is all it
-#                  can show); slowfs opens its backing file without the
-#                  client's O_DIRECT (an older slowfs that passed it on fails)
+#   LANE_SLOW_DIO  1 (default): the loop device over slowfs uses direct I/O,
+#                  so its requests overlap and every block request pays the
+#                  latency; 0: buffered (one request at a time, and FUSE
+#                  readahead serves most reads from an earlier request: the
+#                  disk is then serial and faster than its latency says);
+#                  slowfs opens its backing file without the client's
+#                  O_DIRECT (an older slowfs that passed it on fails)
 #   LANE_SLOW_RA_KB  read-ahead of slowfs's mount, KiB (unset: the kernel's,
 #                  128; 0 makes every 4 KiB metadata read a request)
 #   LANE_HUGE_GIB  LANE_HUGE_COUNT  (6, 4)
@@ -126,7 +128,7 @@ to_direct_disk() {
 	mount "$LOOP" "$MNT"
 }
 # The image through slowfs (max_threads=64, so requests may overlap), on a
-# loop device (buffered unless LANE_SLOW_DIO=1), every cache dropped.
+# loop device (direct I/O unless LANE_SLOW_DIO=0), every cache dropped.
 to_slow_disk() { # US
 	umount "$MNT" || return 1
 	fs_detach "$LOOP"
@@ -141,7 +143,7 @@ to_slow_disk() { # US
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	local dio=off
-	[ "${LANE_SLOW_DIO:-0}" = 1 ] && dio=on
+	[ "${LANE_SLOW_DIO:-1}" = 1 ] && dio=on
 	fs_loop_attach "$SLOWDIR/fs.img" "$dio" || return 1
 	LOOP=$FS_LOOP
 	if [ "$dio" = on ] && [ "$FS_LOOP_DIO" != 1 ]; then
