@@ -238,8 +238,8 @@ def main():
                      "the disk under the image instead (the loop device's reads of it, after merging). "
                      "N IOPS device: the same cap on "
                      "every I/O to the device (the root group: kernel threads too), during the run only. N µs/op: the image on "
-                     "slowfs (every FUSE request N µs slower, up to 64 overlapping), on a buffered loop "
-                     "device." % ("with direct I/O" if env("BENCH_DIRECT_IO_RUN", "on") == "on"
+                     "slowfs (every FUSE request N µs slower, up to 64 overlapping), on a loop device "
+                     "with direct I/O (every block request pays N µs)." % ("with direct I/O" if env("BENCH_DIRECT_IO_RUN", "on") == "on"
                                   else "buffered"))
     if "slowfs" in env("BENCH_FS_RUN", "") or any(c["fs"] == "slowfs" for c in cells):
         lines.append("slowfs is tests/tools/slowfs.c, a pass-through FUSE filesystem over tmpfs that "
