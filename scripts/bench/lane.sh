@@ -258,7 +258,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 done
 
 disk=$DISK
-case $DISK in latency:*) disk+=" (loop dio ${LANE_SLOW_DIO:-0}${LANE_SLOW_RA_KB:+, slowfs read-ahead $LANE_SLOW_RA_KB KiB})" ;; esac
+case $DISK in latency:*) disk+=" (loop dio ${LANE_SLOW_DIO:-1}${LANE_SLOW_RA_KB:+, slowfs read-ahead $LANE_SLOW_RA_KB KiB})" ;; esac
 python3 - "$TSV" "$FS" "$disk" "$SHAPE" "$HUGE_COUNT" "$HUGE_GIB" "$SCALE" <<'EOF2' | tee "$OUT/lane.md"
 import csv, statistics, sys
 path, fs, disk, shape, count, gib, scale = sys.argv[1:]
