@@ -723,3 +723,71 @@ Test(controller_policy, client_cap_settles_at_the_knee)
 	cr_expect_str_eq(first_rule(&r, 400), CTL_RULE_FIRST_KNEE);
 	cr_expect_geq(moves_by(&r, 400, CTL_RULE_KNEE), 1, "the knee rule stepped down");
 }
+
+/* One sample of a single worker at 20,000 entries/s, BLK of it blocked. */
+static struct ctl_sample one_worker(double blk)
+{
+	return (struct ctl_sample){ .dt = 0.1,
+				    .ops = 2000,
+				    .lat_mean_us = 50,
+				    .lat_p99_us = -1,
+				    .contention = 0.01,
+				    .blocked = blk,
+				    .busy = 1,
+				    .cpu = 0.95,
+				    .spare = 1,
+				    .capped = -1 };
+}
+
+/* The first decision at one worker, with or without the btrfs start rule. */
+static const char *first_decision(bool one_first, double blk, int *to)
+{
+	struct ctl_policy_cfg cfg;
+	ctl_policy_defaults(&cfg, 64, 2);
+	cfg.one_first = one_first;
+	struct ctl_policy p;
+	ctl_policy_init(&p, &cfg, 1, false);
+	struct ctl_decision d;
+	struct ctl_sample s = one_worker(blk);
+	for (int t = 0; t < 20; t++) {
+		ctl_policy_tick(&p, &s, &d);
+		if (strcmp(d.rule, CTL_RULE_MEASURING)) {
+			*to = p.n;
+			return d.rule;
+		}
+	}
+	*to = p.n;
+	return "";
+}
+
+/* btrfs: a first window at one worker, not blocked, holds there instead of
+ * climbing; blocked on reads (cold) it climbs as on other filesystems, and
+ * without the rule it climbs. */
+Test(controller_policy, one_first_holds_an_unblocked_worker)
+{
+	int to;
+	cr_expect_str_eq(first_decision(true, 0.02, &to), CTL_RULE_FIRST_ONE);
+	cr_expect_eq(to, 1);
+	cr_expect_str_eq(first_decision(true, 0.9, &to), CTL_RULE_FIRST_CLIMB);
+	cr_expect_eq(to, 2);
+	cr_expect_str_eq(first_decision(false, 0.02, &to), CTL_RULE_FIRST_CLIMB);
+	cr_expect_eq(to, 2);
+}
+
+/* After the hold a long delete still tries two workers: the gentle probe. */
+Test(controller_policy, one_first_probes_two_later)
+{
+	struct ctl_policy_cfg cfg;
+	ctl_policy_defaults(&cfg, 64, 2);
+	cfg.one_first = true;
+	struct ctl_policy p;
+	ctl_policy_init(&p, &cfg, 1, false);
+	struct ctl_decision d;
+	struct ctl_sample s = one_worker(0.02);
+	const char *up = NULL;
+	for (int t = 0; t < 40 && !up; t++)
+		if (ctl_policy_tick(&p, &s, &d) && d.to > d.from)
+			up = d.rule;
+	cr_assert(up, "never tried two workers");
+	cr_expect_str_eq(up, CTL_RULE_PROBE);
+}

@@ -260,12 +260,22 @@ static int choose_start(struct controller *c, int cap, const char **from)
 	return start;
 }
 
+/* btrfs: two workers unlinking meet in the fs tree's upper nodes and its
+ * root's lock, so a second one usually loses in a short delete; the first
+ * window holds one worker unless it is blocked (docs/log.md, "btrfs's first
+ * window"). */
+static bool one_first(const struct controller *c)
+{
+	return !strcmp(c->key.fs, "btrfs");
+}
+
 /* The worker-count policy from START (into CFG), and the engine set to it. */
 static void configure_policy(struct controller *c, int cap, int start, struct ctl_policy_cfg *cfg)
 {
 	/* The getdents64 buffer is left at the engine's 64 KiB: a bigger one
 	 * does not pay (docs/design.md#getdents64-buffer). */
 	ctl_policy_defaults(cfg, cap, ncpus());
+	cfg->one_first = one_first(c);
 	/* A chain has one directory in flight whatever the count: trust the
 	 * prior of 1 as much as a profile (no climb, gentle probes later). */
 	c->pol_known = c->have_profile || !strcmp(c->key.shape, "chain");
@@ -582,6 +592,8 @@ void controller_tick(struct controller *c)
 			snprintf(why, sizeof why, "%s [%s]", d.why, d.rule);
 			log_decision(c, d.from, d.to, why);
 			explain(c, "threads %d->%d: %s", d.from, d.to, why);
+		} else if (d.rule && !strcmp(d.rule, CTL_RULE_FIRST_ONE)) {
+			explain(c, "threads %d held: %s [%s]", d.to, d.why, d.rule);
 		}
 	}
 	record(c, &s, &d);

@@ -440,6 +440,15 @@ static bool first_contended(const struct ctl_policy *p, const struct window *w)
 	return p->dir > 0 && w->cont >= 0.25 && p->n > 1;
 }
 
+/* One worker on a filesystem whose second worker usually loses (btrfs: both
+ * take the same b-tree's upper node locks) and not blocked on reads: a climb
+ * would spend a window at two, more than a short delete can win back. Gentle
+ * probes still try two after the hold; blocked workers climb as before. */
+static bool first_one(const struct ctl_policy *p, const struct window *w)
+{
+	return p->windows == 1 && p->n == 1 && p->cfg.one_first && w->blk < 0.3;
+}
+
 static bool first_cut(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
 {
 	int to = trimmed_count(w->busy, p->n);
@@ -454,6 +463,13 @@ static bool first_hold(struct ctl_policy *p, const struct window *w, struct ctl_
 {
 	set_base(p, w->rate, w->lat, w->cont);
 	return enter_hold(p, p->n, w->rate, false, d);
+}
+
+static bool first_hold_one(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+{
+	evidence(d->why, 0, w->cont, w->blk, w->capped,
+		 "one worker not blocked where a second usually loses: holding");
+	return first_hold(p, w, d);
 }
 
 static bool climb_from_start(struct ctl_policy *p, const struct window *w, struct ctl_decision *d,
@@ -498,6 +514,7 @@ static const struct rule start_rules[] = {
 	RULE(CTL_RULE_FIRST_AT_CAP, first_at_cap, first_hold),
 	RULE(CTL_RULE_FIRST_CAPPED, first_capped, first_hold),
 	RULE(CTL_RULE_FIRST_CONTENDED, first_contended, first_climb_down),
+	RULE(CTL_RULE_FIRST_ONE, first_one, first_hold_one),
 	RULE(CTL_RULE_FIRST_CLIMB, always, first_climb),
 };
 

@@ -41,6 +41,8 @@ struct ctl_policy_cfg {
 	int window_ticks;	/* ticks per decision window */
 	double band;		/* relative gain that counts as real (hysteresis) */
 	int hold_min, hold_max; /* windows between gentle probes */
+	bool one_first;		/* the filesystem's second worker usually loses (btrfs):
+				 * hold one worker that is not blocked, probe later */
 };
 
 enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
@@ -57,6 +59,7 @@ enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 #define CTL_RULE_FIRST_AT_CAP "first-blocked-at-cap"	/* hold: fewer can only lose */
 #define CTL_RULE_FIRST_CAPPED "first-blocked-on-cap"	/* hold: blocked on a rate cap */
 #define CTL_RULE_FIRST_CONTENDED "first-contended-down" /* climb down first */
+#define CTL_RULE_FIRST_ONE "first-hold-one"		/* hold: one worker, not blocked */
 #define CTL_RULE_FIRST_CLIMB "first-climb"		/* climb */
 /* A candidate (climb step or gentle probe) against its base. */
 #define CTL_RULE_REJECT_IDLE "reject-idle"	 /* more workers, idle ones */
