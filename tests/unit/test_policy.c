@@ -774,7 +774,8 @@ Test(controller_policy, one_first_holds_an_unblocked_worker)
 	cr_expect_eq(to, 2);
 }
 
-/* After the hold a long delete still tries two workers: the gentle probe. */
+/* A delete that lasts tries two workers one window after the hold (the
+ * third window), by a gentle probe. */
 Test(controller_policy, one_first_probes_two_later)
 {
 	struct ctl_policy_cfg cfg;
@@ -785,9 +786,11 @@ Test(controller_policy, one_first_probes_two_later)
 	struct ctl_decision d;
 	struct ctl_sample s = one_worker(0.02);
 	const char *up = NULL;
-	for (int t = 0; t < 40 && !up; t++)
+	int t = 0;
+	for (; t < 40 && !up; t++)
 		if (ctl_policy_tick(&p, &s, &d) && d.to > d.from)
 			up = d.rule;
 	cr_assert(up, "never tried two workers");
+	cr_expect_eq(t, 2 * cfg.window_ticks, "tried two at tick %d", t);
 	cr_expect_str_eq(up, CTL_RULE_PROBE);
 }

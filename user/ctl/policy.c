@@ -441,9 +441,10 @@ static bool first_contended(const struct ctl_policy *p, const struct window *w)
 }
 
 /* One worker on a filesystem whose second worker usually loses (btrfs: both
- * take the same b-tree's upper node locks) and not blocked on reads: a climb
- * would spend a window at two, more than a short delete can win back. Gentle
- * probes still try two after the hold; blocked workers climb as before. */
+ * write-lock the fs tree's root node) and not blocked on reads: a climb
+ * would spend a window at two, more than a short delete can win back. The
+ * hold is one window, so a delete that lasts tries two soon after; blocked
+ * workers climb as before. */
 static bool first_one(const struct ctl_policy *p, const struct window *w)
 {
 	return p->windows == 1 && p->n == 1 && p->cfg.one_first && w->blk < 0.3;
@@ -468,8 +469,10 @@ static bool first_hold(struct ctl_policy *p, const struct window *w, struct ctl_
 static bool first_hold_one(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
 {
 	evidence(d->why, 0, w->cont, w->blk, w->capped,
-		 "one worker not blocked where a second usually loses: holding");
-	return first_hold(p, w, d);
+		 "one worker not blocked where a second usually loses: holding a window");
+	bool ch = first_hold(p, w, d);
+	p->hold_left = 1;
+	return ch;
 }
 
 static bool climb_from_start(struct ctl_policy *p, const struct window *w, struct ctl_decision *d,
