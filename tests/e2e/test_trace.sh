@@ -720,3 +720,22 @@ test_trace_rf_on_tmpfs_counts_no_block_io() {
 	expect_eq "$(jq -r '.fs.block.bytes' t.json)" 0 "block bytes of the delete's devices"
 	if grep "\[the delete's\]" report.txt; then fail "a device in the report is the delete's"; fi
 }
+
+# On btrfs a file's st_dev is its subvolume's anonymous device, neither the
+# mount's nor a block device's: the delete's device is found by the
+# operand's path, so the b-tree reads of a cold delete inside a subvolume are
+# counted on the loop device under it.
+test_trace_btrfs_subvolume_device_is_the_deletes() {
+	need_bpf
+	command -v btrfs >/dev/null || skip "no btrfs-progs"
+	mount_fs btrfs m 1G || skip "cannot mount btrfs"
+	btrfs -q subvolume create m/sv >/dev/null || fail "cannot make a subvolume"
+	make_tree m/sv/t 20 100
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	"$ADAPTRM" --trace --json t.json -rf m/sv/t >report.txt || fail "--trace failed"
+	expect_gone m/sv/t
+	jq -e '[.fs.devices[] | select(.traced and (.name | test("btrfs")))] | length > 0' t.json \
+		>/dev/null || fail "the btrfs device is not the delete's: $(jq -c '.fs.devices' t.json)"
+	grep -q "btrfs on .*\[the delete's\]" report.txt || fail "the report names no btrfs device"
+}

@@ -5,6 +5,7 @@
 #include "probes/probes.h"
 #include "trace/result.h"
 
+#include <dirent.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -70,6 +71,26 @@ static bool has_dirsync(const char *opts)
 	return false;
 }
 
+/* mountinfo writes a space, tab, newline or backslash in a path as \ooo. */
+static bool is_odigit(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+static void unescape_octal(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r; w++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && is_odigit(r[2]) && is_odigit(r[3])) {
+			*w = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w = *r++;
+		}
+	}
+	*w = '\0';
+}
+
 static int read_mounts(struct mount_ent **out)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -106,6 +127,7 @@ static int read_mounts(struct mount_ent **out)
 		e->discard = has_discard(mopts) || has_discard(sopts);
 		e->dirsync = has_dirsync(mopts) || has_dirsync(sopts);
 		snprintf(e->fstype, sizeof e->fstype, "%.23s", fstype);
+		unescape_octal(target);
 		snprintf(e->target, sizeof e->target, "%.159s", target);
 	}
 	free(line);
@@ -135,6 +157,75 @@ static const struct mount_ent *mount_of(const struct mount_ent *m, int nm, uint3
 	return NULL;
 }
 
+/* The mount whose mount point is the longest prefix of the absolute PATH.
+ * A btrfs subvolume's files report an anonymous st_dev of their own, not
+ * the mount's, so only the path finds their mount. */
+static const struct mount_ent *mount_at(const struct mount_ent *m, int nm, const char *path)
+{
+	const struct mount_ent *best = NULL;
+	size_t bl = 0;
+
+	for (int i = 0; i < nm; i++) {
+		size_t l = strlen(m[i].target);
+		if (l == 1)
+			l = 0; /* "/" is a prefix of every path */
+		if (strncmp(path, m[i].target, l) || (path[l] != '/' && path[l] != '\0'))
+			continue;
+		if (!best || l >= bl) {
+			best = &m[i];
+			bl = l;
+		}
+	}
+	return best;
+}
+
+/* Every device of the multi-device btrfs one of whose devices is BDEV: its
+ * metadata reads go to any of them. */
+static void add_btrfs_devs(uint32_t bdev, uint32_t *v, int *n, int max)
+{
+	DIR *fsd = opendir("/sys/fs/btrfs");
+	struct dirent *f;
+	uint32_t devs[64];
+
+	if (!fsd)
+		return;
+	while ((f = readdir(fsd))) {
+		char path[PATH_MAX];
+		int nd = 0;
+		bool ours = false;
+		snprintf(path, sizeof path, "/sys/fs/btrfs/%s/devices", f->d_name);
+		DIR *dd = f->d_name[0] == '.' ? NULL : opendir(path);
+		for (struct dirent *e; dd && (e = readdir(dd)) && nd < 64;) {
+			char dpath[PATH_MAX + 300], buf[32];
+			unsigned maj, min;
+			snprintf(dpath, sizeof dpath, "%s/%s/dev", path, e->d_name);
+			FILE *df = e->d_name[0] == '.' ? NULL : fopen(dpath, "re");
+			if (df && fgets(buf, sizeof buf, df) &&
+			    sscanf(buf, "%u:%u", &maj, &min) == 2) {
+				devs[nd] = PROBE_MKDEV(maj, min);
+				ours |= devs[nd++] == bdev;
+			}
+			if (df)
+				fclose(df);
+		}
+		if (dd)
+			closedir(dd);
+		for (int i = 0; ours && i < nd; i++)
+			add_traced(v, n, max, devs[i]);
+	}
+	closedir(fsd);
+}
+
+/* A mount's own device and the block devices under it. */
+static void add_mount_devs(const struct mount_ent *e, uint32_t *v, int *n, int max)
+{
+	add_traced(v, n, max, PROBE_MKDEV(e->maj, e->min));
+	if (e->bdev)
+		add_traced(v, n, max, e->bdev);
+	if (e->bdev && !strcmp(e->fstype, "btrfs"))
+		add_btrfs_devs(e->bdev, v, n, max);
+}
+
 /* The operands' filesystems (their parent directories: the operands
  * themselves are gone after the delete). */
 static void operand_devs(const struct trace_result *r, const struct mount_ent *m, int nm,
@@ -151,15 +242,19 @@ static void operand_devs(const struct trace_result *r, const struct mount_ent *m
 			continue;
 		char buf[PATH_MAX];
 		struct stat st;
+		const char *at = buf;
 		snprintf(buf, sizeof buf, "%s", *a);
 		/* gone: its parent (for a bare name, the working directory) */
-		if (lstat(buf, &st) && stat(dirname(buf), &st))
+		if (lstat(buf, &st) && stat(at = dirname(buf), &st))
 			continue;
 		uint32_t d = PROBE_MKDEV(major(st.st_dev), minor(st.st_dev));
 		add_traced(v, n, max, d);
 		const struct mount_ent *e = mount_of(m, nm, d);
-		if (e && e->bdev)
-			add_traced(v, n, max, e->bdev);
+		char real[PATH_MAX];
+		if (!e && realpath(at, real))
+			e = mount_at(m, nm, real);
+		if (e)
+			add_mount_devs(e, v, n, max);
 	}
 }
 
@@ -208,8 +303,8 @@ static void collect_scope(struct trace_result *r)
 		if (s->devs[i].st.unlinks) {
 			add_traced(traced, &nt, max, s->devs[i].dev);
 			const struct mount_ent *e = mount_of(m, nm, s->devs[i].dev);
-			if (e && e->bdev)
-				add_traced(traced, &nt, max, e->bdev);
+			if (e)
+				add_mount_devs(e, traced, &nt, max);
 		}
 	operand_devs(r, m, nm, traced, &nt, max);
 	r->ndevs = 0;
