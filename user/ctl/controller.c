@@ -9,6 +9,7 @@
  * order, trial.c tries it and the profile keeps the answer (tried again
  * every TRIAL_RETRY_RUNS runs). How and why: docs/design.md#controller. */
 #include "ctl/controller.h"
+#include "ctl/cold.h"
 #include "ctl/policy.h"
 #include "ctl/profile.h"
 #include "ctl/signals.h"
@@ -55,6 +56,8 @@ struct controller {
 	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
 	bool cache_in_tree; /* the profile directory is inside the tree */
 	bool budget_seen;   /* a budget shared with other ranks set the count */
+	bool cold;	    /* the shape sample's reads went to the disk */
+	int cold_from;	    /* the count a cold start raised (0: none) */
 	struct profile_key key;
 	struct profile_entry prof;
 	const char *start_from; /* "profile", "prior", "pinned" */
@@ -217,7 +220,9 @@ static void identify_tree(struct controller *c, int dirfd, const char *name)
 {
 	bool cold = false;
 	c->have_key = profile_key_for(dirfd, name, &c->key, &cold);
-	if (cold)
+	c->cold = cold;
+	/* the engine's order changes with it only where it depends on the cache */
+	if (cold && fsinfo_type_order_by_cache(c->key.f_type))
 		engine_set_cold(c->e);
 	if (!c->have_key) {
 		snprintf(c->key.fs, sizeof c->key.fs, "?");
@@ -230,9 +235,27 @@ static void identify_tree(struct controller *c, int dirfd, const char *name)
 			   profile_dir_inside(top.st_dev, top.st_ino);
 }
 
+/* On a cold tree, START raised to keep directory reads in flight (cold.h):
+ * then it climbs from there as from a prior, and *FROM says "cold". */
+static int raise_when_cold(struct controller *c, int start, int cap, const char **from)
+{
+	struct ctl_cold_evidence ev = {
+		.read_disk = c->cold,
+		.steer = c->steer && strcmp(*from, "ADAPTRM_CTL_START"),
+		.shape = c->have_key ? c->key.shape : NULL,
+		.ncpu = ncpus(),
+		.cap = cap,
+	};
+	int n = ctl_cold_start(start, &ev);
+	c->cold_from = n != start ? start : 0;
+	if (c->cold_from)
+		*from = "cold";
+	return n;
+}
+
 /* The worker count to start at, within 1..CAP, and where it came from in
- * *FROM: "pinned" (--threads), "profile", "prior", or "ADAPTRM_CTL_START"
- * (which also sets the profile aside). */
+ * *FROM: "pinned" (--threads), "profile", "prior", "ADAPTRM_CTL_START"
+ * (which also sets the profile aside), or "cold" (raise_when_cold). */
 static int choose_start(struct controller *c, int cap, const char **from)
 {
 	int start;
@@ -257,7 +280,7 @@ static int choose_start(struct controller *c, int cap, const char **from)
 		start = cap;
 	if (start < 1)
 		start = 1;
-	return start;
+	return raise_when_cold(c, start, cap, from);
 }
 
 /* btrfs: two workers unlinking meet in the fs tree's upper nodes and its
@@ -277,8 +300,10 @@ static void configure_policy(struct controller *c, int cap, int start, struct ct
 	ctl_policy_defaults(cfg, cap, ncpus());
 	cfg->one_first = one_first(c);
 	/* A chain has one directory in flight whatever the count: trust the
-	 * prior of 1 as much as a profile (no climb, gentle probes later). */
-	c->pol_known = c->have_profile || !strcmp(c->key.shape, "chain");
+	 * prior of 1 as much as a profile (no climb, gentle probes later). A
+	 * cold start holds too: a climb's first step would be measured while
+	 * the reads still dominate, and most cold deletes are over by then. */
+	c->pol_known = c->have_profile || !strcmp(c->key.shape, "chain") || c->cold_from;
 	ctl_policy_init(&c->pol, cfg, start, c->pol_known);
 	if (c->steer)
 		engine_set_active(c->e, c->pol.n);
@@ -348,7 +373,13 @@ static void start_measuring(struct controller *c)
 static void report_start(struct controller *c)
 {
 	const char *th = c->pol.n == 1 ? "thread" : "threads";
-	if (c->have_profile)
+	if (c->cold_from)
+		explain(c,
+			"start %s %s: %d %s (cold: the first directory reads went to the disk; "
+			"the %s said %d)",
+			c->key.fs, c->key.shape, c->pol.n, th,
+			c->have_profile ? "profile" : "prior", c->cold_from);
+	else if (c->have_profile)
 		explain(c, "start %s %s: %d %s from the profile (%u runs, %.0f entries/s%s%s)",
 			c->key.fs, c->key.shape, c->pol.n, th, c->prof.runs, c->prof.rate,
 			c->share.st == TRIAL_ON	 ? ", big directories shared" :

@@ -185,10 +185,9 @@ bool profile_key_for(int dirfd, const char *name, struct profile_key *k, bool *c
 			close(sfd);
 		}
 	}
-	/* told only where it decides the order: elsewhere no second look */
+	/* a filesystem in memory has no disk to read */
 	if (cold)
-		*cold = io0 >= 0 && fsinfo_type_order_by_cache(k->f_type) &&
-			taskio_read_bytes() > io0;
+		*cold = io0 >= 0 && !fsinfo_type_in_memory(k->f_type) && taskio_read_bytes() > io0;
 	close(fd);
 	snprintf(k->shape, sizeof k->shape, "%s",
 		 profile_shape_class(entries, dirs, more, sub_entries));

@@ -47,9 +47,8 @@ struct profile_entry {
  * (reads a few directory buffers: through up to four directories that
  * only wrap one subdirectory, then the top and its first subdirectory).
  * False if it cannot be opened. *COLD (when not NULL): these reads went to
- * the disk (lib/taskio.h), the first sign of a cold cache, told where the
- * order depends on it
- * (fsinfo_type_order_by_cache). */
+ * the disk (lib/taskio.h), the first sign of a cold cache; never on a
+ * filesystem in memory. */
 bool profile_key_for(int dirfd, const char *name, struct profile_key *k, bool *cold);
 /* Whether filesystems of type F_TYPE are kept per type rather than per id:
  * those whose fsid or device does not survive a remount (tmpfs, ramfs,

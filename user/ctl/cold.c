@@ -1,0 +1,35 @@
+/* The start on a cold cache (see cold.h). */
+#include "ctl/cold.h"
+
+#include <string.h>
+
+/* Cold, each worker mostly waits for one read (a directory block, an inode
+ * table block), so the count is what keeps the disk busy: two per CPU keeps
+ * both the disk's queue and the CPUs fed, at least four (a fixed 4 beat the
+ * priors of 1 and 2 on every cold tree measured on 2 CPUs), and no more
+ * than sixteen, past which the reads of a small tree are over before the
+ * workers start (docs/log.md#2026-11-26-the-start-on-a-cold-cache). */
+#define COLD_MIN 4
+#define COLD_MAX 16
+
+/* Shapes with one directory in flight at a time: more workers have nothing
+ * to read beside the one that reads. */
+static bool one_dir_at_a_time(const char *shape)
+{
+	return !shape || !strcmp(shape, "chain") || !strcmp(shape, "small") ||
+	       !strcmp(shape, "empty");
+}
+
+int ctl_cold_start(int start, const struct ctl_cold_evidence *ev)
+{
+	if (!ev->read_disk || !ev->steer || one_dir_at_a_time(ev->shape))
+		return start;
+	int n = 2 * ev->ncpu;
+	if (n < COLD_MIN)
+		n = COLD_MIN;
+	if (n > COLD_MAX)
+		n = COLD_MAX;
+	if (n > ev->cap)
+		n = ev->cap;
+	return n > start ? n : start;
+}
