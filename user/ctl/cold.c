@@ -12,17 +12,18 @@
 #define COLD_MIN 4
 #define COLD_MAX 16
 
-/* Shapes with one directory in flight at a time: more workers have nothing
- * to read beside the one that reads. */
-static bool one_dir_at_a_time(const char *shape)
+/* Only trees have several directories to read at once. In one directory
+ * (flat) every unlink looks its inode up, a read when cold, under the
+ * parent's lock, so a second worker there waits instead of reading; a chain
+ * or a small tree has one directory in flight. */
+static bool has_dirs_to_overlap(const char *shape)
 {
-	return !shape || !strcmp(shape, "chain") || !strcmp(shape, "small") ||
-	       !strcmp(shape, "empty");
+	return shape && (!strcmp(shape, "tree-small") || !strcmp(shape, "tree-wide"));
 }
 
 int ctl_cold_start(int start, const struct ctl_cold_evidence *ev)
 {
-	if (!ev->read_disk || !ev->steer || one_dir_at_a_time(ev->shape))
+	if (!ev->read_disk || !ev->steer || !has_dirs_to_overlap(ev->shape))
 		return start;
 	int n = 2 * ev->ncpu;
 	if (n < COLD_MIN)

@@ -17,8 +17,9 @@ struct ctl_cold_evidence {
 };
 
 /* The count to start at instead of START on evidence EV: START where the
- * tree is not cold or a second worker has nothing to read in parallel,
- * else at least enough workers to keep a few directory reads in flight. */
+ * tree is not cold or not a tree of directories (flat, chain, small: a
+ * second worker has nothing to read in parallel), else at least enough
+ * workers to keep a few directory reads in flight. */
 int ctl_cold_start(int start, const struct ctl_cold_evidence *ev);
 
 #endif
