@@ -5,10 +5,10 @@
 
 /* Cold, each worker mostly waits for one read (a directory block, an inode
  * table block), so the count is what keeps the disk busy: two per CPU keeps
- * both the disk's queue and the CPUs fed, at least four (a fixed 4 beat the
- * priors of 1 and 2 on every cold tree measured on 2 CPUs), and no more
- * than sixteen, past which the reads of a small tree are over before the
- * workers start (docs/log.md#2026-11-26-the-start-on-a-cold-cache). */
+ * the disk's queue and the CPUs fed; at least four, which beat the warm
+ * priors of one and two on cold trees; at most sixteen, so that a big
+ * machine does not start dozens on a guess
+ * (docs/design.md#the-start-on-a-cold-cache). */
 #define COLD_MIN 4
 #define COLD_MAX 16
 
