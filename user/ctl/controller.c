@@ -576,31 +576,10 @@ int controller_threads(const struct controller *c)
 	return c && c->steer ? c->pol.n : 0;
 }
 
-/* The workers found the tree cold after the start (its top was in the
- * cache, the rest not; where they time their reads: scan.c's cold_check):
- * the count is raised once, as a cold start would have. */
-static void raise_when_found_cold(struct controller *c)
-{
-	if (c->cold || !c->steer || c->pol.budget > 0 || !engine_is_cold(c->e))
-		return;
-	c->cold = true;
-	const char *from = c->start_from;
-	int n = c->pol.n, to = raise_when_cold(c, n, engine_max_threads(c->e), &from);
-	if (to == n)
-		return;
-	struct ctl_policy_cfg cfg = c->pol.cfg; /* init clears the policy */
-	ctl_policy_init(&c->pol, &cfg, to, true);
-	engine_set_active(c->e, to);
-	c->changes++;
-	log_decision(c, n, to, "directory reads went to the disk [cold-raise]");
-	explain(c, "threads %d->%d: directory reads went to the disk [cold-raise]", n, to);
-}
-
 void controller_tick(struct controller *c)
 {
 	if (!c || !c->in_tree)
 		return;
-	raise_when_found_cold(c);
 	if (!c->bpf_tried && now_s() - c->tree_t0 >= BPF_LAZY_S && c->last_lat_us >= BPF_LAZY_LAT_US) {
 		try_bpf(c);
 		ctl_source_reset(c->src); /* the load took a while: a clean interval */

@@ -373,11 +373,6 @@ void engine_set_cold(struct engine *e)
 	atomic_store_explicit(&e->cold, true, memory_order_relaxed);
 }
 
-bool engine_is_cold(const struct engine *e)
-{
-	return atomic_load_explicit(&e->cold, memory_order_relaxed);
-}
-
 void engine_totals(const struct engine *e, struct engine_totals *t)
 {
 	memset(t, 0, sizeof(*t));

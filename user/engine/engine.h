@@ -191,8 +191,6 @@ int engine_free_held(struct engine *e, int held);
  * workers find it out themselves too; this is for a caller that read the
  * tree first (the controller's shape sample). */
 void engine_set_cold(struct engine *e);
-/* Whether the tree was found cold, by the workers or by engine_set_cold. */
-bool engine_is_cold(const struct engine *e);
 
 /* Ask the workers to stop as soon as possible (async-signal-safe). */
 void engine_request_stop(struct engine *e);
