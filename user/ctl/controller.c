@@ -66,6 +66,11 @@ struct controller {
 	double tree_t0;
 	double last_lat_us;	/* unlinkat mean latency of the last interval */
 	uint64_t tree_entries0; /* engine entries removed when the tree began */
+	/* slow slices handed on before the tree began (the tree's count at its
+	 * end), and whether --explain told of the first */
+	uint64_t heavy_splits0, heavy_lanes0;
+	bool said_heavy;
+	struct engine_ag_order ag; /* the tree's allocation-group order (xfs) */
 	/* Whole-tree evidence for the closing --explain line: interval shares
 	 * weighted by interval length (only intervals that measured them). */
 	double cont_sum, cont_dt, blk_sum, blk_dt;
@@ -363,6 +368,8 @@ static void start_measuring(struct controller *c)
 	struct engine_totals tot;
 	engine_totals(c->e, &tot);
 	c->tree_entries0 = tot.files + tot.dirs;
+	c->heavy_splits0 = tot.heavy_splits;
+	c->heavy_lanes0 = tot.heavy_lanes;
 	c->cont_sum = c->cont_dt = c->blk_sum = c->blk_dt = 0;
 	if (c->bpf_eager || !bpf_allowed())
 		try_bpf(c);
@@ -404,8 +411,61 @@ static void report_start(struct controller *c)
 		jw_string(&c->jw, "shape", c->key.shape);
 		jw_string(&c->jw, "start_from", c->start_from);
 		jw_int(&c->jw, "start_threads", c->pol.n);
-		jw_array(&c->jw, "intervals");
 		c->json_tree_open = true;
+	}
+}
+
+/* Why the workers of tree C on xfs do or do not each take the directories
+ * of their own allocation groups first (engine_pop_task): a short name
+ * for --json, the sentence into WHY for --explain. */
+static const char *ag_order_why(const struct controller *c, char *why, size_t len)
+{
+	const struct engine_ag_order *ag = &c->ag;
+	if (ag->off) {
+		snprintf(why, len, "allocation-group order off (ADAPTRM_AG_ORDER=0)");
+		return "off";
+	}
+	if (ag->groups == 0) {
+		snprintf(why, len,
+			 "no allocation-group order: the geometry of the tree's "
+			 "parent was not readable as xfs's");
+		return "no-geometry";
+	}
+	if (ag->groups < 2 || !ag->shift) {
+		snprintf(why, len, "no allocation-group order: one allocation group");
+		return "one-group";
+	}
+	if (c->pol.n < 2) {
+		snprintf(why, len,
+			 "%u allocation groups (inode number >> %u), but one worker: "
+			 "directories in stack order until a second one runs",
+			 ag->groups, ag->shift);
+		return "one-worker";
+	}
+	snprintf(why, len,
+		 "each worker takes the directories of its own allocation groups first "
+		 "(%u groups, inode number >> %u, group mod %d workers)",
+		 ag->groups, ag->shift, c->pol.n);
+	return "groups";
+}
+
+/* The allocation-group order of a tree on xfs: one --explain line and
+ * --json's ag_order, read ahead for the engine. */
+static void report_ag_order(struct controller *c, int dirfd)
+{
+	engine_ag_order(c->e, dirfd, &c->ag);
+	if (strcmp(c->key.fs, "xfs") && !c->ag.groups)
+		return;
+	char why[200];
+	const char *code = ag_order_why(c, why, sizeof why);
+	explain(c, "xfs: %s", why);
+	if (c->json && c->json_tree_open) {
+		jw_object(&c->jw, "ag_order");
+		jw_bool(&c->jw, "on", !strcmp(code, "groups"));
+		jw_string(&c->jw, "why", code);
+		jw_int(&c->jw, "groups", c->ag.groups);
+		jw_int(&c->jw, "shift", c->ag.shift);
+		jw_end(&c->jw);
 	}
 }
 
@@ -421,6 +481,9 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 	setup_trials(c, &cfg);
 	start_measuring(c);
 	report_start(c);
+	report_ag_order(c, dirfd);
+	if (c->json_tree_open)
+		jw_array(&c->jw, "intervals");
 }
 
 static void json_num_or_null(struct json_writer *w, const char *key, double v)
@@ -576,10 +639,34 @@ int controller_threads(const struct controller *c)
 	return c && c->steer ? c->pol.n : 0;
 }
 
+/* The first slice of slow unlinks the engine handed on, once a run, with
+ * the evidence that moved it; the rest are counted at the tree's end. */
+static void explain_slow_slice(struct controller *c)
+{
+	struct engine_slow_slice ss;
+	if (c->said_heavy || !c->cfg.explain || !engine_first_slow_slice(c->e, &ss))
+		return;
+	c->said_heavy = true;
+	const char *to = ss.lane ? "its big files to the large-file lane (one worker)" :
+				   "half its rest to an idle worker";
+	if (ss.forced)
+		explain(c,
+			"slow slice handed on unmeasured (ADAPTRM_HEAVY_US=0; its unlinks took "
+			"%.1f us each over %u): %s",
+			ss.wall_ns / 1e3, ss.entries, to);
+	else
+		explain(c,
+			"slow slice: its unlinks took %.0f us each over %u, %.0f us of it the "
+			"thread's own CPU (at least the %.0f us bar: they free data, they do "
+			"not wait): %s; the others counted at the end",
+			ss.wall_ns / 1e3, ss.entries, ss.cpu_ns / 1e3, ss.threshold_ns / 1e3, to);
+}
+
 void controller_tick(struct controller *c)
 {
 	if (!c || !c->in_tree)
 		return;
+	explain_slow_slice(c);
 	if (!c->bpf_tried && now_s() - c->tree_t0 >= BPF_LAZY_S && c->last_lat_us >= BPF_LAZY_LAT_US) {
 		try_bpf(c);
 		ctl_source_reset(c->src); /* the load took a while: a clean interval */
@@ -692,6 +779,14 @@ static void explain_end(struct controller *c, const struct tree_end *te)
 	if (c->blk_dt > 0)
 		snprintf(evidence + el, sizeof evidence - el, ", blocked %.0f%%",
 			 100 * c->blk_sum / c->blk_dt);
+	explain_slow_slice(c);
+	uint64_t shared = te->tot.heavy_splits - c->heavy_splits0;
+	uint64_t laned = te->tot.heavy_lanes - c->heavy_lanes0;
+	if (shared || laned)
+		explain(c,
+			"slow slices handed on: %llu to idle workers (half the rest each), %llu to "
+			"the lane (big files)",
+			(unsigned long long)shared, (unsigned long long)laned);
 	if (te->tot.cold)
 		explain(c,
 			"cold: directory reads went to the disk (of %llu the workers timed, %llu "
@@ -726,6 +821,10 @@ static void json_end_tree(struct controller *c, const struct tree_end *te)
 	jw_bool(&c->jw, "profile_saved", te->saved);
 	jw_string(&c->jw, "share", ctl_trial_state_name(c->share.st));
 	jw_string(&c->jw, "sort", ctl_trial_state_name(c->sort.st));
+	jw_object(&c->jw, "slow_slices");
+	jw_int(&c->jw, "shared", (int64_t)(te->tot.heavy_splits - c->heavy_splits0));
+	jw_int(&c->jw, "to_lane", (int64_t)(te->tot.heavy_lanes - c->heavy_lanes0));
+	jw_end(&c->jw);
 	jw_double(&c->jw, "seconds", now_s() - c->tree_t0);
 	jw_end(&c->jw);
 	c->json_tree_open = false;
@@ -773,6 +872,25 @@ static void write_cold(struct controller *c)
 	jw_end(&c->jw);
 }
 
+/* The first slow slice handed on and what moved it, or null
+ * (docs/json.md#first-slow-slice). */
+static void write_slow_slice(struct controller *c)
+{
+	struct engine_slow_slice ss;
+	if (!engine_first_slow_slice(c->e, &ss)) {
+		jw_null(&c->jw, "first_slow_slice");
+		return;
+	}
+	jw_object(&c->jw, "first_slow_slice");
+	jw_string(&c->jw, "to", ss.lane ? "lane" : "idle_worker");
+	jw_bool(&c->jw, "forced", ss.forced);
+	jw_int(&c->jw, "entries", ss.entries);
+	jw_double(&c->jw, "unlink_us", ss.wall_ns / 1e3);
+	json_num_or_null(&c->jw, "cpu_us", ss.forced ? -1 : ss.cpu_ns / 1e3);
+	json_num_or_null(&c->jw, "threshold_us", ss.forced ? -1 : ss.threshold_ns / 1e3);
+	jw_end(&c->jw);
+}
+
 bool controller_finish(struct controller *c)
 {
 	if (!c)
@@ -787,6 +905,7 @@ bool controller_finish(struct controller *c)
 		jw_string(&c->jw, "not_measured", ctl_source_missing(c->src));
 		write_lane(c);
 		write_cold(c);
+		write_slow_slice(c);
 		jw_array(&c->jw, "decisions");
 		for (size_t i = 0; i < c->nlog; i++) {
 			jw_object(&c->jw, NULL);

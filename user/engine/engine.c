@@ -392,6 +392,7 @@ void engine_totals(const struct engine *e, struct engine_totals *t)
 		SUM(reads_timed);
 		SUM(reads_waited);
 		SUM(heavy_splits);
+		SUM(heavy_lanes);
 		for (int b = 0; b < ENGINE_HIST_BUCKETS; b++)
 			SUM(unlink_hist[b]);
 		for (int p = 0; p < PLAN_COUNT; p++) {
@@ -502,10 +503,26 @@ static bool serve_stopped(struct engine *e, void *arg);
 
 /* The allocation-group shift for a tree in DIRFD (engine_pop_task's order),
  * from the parent's filesystem: the tree's, but for a mount point, where a
- * wrong shift only orders directories no better than the stack does. */
-static unsigned ag_order_shift(int dirfd)
+ * wrong shift only orders directories no better than the stack does. The
+ * controller's engine_ag_order for this operand has read it already. */
+static unsigned ag_order_shift(struct engine *e, int dirfd)
 {
+	if (e->ag_next_valid && e->ag_next_fd == dirfd) {
+		e->ag_next_valid = false;
+		return e->ag_next_shift;
+	}
+	e->ag_next_valid = false;
 	return env_flag(ENV_AG_ORDER, 1) ? fsinfo_xfs_ag_shift(dirfd) : 0;
+}
+
+void engine_ag_order(struct engine *e, int dirfd, struct engine_ag_order *out)
+{
+	*out = (struct engine_ag_order){ .off = !env_flag(ENV_AG_ORDER, 1) };
+	if (!out->off)
+		out->groups = fsinfo_xfs_ags(dirfd, &out->shift);
+	e->ag_next_valid = true;
+	e->ag_next_fd = dirfd;
+	e->ag_next_shift = out->shift;
 }
 
 bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
@@ -518,7 +535,7 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 	e->display = display;
 	e->op_done = false;
 
-	e->ag_shift = ag_order_shift(dirfd);
+	e->ag_shift = ag_order_shift(e, dirfd);
 	struct dnode *root = dnode_new(&e->anchor, name, strlen(name));
 	root->dev = st->st_dev;
 	root->ino = st->st_ino;

@@ -125,8 +125,9 @@ struct worker_stats {
 	/* directory opens and getdents64 calls timed for the cold check, and
 	 * those that took 100 µs or more (scan.c, cold_check) */
 	_Atomic uint64_t reads_timed, reads_waited;
-	/* halves of a slice's rest handed on for its slow unlinks (scan.c) */
-	_Atomic uint64_t heavy_splits;
+	/* halves of a slice's rest handed on for its slow unlinks (scan.c),
+	 * and slices whose big files went to the lane for the same reason */
+	_Atomic uint64_t heavy_splits, heavy_lanes;
 	struct plan_stats plan[PLAN_COUNT];
 } __attribute__((aligned(64)));
 
@@ -148,7 +149,7 @@ struct engine_totals {
 	uint64_t files, dirs, errors, syscalls, getdents_calls, getdents_bytes;
 	uint64_t unlink_ns, unlink_calls, busy_ns;
 	uint64_t unlink_hist[ENGINE_HIST_BUCKETS];
-	uint64_t reads_timed, reads_waited, heavy_splits;
+	uint64_t reads_timed, reads_waited, heavy_splits, heavy_lanes;
 	bool cold; /* reads waited for the disk: readdir order from then on */
 	struct plan_totals plan[PLAN_COUNT];
 	struct lane_totals lane;
@@ -201,6 +202,31 @@ bool engine_stopping(const struct engine *e);
 bool engine_join_stopped(struct engine *e, unsigned timeout_ms);
 
 void engine_totals(const struct engine *e, struct engine_totals *t);
+
+/* The allocation-group order on xfs (engine_pop_task) of the tree in DIRFD
+ * that engine_remove_tree removes next, for --explain: read now, and that
+ * engine_remove_tree takes it rather than reading the geometry again. */
+struct engine_ag_order {
+	bool off;	 /* ADAPTRM_AG_ORDER=0: the geometry is not read */
+	unsigned groups; /* allocation groups (0: not xfs, or unreadable) */
+	unsigned shift;	 /* inode number >> shift is its group (0: no order) */
+};
+void engine_ag_order(struct engine *e, int dirfd, struct engine_ag_order *out);
+
+/* The first slice of slow unlinks handed on (scan.c), with the evidence
+ * that moved it, for --explain and --json. */
+struct engine_slow_slice {
+	bool lane;	       /* its big files went to the lane (one worker),
+				* else half its rest to an idle worker */
+	bool forced;	       /* ADAPTRM_HEAVY_US=0: handed on unmeasured */
+	unsigned entries;      /* unlinks the wall clock covered */
+	uint64_t wall_ns;      /* wall time per unlink over them */
+	uint64_t cpu_ns;       /* the thread's CPU per unlink that confirmed
+				* it (0: not measured) */
+	uint64_t threshold_ns; /* per unlink, the bar both passed */
+};
+/* False until a slice was handed on; then its evidence into *OUT. */
+bool engine_first_slow_slice(struct engine *e, struct engine_slow_slice *out);
 /* Time, summed since the engine started, during which a task waited in the
  * stack for a worker (now included). */
 uint64_t engine_waited_ns(struct engine *e);

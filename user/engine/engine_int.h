@@ -110,6 +110,16 @@ struct engine {
 	 * or AG order off); set by the caller before the operand's root is
 	 * pushed, read under qlock (engine_pop_task). */
 	unsigned ag_shift;
+	/* The geometry engine_ag_order read ahead for the next operand in
+	 * ag_next_fd (so that it is read once), until engine_remove_tree
+	 * takes it. */
+	bool ag_next_valid;
+	int ag_next_fd;
+	unsigned ag_next_shift;
+	/* The first slow slice handed on (engine_first_slow_slice): the worker
+	 * that claims it writes it, then sets heavy_ready. */
+	atomic_bool heavy_claimed, heavy_ready;
+	struct engine_slow_slice heavy_first;
 	/* Time some task sat in the stack with no worker taking it, in waits
 	 * long enough for another worker to take it (WAIT_MIN_NS): the most
 	 * such a worker could have gained. Under qlock. */

@@ -156,9 +156,10 @@ static unsigned log2_ceil(uint32_t v)
 	return v > 1 ? 32 - (unsigned)__builtin_clz(v - 1) : 0;
 }
 
-unsigned fsinfo_xfs_ag_shift(int fd)
+unsigned fsinfo_xfs_ags(int fd, unsigned *shift)
 {
 	struct statfs sfs;
+	*shift = 0;
 	if ((fd == AT_FDCWD ? statfs(".", &sfs) : fstatfs(fd, &sfs)) != 0 || sfs.f_type != XFS_MAGIC)
 		return 0;
 	/* FD may be an O_PATH descriptor (the operand's parent), which takes
@@ -169,11 +170,18 @@ unsigned fsinfo_xfs_ag_shift(int fd)
 	struct xfs_geom_v1 g;
 	int r = ioctl(rfd, XFS_IOC_FSGEOMETRY_V1, &g);
 	close(rfd);
-	if (r != 0)
-		return 0;
-	if (g.agcount < 2 || !g.inodesize || g.blocksize < g.inodesize)
+	if (r != 0 || !g.inodesize || g.blocksize < g.inodesize)
 		return 0;
 	/* xfs_mount's sb_agblklog is the ceiling log of agblocks, sb_inopblog
 	 * the log of inodes per block: an inode number is AG, block, slot. */
-	return log2_ceil(g.agblocks) + log2_ceil(g.blocksize / g.inodesize);
+	if (g.agcount >= 2)
+		*shift = log2_ceil(g.agblocks) + log2_ceil(g.blocksize / g.inodesize);
+	return g.agcount;
+}
+
+unsigned fsinfo_xfs_ag_shift(int fd)
+{
+	unsigned shift;
+	fsinfo_xfs_ags(fd, &shift);
+	return shift;
 }

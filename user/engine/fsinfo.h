@@ -56,5 +56,8 @@ unsigned fsinfo_type_min_dirent(uint64_t f_type);
  * group (agblklog + inopblog, from XFS_IOC_FSGEOMETRY_V1); 0 elsewhere, or
  * with a single allocation group. FD may be an O_PATH descriptor or AT_FDCWD. */
 unsigned fsinfo_xfs_ag_shift(int fd);
+/* The same geometry for --explain: the allocation groups' count (0: not
+ * xfs, or the geometry unreadable), and the shift into *SHIFT. */
+unsigned fsinfo_xfs_ags(int fd, unsigned *shift);
 
 #endif

@@ -503,10 +503,12 @@ static enum heavy_way heavy_target(struct engine *e)
 
 /* The clocks of a slice being unlinked: the wall clock at T0 with DONE
  * entries since, and the thread's CPU clock CPU0 read AT entries in, once
- * the wall clock said heavy (0: not read). */
+ * the wall clock said heavy (0: not read). A look that hands the rest on
+ * leaves what it saw in SEEN, for --explain. */
 struct heavy_clock {
 	uint64_t t0, cpu0;
 	size_t done, at;
+	struct engine_slow_slice seen;
 };
 
 static uint64_t thread_cpu_ns(void)
@@ -525,11 +527,15 @@ static uint64_t thread_cpu_ns(void)
 static __attribute__((noinline)) enum heavy_way heavy_look(struct worker *w, struct heavy_clock *h)
 {
 	struct engine *e = w->e;
-	uint64_t heavy = heavy_entry_ns();
-	if (heavy == 0)
+	uint64_t heavy = heavy_entry_ns(), now = now_ns();
+	if (heavy == 0) {
+		h->seen = (struct engine_slow_slice){ .forced = true,
+						      .entries = (unsigned)h->done,
+						      .wall_ns = (now - h->t0) / h->done };
 		return alone(e) && e->lane && !e->cfg.free_rate ? HEAVY_LANE : HEAVY_SHARE;
+	}
 	if (!h->cpu0) {
-		if (now_ns() - h->t0 >= heavy * h->done &&
+		if (now - h->t0 >= heavy * h->done &&
 		    !atomic_load_explicit(&e->cold, memory_order_relaxed)) {
 			h->cpu0 = thread_cpu_ns();
 			h->at = h->done;
@@ -538,16 +544,50 @@ static __attribute__((noinline)) enum heavy_way heavy_look(struct worker *w, str
 	}
 	uint64_t cpu = thread_cpu_ns() - h->cpu0;
 	h->cpu0 = 0;
-	if (cpu >= heavy * (h->done - h->at))
+	if (cpu >= heavy * (h->done - h->at)) {
+		h->seen = (struct engine_slow_slice){ .entries = (unsigned)h->done,
+						      .wall_ns = (now - h->t0) / h->done,
+						      .cpu_ns = cpu / (h->done - h->at),
+						      .threshold_ns = heavy };
 		return heavy_target(e);
-	h->t0 = now_ns(); /* a lost CPU, not big files: a fresh window */
+	}
+	h->t0 = now; /* a lost CPU, not big files: a fresh window */
 	h->done = 0;
 	return HEAVY_NONE;
 }
 
+/* The first slice handed on keeps what moved it for --explain: one
+ * record per run, so that the explanation costs nothing per slice. */
+static __attribute__((noinline, cold)) void first_heavy(struct engine *e,
+							const struct engine_slow_slice *seen)
+{
+	if (atomic_exchange_explicit(&e->heavy_claimed, true, memory_order_relaxed))
+		return;
+	e->heavy_first = *seen;
+	atomic_store_explicit(&e->heavy_ready, true, memory_order_release);
+}
+
+bool engine_first_slow_slice(struct engine *e, struct engine_slow_slice *out)
+{
+	if (!atomic_load_explicit(&e->heavy_ready, memory_order_acquire))
+		return false;
+	*out = e->heavy_first;
+	return true;
+}
+
+/* A slice's big files go to the lane from now on (HEAVY_LANE), as SEEN
+ * moved it. */
+static void to_lane(struct worker *w, struct engine_slow_slice *seen)
+{
+	stat_add(&w->st->heavy_lanes, 1);
+	seen->lane = true;
+	if (!atomic_load_explicit(&w->e->heavy_claimed, memory_order_relaxed))
+		first_heavy(w->e, seen);
+}
+
 /* Hand the far half of slice S's rest to another worker as a chunk. Out of
  * memory or room, the slice keeps it. */
-static void split_rest(struct worker *w, struct slice *s)
+static void split_rest(struct worker *w, struct slice *s, const struct engine_slow_slice *seen)
 {
 	size_t give = (s->hi - s->lo) / 2;
 	if (give == 0)
@@ -569,6 +609,8 @@ static void split_rest(struct worker *w, struct slice *s)
 	else
 		s->hi -= give;
 	stat_add(&w->st->heavy_splits, 1);
+	if (!atomic_load_explicit(&w->e->heavy_claimed, memory_order_relaxed))
+		first_heavy(w->e, seen);
 }
 
 /* Unlink slice S, looking at the clock every HEAVY_CHECK entries for
@@ -586,8 +628,10 @@ static void unlink_rest(struct worker *w, struct slice *s)
 			continue;
 		enum heavy_way way = heavy_look(w, &h);
 		s->lane = way == HEAVY_LANE;
-		if (way == HEAVY_SHARE) {
-			split_rest(w, s);
+		if (s->lane) {
+			to_lane(w, &h.seen);
+		} else if (way == HEAVY_SHARE) {
+			split_rest(w, s, &h.seen);
 			h = (struct heavy_clock){ .t0 = now_ns() };
 		}
 	}
@@ -1024,7 +1068,8 @@ static __attribute__((noinline)) void gather_rev(struct worker *w, const struct 
  * half to an idle worker, the rest unlinked here, in the read's order
  * (REVERSE: from the back). */
 static __attribute__((noinline)) void share_gathered(struct worker *w, const struct scan *s,
-						     bool reverse, enum heavy_way way)
+						     bool reverse, enum heavy_way way,
+						     struct engine_slow_slice *seen)
 {
 	struct slice sl = { .d = s->d,
 			    .fd = s->fd,
@@ -1034,7 +1079,9 @@ static __attribute__((noinline)) void share_gathered(struct worker *w, const str
 			    .reverse = reverse,
 			    .lane = way == HEAVY_LANE };
 	if (way == HEAVY_SHARE)
-		split_rest(w, &sl);
+		split_rest(w, &sl, seen);
+	else
+		to_lane(w, seen);
 	unlink_rest(w, &sl);
 	w->n_ents = 0;
 	sb_reset(&w->names);
@@ -1092,7 +1139,7 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 		}
 	}
 	if (way != HEAVY_NONE)
-		share_gathered(w, s, reverse, way);
+		share_gathered(w, s, reverse, way, &h.seen);
 	if (!batching)
 		flush_newdirs(w);
 	else if (w->n_ents >= s->plan.batch_size ||
