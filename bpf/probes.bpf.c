@@ -111,10 +111,33 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 4096);
+	__uint(max_entries, PROBE_STACKS);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, PROBE_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
+
+/* The stacks refused by `stacks` for a bucket another stack holds. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, PROBE_SPILL_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PROBE_STACK_DEPTH * sizeof(__u64));
+} spill_stacks SEC(".maps");
+
+/* The current kernel stack's id for the lock callers and the wait sites:
+ * in `stacks`, else (its bucket taken) in `spill_stacks` plus
+ * PROBE_STACK_SPILL; negative if neither keeps it. */
+static __always_inline int wait_stackid(void *ctx)
+{
+	int id = bpf_get_stackid(ctx, &stacks, 0);
+
+	if (id == -EEXIST) {
+		id = bpf_get_stackid(ctx, &spill_stacks, 0);
+		if (id >= 0)
+			id += PROBE_STACK_SPILL;
+	}
+	return id;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -562,7 +585,7 @@ static __always_inline int do_contention_begin(__u64 *ctx)
 	w->flags = flags;
 	/* a stack costs microseconds: only for sleeping locks, whose waits
 	 * are long enough to be worth naming */
-	w->stackid = want_callers && !is_spin(flags) ? bpf_get_stackid(ctx, &stacks, 0) : -1;
+	w->stackid = want_callers && !is_spin(flags) ? wait_stackid(ctx) : -1;
 	w->ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -829,10 +852,10 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 		 * busy syscalls (S in wait4, futex or poll is the thread's
 		 * choice); prev is current here */
 		if (want_callers && kind == PROBE_OFFCPU_BLOCKED)
-			stackid = bpf_get_stackid(ctx, &stacks, 0);
+			stackid = wait_stackid(ctx);
 		else if (want_callers && kind == PROBE_OFFCPU_SLEEPING &&
 			 (wctx & PROBE_WAIT_IN_SYSCALL))
-			stackid = wctx & PROBE_WAIT_SAMPLED ? bpf_get_stackid(ctx, &stacks, 0) :
+			stackid = wctx & PROBE_WAIT_SAMPLED ? wait_stackid(ctx) :
 							      PROBE_STACK_UNSAMPLED;
 		now = bpf_ktime_get_ns();
 		oncpu_cut(ptid, now,

@@ -1308,6 +1308,19 @@ Test(findings, waits_without_stacks)
 	synth_free(x);
 }
 
+/* Waits whose stack the kernel refused (both stack maps' buckets taken):
+ * the finding says so. */
+Test(findings, waits_whose_stacks_were_refused)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "(no stack: its stack-map buckets taken)", TC_OTHER, NULL, 22, 100 * MS);
+	verdict(x);
+	expect(x, "other_waits", 0.1,
+	       "the threads waited 100.00 ms (22 waits, (no stack: its stack-map buckets taken))");
+	synth_free(x);
+}
+
 /* Waits whose site the full table could not keep: a part of their own. */
 Test(findings, unattributed_waits)
 {

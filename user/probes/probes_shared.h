@@ -151,6 +151,15 @@ struct probe_caller_key {
 	unsigned int flags; /* lock type */
 };
 #define PROBE_STACK_DEPTH 24 /* frames kept per contended stack */
+/* The stacks map's size: its ids are below it. The kernel files a stack in
+ * the bucket its hash picks and, without BPF_F_REUSE_STACKID (which would
+ * overwrite the frames other keys point to), refuses a second stack whose
+ * hash picks a taken bucket with -EEXIST, for as long as the map lives: a
+ * site hit thousands of times would lose its stack for the whole run. Such
+ * a stack goes to the spill map, its id offset by PROBE_STACK_SPILL. */
+#define PROBE_STACKS 4096
+#define PROBE_SPILL_STACKS 1024
+#define PROBE_STACK_SPILL 0x10000
 struct probe_caller_val {
 	unsigned long long count, total_ns;
 };

@@ -29,14 +29,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The frames of stack STACKID into IPS (zeroed past the end); false if gone. */
+/* The frames of stack STACKID into IPS (zeroed past the end); false if gone.
+ * Ids from PROBE_STACK_SPILL on are the spill map's. */
 static bool stack_of(struct probes *p, int stackid, uint64_t ips[PROBE_STACK_DEPTH])
 {
-	uint32_t key = (uint32_t)stackid;
+	bool spill = stackid >= PROBE_STACK_SPILL;
+	uint32_t key = (uint32_t)(spill ? stackid - PROBE_STACK_SPILL : stackid);
 
 	memset(ips, 0, PROBE_STACK_DEPTH * sizeof *ips);
-	return stackid >= 0 && !bpf_map__lookup_elem(p->skel->maps.stacks, &key, sizeof key, ips,
-						     PROBE_STACK_DEPTH * sizeof *ips, 0);
+	return stackid >= 0 &&
+	       !bpf_map__lookup_elem(spill ? p->skel->maps.spill_stacks : p->skel->maps.stacks,
+				     &key, sizeof key, ips, PROBE_STACK_DEPTH * sizeof *ips, 0);
 }
 
 struct addr_set {
@@ -298,10 +301,22 @@ const struct ksyms *probes_ksyms(struct probes *p)
 
 /* ---- live wait causes (probes_wait_causes) ---- */
 
-#define PROBE_STACK_IDS 4096 /* the stacks map's size: stack ids are below it */
+/* cause_of's slots: the stacks map's ids, then the spill map's */
+#define PROBE_STACK_IDS (PROBE_STACKS + PROBE_SPILL_STACKS)
 #define CAUSE_THROTTLED 0x80 /* in cause_of: the stack went through throttling */
 
-/* Classify stack STACKID once: its cause + 1, with CAUSE_THROTTLED. */
+/* STACKID's slot in cause_of, or -1 for an id that names no kept stack. */
+static int cause_slot(int stackid)
+{
+	if (stackid >= 0 && stackid < PROBE_STACKS)
+		return stackid;
+	if (stackid >= PROBE_STACK_SPILL && stackid < PROBE_STACK_SPILL + PROBE_SPILL_STACKS)
+		return PROBE_STACKS + stackid - PROBE_STACK_SPILL;
+	return -1;
+}
+
+/* Classify stack STACKID (a kept one: cause_slot) once: its cause + 1, with
+ * CAUSE_THROTTLED. */
 static unsigned char stack_cause(struct probes *p, int stackid)
 {
 	uint64_t ips[PROBE_STACK_DEPTH];
@@ -311,8 +326,9 @@ static unsigned char stack_cause(struct probes *p, int stackid)
 	const char *lock;
 	bool space;
 
-	if (p->cause_of[stackid])
-		return p->cause_of[stackid];
+	int slot = cause_slot(stackid);
+	if (p->cause_of[slot])
+		return p->cause_of[slot];
 	if (!p->live_ksyms_tried) {
 		/* the whole table, once: stacks keep appearing while the
 		 * delete runs, and the BPF resolver names a fixed set */
@@ -328,7 +344,7 @@ static unsigned char stack_cause(struct probes *p, int stackid)
 	unsigned char c = (unsigned char)(wait_classify(frames, nf, &site, &lock, &space) + 1);
 	if (wait_stack_throttled(frames, nf))
 		c |= CAUSE_THROTTLED;
-	p->cause_of[stackid] = c;
+	p->cause_of[slot] = c;
 	return c;
 }
 
@@ -350,8 +366,8 @@ bool probes_wait_causes(struct probes *p, bool name_new, struct probe_wait_cause
 		    (k.ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK)) != PROBE_WAIT_IN_SYSCALL ||
 		    bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
 			continue;
-		bool known = k.stackid >= 0 && k.stackid < PROBE_STACK_IDS &&
-			     (name_new || p->cause_of[k.stackid]);
+		int slot = cause_slot(k.stackid);
+		bool known = slot >= 0 && (name_new || p->cause_of[slot]);
 		unsigned char c = known ? stack_cause(p, k.stackid) : WAIT_OTHER + 1;
 		out->ns[(c & ~CAUSE_THROTTLED) - 1] += v.blocked_ns;
 		out->count[(c & ~CAUSE_THROTTLED) - 1] += v.count;

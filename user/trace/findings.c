@@ -1301,12 +1301,18 @@ static void plain_causes(const struct finding_ctx *c, struct finding_sink *k)
 		if (c->cause[t[i].cause] <= 0)
 			continue;
 		k->id = t[i].id;
-		if (t[i].cause == TC_OTHER && !strcmp(top_site(c, TC_OTHER, NULL), "(no stack)")) {
+		const char *top = top_site(c, TC_OTHER, NULL);
+		if (t[i].cause == TC_OTHER && !strncmp(top, "(no stack", 9)) {
+			/* the site names why the kernel kept no stack, if it said */
+			char why[80] = "";
+			if (strcmp(top, "(no stack)"))
+				snprintf(why, sizeof why, ", %s", top);
 			add(k, sh(c, c->cause[TC_OTHER]),
-			    "Blocked where no stack was recorded: the threads waited %s (%llu waits); "
-			    "without --no-callers the report names the wait sites and their causes.",
+			    "Blocked where no stack was recorded: the threads waited %s (%llu "
+			    "waits%s); without --no-callers the report names the wait sites and "
+			    "their causes.",
 			    trace_fmt_ns(c->cause[TC_OTHER], b1, sizeof b1),
-			    (unsigned long long)cause_waits(c, TC_OTHER));
+			    (unsigned long long)cause_waits(c, TC_OTHER), why);
 			continue;
 		}
 #pragma GCC diagnostic push

@@ -6,6 +6,8 @@
 #include "trace/result.h"
 
 #include <dirent.h>
+
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -361,6 +363,15 @@ static bool other_fs(const struct trace_result *r, const char *fs)
 	return any;
 }
 
+/* The site of a wait whose stack was not kept: bpf_get_stackid's error
+ * says why (both stack maps' buckets taken, or the maps full). */
+static const char *no_stack_name(int stackid)
+{
+	return stackid == -EEXIST ? "(no stack: its stack-map buckets taken)" :
+	       stackid == -ENOMEM ? "(no stack: the stack maps full)" :
+				    "(no stack)";
+}
+
 static int cmp_site(const void *a, const void *b)
 {
 	const struct trace_wait_site *x = a, *y = b;
@@ -400,7 +411,7 @@ void trace_collect_waits(struct probes *p, struct trace_result *r)
 		if (nf)
 			snprintf(sname, sizeof sname, "%s", frames[site]);
 		else
-			snprintf(sname, sizeof sname, "(no stack)");
+			snprintf(sname, sizeof sname, "%s", no_stack_name(raw[i].stackid));
 		if (cause == TC_JOURNAL && space)
 			strncat(sname, " (space)", sizeof sname - strlen(sname) - 1);
 		int j;
