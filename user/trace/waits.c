@@ -6,7 +6,6 @@
 #include "trace/result.h"
 
 #include <dirent.h>
-
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
