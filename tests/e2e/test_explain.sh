@@ -94,12 +94,16 @@ test_explain_slow_slice_to_the_lane() {
 	make_flat m/t 40
 	local i
 	for i in 1 2 3 4 5 6 7 8; do fallocate -l 2M "m/t/big$i" || skip "fallocate failed"; done
-	ADAPTRM_HEAVY_US=0 explain_delete m/t --threads=1
+	ADAPTRM_HEAVY_US=0 explain_delete m/t --threads=1 --stats
 	expect_eq "$(lines_of "$SCRATCH/err" ' slow slice handed on unmeasured .*: its big files to the large-file lane \(one worker\)$')" \
 		1 "first-slice lines: $(cat "$SCRATCH/err")"
 	grep -qE ' slow slices handed on: 0 to idle workers \(half the rest each\), [1-9][0-9]* to the lane' \
 		"$SCRATCH/err" || fail "no count line: $(cat "$SCRATCH/err")"
 	expect_eq "$(xjson "$SCRATCH/c.json" 'd["first_slow_slice"]["to"]')" lane "--json's first"
+	local n
+	n=$(xjson "$SCRATCH/c.json" 'd["trees"][0]["slow_slices"]["to_lane"]')
+	grep -qx "slow slices to the large-file lane: $n (one worker: its big files)" "$SCRATCH/err" ||
+		fail "--stats does not count $n to the lane: $(cat "$SCRATCH/err")"
 }
 
 # No slow slice (a bar of a second per unlink): no line, and

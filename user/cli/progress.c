@@ -334,6 +334,10 @@ void progress_print_stats(struct engine *e, const struct controller *c, struct f
 	if (t.heavy_splits)
 		fprintf(stderr, "slow slices shared: %llu (heavy unlinks: big files)\n",
 			(unsigned long long)t.heavy_splits);
+	if (t.heavy_lanes)
+		fprintf(stderr,
+			"slow slices to the large-file lane: %llu (one worker: its big files)\n",
+			(unsigned long long)t.heavy_lanes);
 	freed_print(freed, stderr);
 	print_lane(&t, free_rate);
 }
