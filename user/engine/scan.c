@@ -447,6 +447,12 @@ static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, uns
 #define HEAVY_ENTRY_NS 100000u
 /* Entries between looks at the clock in a slice (a power of two). */
 #define HEAVY_CHECK 4u
+/* Each suspicion in a slice that the CPU clock refutes doubles the entries
+ * the next one waits for, up to this many doublings (128 entries). A look
+ * costs a syscall, and a loaded machine or a tracer stretches every
+ * entry's wall time: without it the syscalls per file would grow with the
+ * load. A new slice, as a build directory of big objects, starts short. */
+#define HEAVY_BACKOFF_MAX 5u
 /* A worker alone (the count at 1) hands a heavy slice's files of this size
  * or more to the large-file lane's thread and goes on with the rest: the
  * lane is no worker slot, so a short tree whose count never moves from 1
@@ -508,6 +514,7 @@ static enum heavy_way heavy_target(struct engine *e)
 struct heavy_clock {
 	uint64_t t0, cpu0;
 	size_t done, at;
+	unsigned refuted; /* suspicions the CPU clock refuted: the next waits longer */
 	struct engine_slow_slice seen;
 };
 
@@ -535,7 +542,7 @@ static __attribute__((noinline)) enum heavy_way heavy_look(struct worker *w, str
 		return alone(e) && e->lane && !e->cfg.free_rate ? HEAVY_LANE : HEAVY_SHARE;
 	}
 	if (!h->cpu0) {
-		if (now - h->t0 >= heavy * h->done &&
+		if (h->done >= (size_t)HEAVY_CHECK << h->refuted && now - h->t0 >= heavy * h->done &&
 		    !atomic_load_explicit(&e->cold, memory_order_relaxed)) {
 			h->cpu0 = thread_cpu_ns();
 			h->at = h->done;
@@ -551,8 +558,10 @@ static __attribute__((noinline)) enum heavy_way heavy_look(struct worker *w, str
 						      .threshold_ns = heavy };
 		return heavy_target(e);
 	}
-	h->t0 = now; /* a lost CPU, not big files: a fresh window */
+	h->t0 = now; /* a lost CPU, not big files: a fresh, longer window */
 	h->done = 0;
+	if (h->refuted < HEAVY_BACKOFF_MAX)
+		h->refuted++;
 	return HEAVY_NONE;
 }
 
