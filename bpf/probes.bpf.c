@@ -154,8 +154,40 @@ struct offcpu {
 	__u8 kind;     /* enum probe_offcpu_kind, or OFFCPU_OTHER */
 	__u8 ctx;      /* PROBE_WAIT_IN_* */
 	__u16 nsleep;  /* S waits in busy syscalls so far (stack sampling) */
+	/* the CPU the thread waits to run on (where it was preempted, or
+	 * woken onto) and that CPU's inodegc time then (gc_cpu_ns) */
+	__u32 rq_cpu;
+	__u64 gc0;
 };
 #define OFFCPU_OTHER PROBE_OFFCPU_KINDS /* dead, parked, new: not counted */
+
+/* xfs's inodegc work items' time on each CPU so far (any process's): a
+ * traced thread waiting to run on a CPU waits behind the part of it that
+ * ran there meanwhile. An array, not per-CPU, as the thread may be read
+ * from another CPU than the one it waited on. */
+#define GC_CPUS 1024
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, GC_CPUS);
+	__type(key, __u32);
+	__type(value, __u64);
+} gc_cpu_ns SEC(".maps");
+
+static __always_inline __u64 gc_cpu_now(__u32 cpu)
+{
+	__u64 *v = bpf_map_lookup_elem(&gc_cpu_ns, &cpu);
+
+	return v ? *v : 0;
+}
+
+static __always_inline void gc_cpu_add(__u64 ns)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 *v = bpf_map_lookup_elem(&gc_cpu_ns, &cpu);
+
+	if (v)
+		__sync_fetch_and_add(v, ns);
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -686,6 +718,10 @@ __noinline int switch_out(__u32 tid, __u32 kind, __u32 ctx, int stackid, __u64 n
 	o->stackid = stackid;
 	o->wake_ts = 0;
 	o->ts = now;
+	if (kind == PROBE_OFFCPU_PREEMPTED) {
+		o->rq_cpu = bpf_get_smp_processor_id();
+		o->gc0 = gc_cpu_now(o->rq_cpu);
+	}
 	return 0;
 }
 
@@ -722,6 +758,12 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 		}
 		if (after_traced && rq)
 			__sync_fetch_and_add(&m->runq_traced_ns, rq);
+		if (rq && (kind == PROBE_OFFCPU_PREEMPTED || o->wake_ts)) {
+			__u64 gc = gc_cpu_now(o->rq_cpu) - o->gc0;
+
+			if (gc)
+				__sync_fetch_and_add(&m->runq_behind_gc_ns, gc < rq ? gc : rq);
+		}
 		if (helper && kind == PROBE_OFFCPU_SLEEPING && !(o->ctx & PROBE_WAIT_IN_SYSCALL))
 			__sync_fetch_and_add(&m->helper_idle_ns, off - rq);
 		/* a parent waiting for its children while another process
@@ -796,8 +838,10 @@ static __always_inline int do_workqueue_execute_end(void)
 	if (!run)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (run->since && now > run->since)
+	if (run->since && now > run->since) {
 		run->oncpu += now - run->since;
+		gc_cpu_add(now - run->since);
+	}
 	if ((m = misc_get())) {
 		__sync_fetch_and_add(&m->xfs_inodegc_worker_ns, run->oncpu);
 		__sync_fetch_and_add(&m->xfs_inodegc_works, 1);
@@ -815,6 +859,7 @@ static __always_inline void inodegc_switch(__u32 ptid, __u32 ntid, __u64 now)
 
 	if (run && run->since && now > run->since) {
 		run->oncpu += now - run->since;
+		gc_cpu_add(now - run->since);
 		run->since = 0;
 	}
 	run = bpf_map_lookup_elem(&inodegc_runs, &ntid);
@@ -897,8 +942,11 @@ static __always_inline int do_sched_wakeup(__u64 *ctx)
 	if (!tid || !traced(BPF_CORE_READ(p, tgid)))
 		return 0;
 	o = bpf_map_lookup_elem(&offcpu_start, &tid);
-	if (o && o->ts && !o->wake_ts)
+	if (o && o->ts && !o->wake_ts) {
 		o->wake_ts = bpf_ktime_get_ns();
+		o->rq_cpu = BPF_CORE_READ(p, thread_info.cpu);
+		o->gc0 = gc_cpu_now(o->rq_cpu);
+	}
 	return 0;
 }
 
@@ -912,6 +960,8 @@ static __always_inline int do_sched_wakeup_new(__u64 *ctx)
 	if (!tid || !traced(BPF_CORE_READ(p, tgid)))
 		return 0;
 	o.ts = o.wake_ts = bpf_ktime_get_ns();
+	o.rq_cpu = BPF_CORE_READ(p, thread_info.cpu);
+	o.gc0 = gc_cpu_now(o.rq_cpu);
 	if (bpf_map_update_elem(&offcpu_start, &tid, &o, BPF_ANY))
 		count_lost();
 	return 0;
@@ -1170,6 +1220,18 @@ TP_BOTH(xfs_buf_lock_done, do_xfs_buf_lock_done(ctx))
 TP_BOTH(xfs_log_grant_sleep, fs_begin(FS_XFS_GRANT))
 TP_BOTH(xfs_log_grant_wake, do_xfs_grant_wake(ctx))
 TP_BOTH(xfs_inodegc_throttle, do_xfs_inodegc_throttle(ctx))
+
+/* A traced thread's unlink (its last iput) queued an inode for xfs's
+ * inodegc workers to inactivate: their work is then the delete's own. */
+static __always_inline int do_xfs_inode_set_need_inactive(__u64 *ctx)
+{
+	struct probe_misc *m;
+
+	if (current_traced() && (m = misc_get()))
+		__sync_fetch_and_add(&m->xfs_inactive_queued, 1);
+	return 0;
+}
+TP_BOTH(xfs_inode_set_need_inactive, do_xfs_inode_set_need_inactive(ctx))
 
 
 /* btrfs passes the wait's start (ktime ns) to both events. */

@@ -650,9 +650,9 @@ Test(findings, xfs_sync_commits_on_wsync_mount)
 	synth_free(x);
 }
 
-/* Threads that keep every CPU busy wait for a CPU behind xfs's inodegc
- * workers for as long as those run: that wait is xfs_inodegc's (the
- * unlinks' deferred part), not the threads' own number's. */
+/* Threads that wait for a CPU while xfs's inodegc workers run on it wait
+ * behind them: that wait is xfs_inodegc's (the unlinks' deferred part), not
+ * the threads' own number's nor other load's. */
 Test(findings, xfs_inodegc_workers_hold_the_cpus)
 {
 	struct synth *x = synth_new();
@@ -661,19 +661,32 @@ Test(findings, xfs_inodegc_workers_hold_the_cpus)
 	set_cpu(x, (uint64_t)(n * 1000 * MS), 0);
 	add_n(&x->s->misc.runq, 10, 60 * MS);
 	x->s->misc.xfs_inodegc_throttles = 10;
-	x->s->misc.xfs_inodegc_worker_ns = 400 * MS;
+	x->s->misc.runq_behind_gc_ns = 400 * MS;
+	x->s->misc.xfs_inodegc_worker_ns = 700 * MS;
 	x->s->misc.xfs_inodegc_works = 20;
 	verdict(x);
-	expect(x, "xfs_inodegc", 400.0 / (n * 1000 + 600), "for a CPU behind the inodegc workers",
-	       "20 work items");
+	expect(x, "xfs_inodegc", 400.0 / (n * 1000 + 600),
+	       "for a CPU while the inodegc workers ran", "20 work items");
 	synth_free(x);
 
-	/* without an inode-GC throttle or flush of theirs, other unlinkers'
-	 * inode GC is not the delete's */
+	/* one unlinker that never met the throttle, preempted by the worker
+	 * of the CPU it queued its inodes on: the delete's own inode GC */
+	x = synth_new();
+	x->r.wall_ns = 1000 * MS;
+	set_cpu(x, 500 * MS, 0);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 100, 3 * MS);
+	x->s->misc.xfs_inactive_queued = 100000;
+	x->s->misc.runq_behind_gc_ns = 250 * MS;
+	verdict(x);
+	expect(x, "xfs_inodegc", 250.0 / 800, "for a CPU while the inodegc workers ran");
+	synth_free(x);
+
+	/* the inodegc of another process's unlinks is not the delete's */
 	x = synth_new();
 	x->r.wall_ns = 1000 * MS;
 	set_cpu(x, (uint64_t)(n * 1000 * MS), 0);
 	add_n(&x->s->misc.runq, 10, 60 * MS);
+	x->s->misc.runq_behind_gc_ns = 400 * MS;
 	x->s->misc.xfs_inodegc_worker_ns = 400 * MS;
 	verdict(x);
 	cr_assert(!has(x, "xfs_inodegc"));

@@ -29,6 +29,8 @@ Test(fsfields, sentences_print_their_figures)
 	m.ext4_free_calls = 2;
 	hist_add_value(&m.xfs_log_grant, 1500000);
 	m.xfs_inodegc_throttles = 4;
+	m.xfs_inactive_queued = 9;
+	m.runq_behind_gc_ns = 2000000;
 	d.bio_bytes = 3 * 1048576;
 	hist_add_value(&d.bio_lat, 200000);
 	d.bio_discards = 1;
@@ -41,7 +43,9 @@ Test(fsfields, sentences_print_their_figures)
 		s, "  ext4: 1 unlinks (mean 3.00 us, p99 3.00 us); 7 blocks freed in 2 calls\n");
 	free(s);
 	s = sentence(TRACE_FS_LINE_XFS, &m, NULL);
-	cr_assert_str_eq(s, "  xfs: 1 log-grant waits (1.50 ms total); 4 inode-GC throttles\n");
+	cr_assert_str_eq(
+		s, "  xfs: 1 log-grant waits (1.50 ms total); 4 inode-GC throttles; 9 "
+		   "inodes queued for inode GC, 2.00 ms waiting for a CPU while it ran there\n");
 	free(s);
 	s = sentence(TRACE_FS_LINE_BLOCK, NULL, &d);
 	cr_assert_str_eq(

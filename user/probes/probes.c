@@ -45,7 +45,7 @@ static const struct tp_group tp_groups[] = {
 	{ "xfs_buf_lock_done", PROBE_G_XFS },	   { "xfs_inodegc_worker", PROBE_G_XFS },
 	{ "workqueue_execute_end", PROBE_G_XFS },  { "btrfs_tree_lock", PROBE_G_BTRFS },
 	{ "btrfs_reserve_ticket", PROBE_G_BTRFS }, { "block_rq_issue", PROBE_G_BLOCK },
-	{ "block_rq_complete", PROBE_G_BLOCK },
+	{ "block_rq_complete", PROBE_G_BLOCK },	   { "xfs_inode_set_need_inactive", PROBE_G_XFS },
 };
 
 static const char *const group_names[PROBE_G_COUNT] = {

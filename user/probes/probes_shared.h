@@ -118,6 +118,10 @@ struct probe_misc {
 	unsigned long long xfs_inodegc_throttles;
 	/* xfs's inodegc work items (any process's unlinks) and their time */
 	unsigned long long xfs_inodegc_worker_ns, xfs_inodegc_works;
+	/* inodes the traced threads queued for inodegc (xfs_inode_set_need_
+	 * inactive), and the traced threads' run-queue and preempted time
+	 * during which inodegc work ran on the CPU they waited for */
+	unsigned long long xfs_inactive_queued, runq_behind_gc_ns;
 	/* xfs_buf_lock -> _lock_done waits, the part of them their buffer was
 	 * being read (its holder waiting for the device), and how many */
 	unsigned long long xfs_buf_lock_ns, xfs_buf_lock_read_ns, xfs_buf_lock_reads;

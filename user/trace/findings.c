@@ -241,20 +241,21 @@ static double usable_cpus(const struct trace_result *r)
 	return n > 0 ? n : 1;
 }
 
-/* xfs's inodegc workers free the unlinked files' extents on the same CPUs:
- * while the traced threads kept the CPUs busy (runnable as many as the CPUs
- * or more), each of the workers' seconds is one the threads waited for a
- * CPU behind them; at lower load, the part their number fills. That wait is
- * the deferred part of the unlinks, xfs_inodegc's, taken from the waits
- * behind other tasks first, then from those behind each other. Only when
- * the traced threads met inode GC themselves (a throttle or a flush). */
+/* xfs's inodegc workers inactivate unlinked inodes (free their extents and
+ * the inodes) on the CPU whose unlink queued them, one list and worker per
+ * CPU: a traced thread waiting to run on a CPU while inodegc work ran there
+ * waited behind it, and the probes measure that overlap. It is the
+ * deferred part of the unlinks, xfs_inodegc's, when they were the traced
+ * threads' own (they queued inodes, or met the throttle or a flush);
+ * another process's inodegc stays contention for the CPU. Taken from the
+ * waits behind other tasks first, then from those behind each other. */
 static void inodegc_runq(struct finding_ctx *c)
 {
 	const struct probe_misc *m = c->m;
-	double busy = c->cpus > 0 ? c->runnable / c->cpus : 0;
-	double gc = (double)m->xfs_inodegc_worker_ns * (busy < 1 ? busy : 1);
+	double gc = (double)m->runq_behind_gc_ns;
 
-	if (gc <= 0 || (!m->xfs_inodegc_throttles && c->cause[TC_XFS_INODEGC] <= 0))
+	if (gc <= 0 ||
+	    (!m->xfs_inactive_queued && !m->xfs_inodegc_throttles && c->cause[TC_XFS_INODEGC] <= 0))
 		return;
 	double other = gc < c->runq_other ? gc : c->runq_other;
 	c->runq_other -= other;
@@ -1042,9 +1043,9 @@ static void xfs_inodegc(const struct finding_ctx *c, struct finding_sink *k)
 	add(k, sh(c, ns),
 	    "XFS inode GC: the threads waited %s in destroy_inode for background inode "
 	    "inactivation to catch up (%llu waits, %llu inode-GC throttles) and %s for a CPU "
-	    "behind the inodegc workers (%llu work items, %s): xfs frees the data of unlinked "
-	    "files in its inodegc workers and throttles unlinkers to their speed. Nothing in "
-	    "the deleter changes this.",
+	    "while the inodegc workers ran on it (%llu work items, %s in all): xfs frees the "
+	    "unlinked files' inodes and data in a worker on the CPU that unlinked them, and "
+	    "throttles unlinkers to its speed. Nothing in the deleter changes this.",
 	    trace_fmt_ns(c->cause[TC_XFS_INODEGC], b1, sizeof b1),
 	    (unsigned long long)cause_waits(c, TC_XFS_INODEGC), c->m->xfs_inodegc_throttles,
 	    trace_fmt_ns(c->gc_runq, b2, sizeof b2), c->m->xfs_inodegc_works,

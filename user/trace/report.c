@@ -624,12 +624,13 @@ static void text_fs(FILE *f, const struct trace_result *r)
 			fprintf(f, "  ext4: no activity\n");
 	}
 	if (r->attached[PROBE_G_XFS]) {
-		if (m->xfs_log_grant.count || m->xfs_inodegc_throttles) {
+		if (m->xfs_log_grant.count || m->xfs_inodegc_throttles || m->xfs_inactive_queued) {
 			trace_fs_text(f, "  ", TRACE_FS_LINE_XFS, m, NULL);
 			if (m->xfs_log_grant.count && r->all)
 				print_hist_time(f, "xfs log-grant wait", &m->xfs_log_grant);
 		} else
-			fprintf(f, "  xfs: no log-grant waits or inode-GC throttles\n");
+			fprintf(f,
+				"  xfs: no log-grant waits, inode-GC throttles or inodes queued\n");
 	}
 	if (r->attached[PROBE_G_BTRFS]) {
 		if (m->btrfs_tree_lock.count || m->btrfs_reserve.count) {
