@@ -24,6 +24,11 @@
 #define AT_REMOVEDIR 0x200
 #endif
 
+/* include/linux/sched.h: task_struct.flags of a kernel thread */
+#ifndef PF_KTHREAD
+#define PF_KTHREAD 0x00200000
+#endif
+
 /* include/linux/sched.h: task states, as sched_switch's prev_state gives them */
 #ifndef TASK_RUNNING
 #define TASK_RUNNING 0x00000000

@@ -147,6 +147,11 @@ struct {
 } callers SEC(".maps");
 
 /* A traced thread off CPU: since when, why, and since when runnable. */
+/* The size of the arrays by enum probe_fs_worker, a power of two: an index
+ * masked to it needs no bounds check. */
+#define FSW_SLOTS 8
+_Static_assert(PROBE_FSW_COUNT <= FSW_SLOTS, "FSW_SLOTS too small");
+
 struct offcpu {
 	__u64 ts;      /* switched out (0: on CPU) */
 	__u64 wake_ts; /* sched_wakeup after ts (0: not yet) */
@@ -155,38 +160,122 @@ struct offcpu {
 	__u8 ctx;      /* PROBE_WAIT_IN_* */
 	__u16 nsleep;  /* S waits in busy syscalls so far (stack sampling) */
 	/* the CPU the thread waits to run on (where it was preempted, or
-	 * woken onto) and that CPU's inodegc time then (gc_cpu_ns) */
+	 * woken onto) and that CPU's filesystem workers' time then */
 	__u32 rq_cpu;
-	__u64 gc0;
+	__u64 fsw0[FSW_SLOTS];
 };
 #define OFFCPU_OTHER PROBE_OFFCPU_KINDS /* dead, parked, new: not counted */
 
-/* xfs's inodegc work items' time on each CPU so far (any process's): a
- * traced thread waiting to run on a CPU waits behind the part of it that
- * ran there meanwhile. An array, not per-CPU, as the thread may be read
- * from another CPU than the one it waited on. */
-#define GC_CPUS 1024
+/* Each CPU's time running the filesystems' kernel threads and work items
+ * so far (any process's), by enum probe_fs_worker, and which of them runs
+ * there now: a traced thread waiting to run on a CPU waits behind the part
+ * that ran there meanwhile. An array, not per-CPU, as a thread may resume
+ * on another CPU than the one it waited for. */
+#define FSW_CPUS 1024
+struct fsw_cpu {
+	__u64 ns[FSW_SLOTS];
+	__u64 since;   /* the running one's, since */
+	__u32 running; /* enum probe_fs_worker + 1 (0: none) */
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, GC_CPUS);
+	__uint(max_entries, FSW_CPUS);
 	__type(key, __u32);
-	__type(value, __u64);
-} gc_cpu_ns SEC(".maps");
+	__type(value, struct fsw_cpu);
+} fsw_cpus SEC(".maps");
 
-static __always_inline __u64 gc_cpu_now(__u32 cpu)
+/* CPU's time behind each filesystem worker up to NOW, into OUT. */
+static __always_inline void fsw_read(__u32 cpu, __u64 now, __u64 out[FSW_SLOTS])
 {
-	__u64 *v = bpf_map_lookup_elem(&gc_cpu_ns, &cpu);
+	struct fsw_cpu *f = bpf_map_lookup_elem(&fsw_cpus, &cpu);
 
-	return v ? *v : 0;
+	for (int i = 0; i < PROBE_FSW_COUNT; i++)
+		out[i] = f ? f->ns[i] : 0;
+	if (f && f->running && f->running <= PROBE_FSW_COUNT && now > f->since)
+		out[(f->running - 1) & (FSW_SLOTS - 1)] += now - f->since;
 }
 
-static __always_inline void gc_cpu_add(__u64 ns)
+/* This CPU runs RUNNING (enum probe_fs_worker + 1, 0: none) from NOW. */
+static __always_inline void fsw_switch(__u32 running, __u64 now)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 *v = bpf_map_lookup_elem(&gc_cpu_ns, &cpu);
+	struct fsw_cpu *f = bpf_map_lookup_elem(&fsw_cpus, &cpu);
 
-	if (v)
-		__sync_fetch_and_add(v, ns);
+	if (!f)
+		return;
+	if (f->running && now > f->since)
+		f->ns[(f->running - 1) & (FSW_SLOTS - 1)] += now - f->since;
+	f->running = running;
+	f->since = now;
+}
+
+static __always_inline bool starts(const char *s, const char *prefix, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (s[i] != prefix[i])
+			return false;
+	return true;
+}
+
+/* A workqueue's name to its filesystem worker class (+ 1, 0: none). */
+static __always_inline __u32 fsw_of_wq(const char *n)
+{
+	if (starts(n, "xfs-inodegc", 11))
+		return PROBE_FSW_XFS_INODEGC + 1;
+	if (starts(n, "xfs", 3))
+		return PROBE_FSW_XFS + 1;
+	if (starts(n, "ext4", 4) || starts(n, "jbd2", 4))
+		return PROBE_FSW_EXT4 + 1;
+	if (starts(n, "btrfs", 5))
+		return PROBE_FSW_BTRFS + 1;
+	if (starts(n, "writeback", 9))
+		return PROBE_FSW_WRITEBACK + 1;
+	return 0;
+}
+
+/* The work item kworker T runs now, by its workqueue's name: a kthread's
+ * worker_private is its struct kthread, whose data is the kworker's
+ * struct worker (kernel/kthread.c, kernel/workqueue.c). */
+static __always_inline __u32 fsw_of_worker(struct task_struct *t)
+{
+	struct kthread *k;
+	struct worker *w;
+	struct pool_workqueue *pwq;
+	struct workqueue_struct *wq;
+	char name[16] = {};
+
+	if (!bpf_core_field_exists(t->worker_private))
+		return 0;
+	k = BPF_CORE_READ(t, worker_private);
+	w = k ? BPF_CORE_READ(k, data) : NULL;
+	pwq = w ? BPF_CORE_READ(w, current_pwq) : NULL;
+	wq = pwq ? BPF_CORE_READ(pwq, wq) : NULL;
+	if (!wq || bpf_probe_read_kernel(name, sizeof name - 1, &wq->name))
+		return 0;
+	return fsw_of_wq(name);
+}
+
+/* Task T's filesystem worker class (+ 1, 0: none), by its name for a
+ * filesystem's own kernel thread, by its work item for a kworker. */
+static __always_inline __u32 fsw_of_task(struct task_struct *t)
+{
+	char comm[16];
+
+	if (!(BPF_CORE_READ(t, flags) & PF_KTHREAD))
+		return 0;
+	if (bpf_probe_read_kernel(comm, sizeof comm, &t->comm))
+		return 0;
+	if (starts(comm, "kworker/", 8))
+		return fsw_of_worker(t);
+	if (starts(comm, "jbd2/", 5))
+		return PROBE_FSW_EXT4 + 1;
+	if (starts(comm, "xfsaild/", 8))
+		return PROBE_FSW_XFS + 1;
+	if (starts(comm, "btrfs-", 6))
+		return PROBE_FSW_BTRFS + 1;
+	if (starts(comm, "ksoftirqd/", 10) || starts(comm, "rcu", 3))
+		return PROBE_FSW_SOFTIRQ + 1;
+	return 0;
 }
 
 struct {
@@ -720,7 +809,7 @@ __noinline int switch_out(__u32 tid, __u32 kind, __u32 ctx, int stackid, __u64 n
 	o->ts = now;
 	if (kind == PROBE_OFFCPU_PREEMPTED) {
 		o->rq_cpu = bpf_get_smp_processor_id();
-		o->gc0 = gc_cpu_now(o->rq_cpu);
+		fsw_read(o->rq_cpu, now, o->fsw0);
 	}
 	return 0;
 }
@@ -759,10 +848,18 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 		if (after_traced && rq)
 			__sync_fetch_and_add(&m->runq_traced_ns, rq);
 		if (rq && (kind == PROBE_OFFCPU_PREEMPTED || o->wake_ts)) {
-			__u64 gc = gc_cpu_now(o->rq_cpu) - o->gc0;
+			__u64 ns[FSW_SLOTS], left = rq;
 
-			if (gc)
-				__sync_fetch_and_add(&m->runq_behind_gc_ns, gc < rq ? gc : rq);
+			fsw_read(o->rq_cpu, now, ns);
+			for (int i = 0; i < PROBE_FSW_COUNT && left; i++) {
+				__u64 d = ns[i] > o->fsw0[i] ? ns[i] - o->fsw0[i] : 0;
+
+				if (d > left)
+					d = left;
+				if (d)
+					__sync_fetch_and_add(&m->runq_behind_fsw_ns[i], d);
+				left -= d;
+			}
 		}
 		if (helper && kind == PROBE_OFFCPU_SLEEPING && !(o->ctx & PROBE_WAIT_IN_SYSCALL))
 			__sync_fetch_and_add(&m->helper_idle_ns, off - rq);
@@ -828,20 +925,27 @@ static __always_inline int do_xfs_inodegc_worker(void)
 }
 TP_BOTH(xfs_inodegc_worker, do_xfs_inodegc_worker())
 
+/* A kworker starts a work item: this CPU runs a filesystem's worker from
+ * now if the item's workqueue is a filesystem's. */
+static __always_inline int do_workqueue_execute_start(void)
+{
+	fsw_switch(fsw_of_worker(bpf_get_current_task_btf()), bpf_ktime_get_ns());
+	return 0;
+}
+TP_BOTH(workqueue_execute_start, do_workqueue_execute_start())
+
 static __always_inline int do_workqueue_execute_end(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct inodegc_run *run = bpf_map_lookup_elem(&inodegc_runs, &tid);
 	struct probe_misc *m;
-	__u64 now;
+	__u64 now = bpf_ktime_get_ns();
 
+	fsw_switch(0, now);
 	if (!run)
 		return 0;
-	now = bpf_ktime_get_ns();
-	if (run->since && now > run->since) {
+	if (run->since && now > run->since)
 		run->oncpu += now - run->since;
-		gc_cpu_add(now - run->since);
-	}
 	if ((m = misc_get())) {
 		__sync_fetch_and_add(&m->xfs_inodegc_worker_ns, run->oncpu);
 		__sync_fetch_and_add(&m->xfs_inodegc_works, 1);
@@ -859,7 +963,6 @@ static __always_inline void inodegc_switch(__u32 ptid, __u32 ntid, __u64 now)
 
 	if (run && run->since && now > run->since) {
 		run->oncpu += now - run->since;
-		gc_cpu_add(now - run->since);
 		run->since = 0;
 	}
 	run = bpf_map_lookup_elem(&inodegc_runs, &ntid);
@@ -911,11 +1014,11 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 		switch_out(ptid, kind, wctx, stackid, now);
 	}
 	ntid = BPF_CORE_READ(next, pid);
-	if (inodegc_running > 0) {
-		if (!now)
-			now = bpf_ktime_get_ns();
+	if (!now)
+		now = bpf_ktime_get_ns();
+	if (inodegc_running > 0)
 		inodegc_switch(ptid, ntid, now);
-	}
+	fsw_switch(fsw_of_task(next), now);
 	if (ntid && traced(BPF_CORE_READ(next, tgid))) {
 		__u32 zero = 0;
 		struct oncpu_slot *c = bpf_map_lookup_elem(&oncpu_slot, &zero);
@@ -945,7 +1048,7 @@ static __always_inline int do_sched_wakeup(__u64 *ctx)
 	if (o && o->ts && !o->wake_ts) {
 		o->wake_ts = bpf_ktime_get_ns();
 		o->rq_cpu = BPF_CORE_READ(p, thread_info.cpu);
-		o->gc0 = gc_cpu_now(o->rq_cpu);
+		fsw_read(o->rq_cpu, o->wake_ts, o->fsw0);
 	}
 	return 0;
 }
@@ -961,7 +1064,7 @@ static __always_inline int do_sched_wakeup_new(__u64 *ctx)
 		return 0;
 	o.ts = o.wake_ts = bpf_ktime_get_ns();
 	o.rq_cpu = BPF_CORE_READ(p, thread_info.cpu);
-	o.gc0 = gc_cpu_now(o.rq_cpu);
+	fsw_read(o.rq_cpu, o.ts, o.fsw0);
 	if (bpf_map_update_elem(&offcpu_start, &tid, &o, BPF_ANY))
 		count_lost();
 	return 0;

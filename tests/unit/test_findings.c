@@ -661,7 +661,7 @@ Test(findings, xfs_inodegc_workers_hold_the_cpus)
 	set_cpu(x, (uint64_t)(n * 1000 * MS), 0);
 	add_n(&x->s->misc.runq, 10, 60 * MS);
 	x->s->misc.xfs_inodegc_throttles = 10;
-	x->s->misc.runq_behind_gc_ns = 400 * MS;
+	x->s->misc.runq_behind_fsw_ns[PROBE_FSW_XFS_INODEGC] = 400 * MS;
 	x->s->misc.xfs_inodegc_worker_ns = 700 * MS;
 	x->s->misc.xfs_inodegc_works = 20;
 	verdict(x);
@@ -676,7 +676,7 @@ Test(findings, xfs_inodegc_workers_hold_the_cpus)
 	set_cpu(x, 500 * MS, 0);
 	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 100, 3 * MS);
 	x->s->misc.xfs_inactive_queued = 100000;
-	x->s->misc.runq_behind_gc_ns = 250 * MS;
+	x->s->misc.runq_behind_fsw_ns[PROBE_FSW_XFS_INODEGC] = 250 * MS;
 	verdict(x);
 	expect(x, "xfs_inodegc", 250.0 / 800, "for a CPU while the inodegc workers ran");
 	synth_free(x);
@@ -686,10 +686,40 @@ Test(findings, xfs_inodegc_workers_hold_the_cpus)
 	x->r.wall_ns = 1000 * MS;
 	set_cpu(x, (uint64_t)(n * 1000 * MS), 0);
 	add_n(&x->s->misc.runq, 10, 60 * MS);
-	x->s->misc.runq_behind_gc_ns = 400 * MS;
+	x->s->misc.runq_behind_fsw_ns[PROBE_FSW_XFS_INODEGC] = 400 * MS;
 	x->s->misc.xfs_inodegc_worker_ns = 400 * MS;
 	verdict(x);
 	cr_assert(!has(x, "xfs_inodegc"));
+	synth_free(x);
+}
+
+/* Waits to run behind the delete's filesystem's own kernel threads (jbd2
+ * committing the unlinks) are the deletes' deferred work, not other load;
+ * behind another filesystem's they stay CPU contention. */
+Test(findings, fs_worker_cpu_is_the_deletes_filesystems)
+{
+	struct synth *x = synth_new();
+	x->r.wall_ns = 1000 * MS;
+	set_cpu(x, 600 * MS, 0);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 100, 3 * MS);
+	x->s->misc.runq_behind_fsw_ns[PROBE_FSW_EXT4] = 200 * MS;
+	dev(x, 0x700, true, false);
+	snprintf(x->r.devs[0].name, sizeof x->r.devs[0].name, "loop0 (ext4 on /mnt)");
+	verdict(x);
+	expect(x, "fs_worker_cpu", 200.0 / 900, "behind ext4's journal thread", "not other load");
+	expect(x, "cpu_contention", 100.0 / 900, "other tasks");
+	synth_free(x);
+
+	x = synth_new();
+	x->r.wall_ns = 1000 * MS;
+	set_cpu(x, 600 * MS, 0);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 100, 3 * MS);
+	x->s->misc.runq_behind_fsw_ns[PROBE_FSW_EXT4] = 200 * MS;
+	dev(x, 0x700, true, false);
+	snprintf(x->r.devs[0].name, sizeof x->r.devs[0].name, "loop0 (xfs on /mnt)");
+	verdict(x);
+	cr_assert(!has(x, "fs_worker_cpu"));
+	expect(x, "cpu_contention", 300.0 / 900, "other tasks");
 	synth_free(x);
 }
 

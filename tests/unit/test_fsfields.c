@@ -30,7 +30,7 @@ Test(fsfields, sentences_print_their_figures)
 	hist_add_value(&m.xfs_log_grant, 1500000);
 	m.xfs_inodegc_throttles = 4;
 	m.xfs_inactive_queued = 9;
-	m.runq_behind_gc_ns = 2000000;
+	m.runq_behind_fsw_ns[PROBE_FSW_XFS_INODEGC] = 2000000;
 	d.bio_bytes = 3 * 1048576;
 	hist_add_value(&d.bio_lat, 200000);
 	d.bio_discards = 1;

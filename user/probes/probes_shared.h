@@ -55,6 +55,21 @@ struct probe_lock_stat {
 	struct probe_hist wait;
 };
 
+/* The filesystems' kernel threads and work items a traced thread may wait
+ * to run behind (the deletes' deferred work): by kthread name, and for a
+ * kworker by its work item's workqueue name. */
+enum probe_fs_worker {
+	PROBE_FSW_XFS_INODEGC, /* xfs-inodegc/ work items */
+	PROBE_FSW_XFS,	       /* xfsaild/, other xfs- work items (log, CIL, buffers) */
+	PROBE_FSW_EXT4,	       /* jbd2/ (the journal's commit thread), ext4 work items */
+	PROBE_FSW_BTRFS,       /* btrfs- threads and work items (transaction, delayed refs) */
+	PROBE_FSW_WRITEBACK,   /* writeback work items (the flusher) */
+	/* ksoftirqd/ and the RCU threads: RCU callbacks free unlinked inodes
+	 * and dentries, but softirqs are also any other interrupt's work */
+	PROBE_FSW_SOFTIRQ,
+	PROBE_FSW_COUNT,
+};
+
 enum probe_offcpu_kind {
 	PROBE_OFFCPU_BLOCKED,	/* switched out in D (TASK_UNINTERRUPTIBLE) */
 	PROBE_OFFCPU_SLEEPING,	/* switched out in S (TASK_INTERRUPTIBLE) */
@@ -119,9 +134,12 @@ struct probe_misc {
 	/* xfs's inodegc work items (any process's unlinks) and their time */
 	unsigned long long xfs_inodegc_worker_ns, xfs_inodegc_works;
 	/* inodes the traced threads queued for inodegc (xfs_inode_set_need_
-	 * inactive), and the traced threads' run-queue and preempted time
-	 * during which inodegc work ran on the CPU they waited for */
-	unsigned long long xfs_inactive_queued, runq_behind_gc_ns;
+	 * inactive) */
+	unsigned long long xfs_inactive_queued;
+	/* the traced threads' run-queue and preempted time during which a
+	 * filesystem's kernel thread or work item ran on the CPU they waited
+	 * for, by enum probe_fs_worker */
+	unsigned long long runq_behind_fsw_ns[PROBE_FSW_COUNT];
 	/* xfs_buf_lock -> _lock_done waits, the part of them their buffer was
 	 * being read (its holder waiting for the device), and how many */
 	unsigned long long xfs_buf_lock_ns, xfs_buf_lock_read_ns, xfs_buf_lock_reads;

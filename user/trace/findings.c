@@ -68,6 +68,9 @@ struct finding_ctx {
 	double buf_reads;	 /* xfs buffer-lock waits while the buffer was read */
 	double helpers;		 /* waits of processes that removed nothing: not in base */
 	double gc_runq;		 /* run-queue waits behind xfs's inodegc workers */
+	/* run-queue waits behind the delete's filesystems' other kernel
+	 * threads and work items, by enum probe_fs_worker */
+	double fsw_runq[PROBE_FSW_COUNT];
 };
 
 struct finding_sink {
@@ -241,28 +244,59 @@ static double usable_cpus(const struct trace_result *r)
 	return n > 0 ? n : 1;
 }
 
-/* xfs's inodegc workers inactivate unlinked inodes (free their extents and
- * the inodes) on the CPU whose unlink queued them, one list and worker per
- * CPU: a traced thread waiting to run on a CPU while inodegc work ran there
- * waited behind it, and the probes measure that overlap. It is the
- * deferred part of the unlinks, xfs_inodegc's, when they were the traced
- * threads' own (they queued inodes, or met the throttle or a flush);
- * another process's inodegc stays contention for the CPU. Taken from the
- * waits behind other tasks first, then from those behind each other. */
-static void inodegc_runq(struct finding_ctx *c)
+/* Take up to NS from the waits behind other tasks first, then from those
+ * behind each other; returns what was taken. */
+static double take_runq(struct finding_ctx *c, double ns)
 {
-	const struct probe_misc *m = c->m;
-	double gc = (double)m->runq_behind_gc_ns;
-
-	if (gc <= 0 ||
-	    (!m->xfs_inactive_queued && !m->xfs_inodegc_throttles && c->cause[TC_XFS_INODEGC] <= 0))
-		return;
-	double other = gc < c->runq_other ? gc : c->runq_other;
+	double other = ns < c->runq_other ? ns : c->runq_other;
 	c->runq_other -= other;
-	gc -= other;
-	double own = gc < c->runq_own ? gc : c->runq_own;
+	ns -= other;
+	double own = ns < c->runq_own ? ns : c->runq_own;
 	c->runq_own -= own;
-	c->gc_runq = other + own;
+	return other + own;
+}
+
+/* Whether a filesystem of type FS holds the delete: one of the traced
+ * devices is FS's, or no device was found for the delete. */
+static bool delete_on(const struct trace_result *r, const char *fs)
+{
+	char key[32];
+	bool any = false;
+	snprintf(key, sizeof key, "(%s on ", fs);
+	for (int i = 0; i < r->ndevs; i++) {
+		if (!r->devs[i].traced)
+			continue;
+		any = true;
+		if (strstr(r->devs[i].name, key))
+			return true;
+	}
+	return !any;
+}
+
+/* A thread that waited to run on a CPU while a filesystem's kernel thread
+ * or work item ran there waited behind it (the probes measure that
+ * overlap). When that filesystem holds the delete, it is the deletes'
+ * deferred work, not other load: xfs's inodegc workers inactivate the
+ * unlinked inodes on the CPU whose unlink queued them (one list and worker
+ * per CPU), jbd2 commits the unlinks' transactions, btrfs's workers run
+ * its delayed items and refs, the flusher writes back what they dirtied.
+ * inodegc is xfs_inodegc's when the traced threads queued inodes or met
+ * its throttle or a flush (another process's inode GC stays contention). */
+static void fs_worker_runq(struct finding_ctx *c)
+{
+	static const char *const fs[PROBE_FSW_COUNT] = {
+		[PROBE_FSW_XFS_INODEGC] = "xfs", [PROBE_FSW_XFS] = "xfs",
+		[PROBE_FSW_EXT4] = "ext4",	 [PROBE_FSW_BTRFS] = "btrfs",
+		[PROBE_FSW_WRITEBACK] = NULL,	 [PROBE_FSW_SOFTIRQ] = NULL,
+	};
+	const struct probe_misc *m = c->m;
+
+	if (m->xfs_inactive_queued || m->xfs_inodegc_throttles || c->cause[TC_XFS_INODEGC] > 0)
+		c->gc_runq = take_runq(c, (double)m->runq_behind_fsw_ns[PROBE_FSW_XFS_INODEGC]);
+	for (int i = 0; i < PROBE_FSW_COUNT; i++)
+		if (i != PROBE_FSW_XFS_INODEGC && i != PROBE_FSW_SOFTIRQ &&
+		    (!fs[i] || delete_on(c->r, fs[i])))
+			c->fsw_runq[i] = take_runq(c, (double)m->runq_behind_fsw_ns[i]);
 }
 
 /* Runnable: wakeup to running, and preempted. A CPU quota's throttling is
@@ -310,7 +344,7 @@ static void runnable_parts(struct finding_ctx *c)
 			c->runq_own = excess < rest ? excess : rest;
 	}
 	c->runq_other = rest - c->runq_own;
-	inodegc_runq(c);
+	fs_worker_runq(c);
 }
 
 /* A waiter asleep on a lock is woken by its release and still waits for the
@@ -435,6 +469,8 @@ static double partition_sum(const struct finding_ctx *c)
 		     c->xfs_sync_commit + c->gc_runq;
 	for (int k = 0; k < TCPU_COUNT; k++)
 		sum += c->kcpu[k];
+	for (int i = 0; i < PROBE_FSW_COUNT; i++)
+		sum += c->fsw_runq[i];
 	for (int i = 0; i < NLOCKS; i++)
 		sum += c->lock[i];
 	for (int i = 0; i < NREADS; i++)
@@ -658,12 +694,58 @@ static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 
 	if (ns <= 0)
 		return;
+	/* softirq and RCU threads are named, not claimed: their RCU callbacks
+	 * free the unlinked inodes and dentries, but any interrupt's work
+	 * runs there too */
+	double soft = (double)c->m->runq_behind_fsw_ns[PROBE_FSW_SOFTIRQ];
+	char b2[32], also[160] = "";
+	if (soft > ns)
+		soft = ns;
+	if (soft >= 0.1 * ns)
+		snprintf(also, sizeof also,
+			 "; %s of it behind ksoftirqd and the RCU threads, where the kernel frees "
+			 "the unlinked inodes and dentries after a grace period",
+			 trace_fmt_ns(soft, b2, sizeof b2));
 	add(k, sh(c, ns),
 	    "CPU contention: the threads were runnable for %s while other tasks held the CPUs "
 	    "(%.0f%% of it behind tasks that are not traced: other processes, kernel "
-	    "workers). Nothing in the deleter changes this: run it when the CPUs are free, or "
+	    "workers%s). Nothing in the deleter changes this: run it when the CPUs are free, or "
 	    "give it a larger CPU weight (nice, cpu.shares).",
-	    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->not_traced);
+	    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->not_traced, also);
+}
+
+/* The waits to run behind the delete's filesystems' own kernel threads
+ * and work items (but xfs's inodegc, xfs_inodegc's). */
+static void fs_worker_cpu(const struct finding_ctx *c, struct finding_sink *k)
+{
+	static const char *const what[PROBE_FSW_COUNT] = {
+		[PROBE_FSW_XFS] = "xfs's log and buffer workers (xfsaild, CIL pushes)",
+		[PROBE_FSW_EXT4] =
+			"ext4's journal thread (jbd2: committing the unlinks' transactions)",
+		[PROBE_FSW_BTRFS] = "btrfs's workers (transaction commits, delayed items and refs)",
+		[PROBE_FSW_WRITEBACK] = "the flusher (writeback of what the deletes dirtied)",
+	};
+	char list[512] = "", b[32];
+	double ns = 0;
+	size_t len = 0;
+
+	for (int i = 0; i < PROBE_FSW_COUNT; i++) {
+		if (c->fsw_runq[i] <= 0 || !what[i])
+			continue;
+		ns += c->fsw_runq[i];
+		int w = snprintf(list + len, sizeof list - len, "%s%s behind %s", len ? "; " : "",
+				 trace_fmt_ns(c->fsw_runq[i], b, sizeof b), what[i]);
+		if (w > 0 && (size_t)w < sizeof list - len)
+			len += (size_t)w;
+	}
+	if (ns <= 0)
+		return;
+	add(k, sh(c, ns),
+	    "Filesystem threads on the CPUs: the threads waited %s to run while the "
+	    "filesystem's own kernel threads ran on the CPU they waited for (%s). That is "
+	    "the deletes' deferred work, not other load: it needs the CPUs as much as the "
+	    "unlinks do, and running on a quiet machine would not remove it.",
+	    trace_fmt_ns(ns, b, sizeof b), list);
 }
 
 static double reclaim_ns(const struct finding_ctx *c)
@@ -1456,6 +1538,7 @@ static const struct finding_rule {
 	{ "cpu_quota", cpu_quota, false },
 	{ "cpu_oversubscription", cpu_oversubscription, false },
 	{ "cpu_contention", cpu_contention, false },
+	{ "fs_worker_cpu", fs_worker_cpu, false },
 	{ "memcg_reclaim", memcg_reclaim, false },
 	{ "memory_reclaim", memory_reclaim, false },
 	{ "directory_lock_contention", directory_lock, false },

@@ -918,6 +918,18 @@ static void json_runq(struct json_writer *w, const struct trace_result *r)
 	jw_uint(w, "busy_runq_ns", m->busy_runq_ns);
 	jw_uint(w, "busy_preempted_ns", m->busy_preempt_ns);
 	jw_uint(w, "behind_traced_ns", m->runq_traced_ns);
+	static const char *const fsw[PROBE_FSW_COUNT] = {
+		[PROBE_FSW_XFS_INODEGC] = "xfs_inodegc",
+		[PROBE_FSW_XFS] = "xfs",
+		[PROBE_FSW_EXT4] = "ext4",
+		[PROBE_FSW_BTRFS] = "btrfs",
+		[PROBE_FSW_WRITEBACK] = "writeback",
+		[PROBE_FSW_SOFTIRQ] = "softirq_rcu",
+	};
+	jw_object(w, "behind_fs_workers_ns");
+	for (int i = 0; i < PROBE_FSW_COUNT; i++)
+		jw_uint(w, fsw[i], m->runq_behind_fsw_ns[i]);
+	jw_end(w);
 	jw_end(w);
 }
 
