@@ -235,8 +235,9 @@ EMPTY=$WORK/empty
 mkdir -p "$MNT" "$EMPTY" "$WORK/cache"
 # Our own copy of the binary: the shared tree may be rebuilt while we run.
 cp "$ADAPTRM" "$WORK/adaptrm" && ADAPTRM=$WORK/adaptrm || exit 1
-# adaptrm keeps its learned profiles here, fresh for each benchmark run: the
-# first run on each new filesystem starts from the filesystem-type prior.
+# adaptrm keeps its learned profiles here, fresh for each benchmark run and
+# apart for each tool (run_one): the first run on each new filesystem starts
+# from the filesystem-type prior.
 export XDG_CACHE_HOME=$WORK/cache
 
 LOOP='' SLOWFS_PID='' BACKING_MNT='' CG='' DISK_SLOWFS_PID='' IMGDIR=$WORK/imgdir SLOWDIR=$WORK/slow
@@ -572,6 +573,10 @@ run_one() {
 	tool_cmd "$tool" "$MNT/t"
 	case $cond in cold+* | *+latency:*) warm_program "${CMD[0]}" timeout sh ;; esac
 	if [ -n "$CG" ]; then fs_blkio_wrap "$CG"; CMD=("${FS_BLKIO_WRAP[@]}" "${CMD[@]}"); fi
+	# Each tool learns its own profiles: base and auto must not start from
+	# what the other learned.
+	export XDG_CACHE_HOME=$WORK/cache/$tool
+	mkdir -p "$XDG_CACHE_HOME"
 	local TIMEFORMAT='%3R %3U %3S'
 	{ time timeout -k 5 "$TIMEOUT" "${CMD[@]}" </dev/null >"$WORK/out" 2>&1; } 2>"$WORK/time"
 	rc=$?
