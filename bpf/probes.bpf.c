@@ -146,12 +146,12 @@ struct {
 	__type(value, struct probe_caller_val);
 } callers SEC(".maps");
 
-/* A traced thread off CPU: since when, why, and since when runnable. */
 /* The size of the arrays by enum probe_fs_worker, a power of two: an index
  * masked to it needs no bounds check. */
 #define FSW_SLOTS 8
 _Static_assert(PROBE_FSW_COUNT <= FSW_SLOTS, "FSW_SLOTS too small");
 
+/* A traced thread off CPU: since when, why, and since when runnable. */
 struct offcpu {
 	__u64 ts;      /* switched out (0: on CPU) */
 	__u64 wake_ts; /* sched_wakeup after ts (0: not yet) */

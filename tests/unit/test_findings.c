@@ -721,6 +721,19 @@ Test(findings, fs_worker_cpu_is_the_deletes_filesystems)
 	cr_assert(!has(x, "fs_worker_cpu"));
 	expect(x, "cpu_contention", 300.0 / 900, "other tasks");
 	synth_free(x);
+
+	/* the flusher serves every device: named, not claimed */
+	x = synth_new();
+	x->r.wall_ns = 1000 * MS;
+	set_cpu(x, 600 * MS, 0);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 100, 3 * MS);
+	x->s->misc.runq_behind_fsw_ns[PROBE_FSW_WRITEBACK] = 200 * MS;
+	dev(x, 0x700, true, false);
+	snprintf(x->r.devs[0].name, sizeof x->r.devs[0].name, "loop0 (ext4 on /mnt)");
+	verdict(x);
+	cr_assert(!has(x, "fs_worker_cpu"));
+	expect(x, "cpu_contention", 300.0 / 900, "behind the flusher");
+	synth_free(x);
 }
 
 /* One deleting thread waits for another process: fewer workers is no remedy. */

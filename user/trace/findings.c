@@ -279,9 +279,10 @@ static bool delete_on(const struct trace_result *r, const char *fs)
  * deferred work, not other load: xfs's inodegc workers inactivate the
  * unlinked inodes on the CPU whose unlink queued them (one list and worker
  * per CPU), jbd2 commits the unlinks' transactions, btrfs's workers run
- * its delayed items and refs, the flusher writes back what they dirtied.
- * inodegc is xfs_inodegc's when the traced threads queued inodes or met
- * its throttle or a flush (another process's inode GC stays contention). */
+ * its delayed items and refs. inodegc is xfs_inodegc's when the traced
+ * threads queued inodes or met its throttle or a flush (another process's
+ * inode GC stays contention). The flusher and the softirq and RCU threads
+ * serve every device and process: cpu_contention names them. */
 static void fs_worker_runq(struct finding_ctx *c)
 {
 	static const char *const fs[PROBE_FSW_COUNT] = {
@@ -294,8 +295,7 @@ static void fs_worker_runq(struct finding_ctx *c)
 	if (m->xfs_inactive_queued || m->xfs_inodegc_throttles || c->cause[TC_XFS_INODEGC] > 0)
 		c->gc_runq = take_runq(c, (double)m->runq_behind_fsw_ns[PROBE_FSW_XFS_INODEGC]);
 	for (int i = 0; i < PROBE_FSW_COUNT; i++)
-		if (i != PROBE_FSW_XFS_INODEGC && i != PROBE_FSW_SOFTIRQ &&
-		    (!fs[i] || delete_on(c->r, fs[i])))
+		if (i != PROBE_FSW_XFS_INODEGC && fs[i] && delete_on(c->r, fs[i]))
 			c->fsw_runq[i] = take_runq(c, (double)m->runq_behind_fsw_ns[i]);
 }
 
@@ -694,18 +694,30 @@ static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 
 	if (ns <= 0)
 		return;
-	/* softirq and RCU threads are named, not claimed: their RCU callbacks
-	 * free the unlinked inodes and dentries, but any interrupt's work
-	 * runs there too */
-	double soft = (double)c->m->runq_behind_fsw_ns[PROBE_FSW_SOFTIRQ];
-	char b2[32], also[160] = "";
-	if (soft > ns)
-		soft = ns;
-	if (soft >= 0.1 * ns)
-		snprintf(also, sizeof also,
-			 "; %s of it behind ksoftirqd and the RCU threads, where the kernel frees "
-			 "the unlinked inodes and dentries after a grace period",
-			 trace_fmt_ns(soft, b2, sizeof b2));
+	/* named, not claimed: the RCU callbacks free the unlinked inodes and
+	 * dentries, the flusher writes back what the deletes dirtied, but
+	 * both serve every other process and device too */
+	static const struct {
+		int fsw;
+		const char *where;
+	} named[] = {
+		{ PROBE_FSW_SOFTIRQ, "ksoftirqd and the RCU threads, where the kernel frees the "
+				     "unlinked inodes and dentries after a grace period" },
+		{ PROBE_FSW_WRITEBACK, "the flusher (writeback)" },
+	};
+	char b2[32], also[320] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+		double part = (double)c->m->runq_behind_fsw_ns[named[i].fsw];
+		if (part > ns)
+			part = ns;
+		if (part < 0.1 * ns)
+			continue;
+		int w = snprintf(also + len, sizeof also - len, "; %s of it behind %s",
+				 trace_fmt_ns(part, b2, sizeof b2), named[i].where);
+		if (w > 0 && (size_t)w < sizeof also - len)
+			len += (size_t)w;
+	}
 	add(k, sh(c, ns),
 	    "CPU contention: the threads were runnable for %s while other tasks held the CPUs "
 	    "(%.0f%% of it behind tasks that are not traced: other processes, kernel "
@@ -723,7 +735,6 @@ static void fs_worker_cpu(const struct finding_ctx *c, struct finding_sink *k)
 		[PROBE_FSW_EXT4] =
 			"ext4's journal thread (jbd2: committing the unlinks' transactions)",
 		[PROBE_FSW_BTRFS] = "btrfs's workers (transaction commits, delayed items and refs)",
-		[PROBE_FSW_WRITEBACK] = "the flusher (writeback of what the deletes dirtied)",
 	};
 	char list[512] = "", b[32];
 	double ns = 0;
