@@ -693,6 +693,25 @@ Test(findings, xfs_inodegc_workers_hold_the_cpus)
 	synth_free(x);
 }
 
+/* More threads than CPUs that block often take turns on the CPUs without
+ * half a thread of excess on average: the waits that other traced threads
+ * ended say so, and the remedy is fewer workers, not a quieter machine. */
+Test(findings, cpu_contention_behind_each_other)
+{
+	struct synth *x = synth_new();
+	x->r.wall_ns = 1000 * MS;
+	double n = (double)cpus();
+	x->r.max_threads = (unsigned)cpus() + 4;
+	set_cpu(x, (uint64_t)(n * 1000 - 100) * MS, 0);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_PREEMPTED], 100, 3 * MS);
+	x->s->misc.runq_traced_ns = 240 * MS;
+	verdict(x);
+	cr_assert(!has(x, "cpu_oversubscription"));
+	expect(x, "cpu_contention", 300.0 / (n * 1000 + 200), "mostly behind each other", "80%",
+	       "Fewer workers");
+	synth_free(x);
+}
+
 /* Waits to run behind the delete's filesystem's own kernel threads (jbd2
  * committing the unlinks) are the deletes' deferred work, not other load;
  * behind another filesystem's they stay CPU contention. */

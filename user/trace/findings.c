@@ -718,6 +718,22 @@ static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 		if (w > 0 && (size_t)w < sizeof also - len)
 			len += (size_t)w;
 	}
+	/* Most waits ended by another traced thread, with more threads than
+	 * CPUs besides one (a main thread that waits for its workers) and more
+	 * running or runnable than CPUs on average: they mostly took turns
+	 * with each other, under the half a thread of excess that
+	 * cpu_oversubscription needs (they block often, and are many only at
+	 * times). */
+	if (c->not_traced < 0.5 && c->r->max_threads > c->cpus + 1 && c->runnable > c->cpus) {
+		add(k, sh(c, ns),
+		    "CPU contention: the threads were runnable for %s, mostly behind each other "
+		    "(%.0f%% of it ended when another traced thread left the CPU; up to %u threads "
+		    "on %.4g CPUs%s). Fewer workers would take fewer turns; the rest waited behind "
+		    "other tasks.",
+		    trace_fmt_ns(ns, b1, sizeof b1), 100 * (1 - c->not_traced), c->r->max_threads,
+		    c->cpus, also);
+		return;
+	}
 	add(k, sh(c, ns),
 	    "CPU contention: the threads were runnable for %s while other tasks held the CPUs "
 	    "(%.0f%% of it behind tasks that are not traced: other processes, kernel "

@@ -53,7 +53,8 @@ const struct trace_fs_field trace_fs_fields[] = {
 	{ "xfs", "inodegc_throttles", TRACE_FS_VALUE, TRACE_FS_COUNT, MISC(xfs_inodegc_throttles),
 	  ROW("xfs inode-GC throttles", 1, "%.0f") },
 	{ "xfs", "inactive_queued", TRACE_FS_VALUE, TRACE_FS_COUNT, MISC(xfs_inactive_queued), NOROW },
-	{ "xfs", "inodegc_runq_ns", TRACE_FS_VALUE, TRACE_FS_NS, MISC(runq_behind_fsw_ns[PROBE_FSW_XFS_INODEGC]), NOROW },
+	{ "xfs", "inodegc_runq_ns", TRACE_FS_VALUE, TRACE_FS_NS,
+	  MISC(runq_behind_fsw_ns[PROBE_FSW_XFS_INODEGC]), NOROW },
 
 	{ "btrfs", "tree_lock_wait_ns", TRACE_FS_HCOUNT, TRACE_FS_COUNT, MISC(btrfs_tree_lock),
 	  ROW("btrfs tree-lock waits", 1, "%.0f") },
