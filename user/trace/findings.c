@@ -256,23 +256,6 @@ static double take_runq(struct finding_ctx *c, double ns)
 	return other + own;
 }
 
-/* Whether a filesystem of type FS holds the delete: one of the traced
- * devices is FS's, or no device was found for the delete. */
-static bool delete_on(const struct trace_result *r, const char *fs)
-{
-	char key[32];
-	bool any = false;
-	snprintf(key, sizeof key, "(%s on ", fs);
-	for (int i = 0; i < r->ndevs; i++) {
-		if (!r->devs[i].traced)
-			continue;
-		any = true;
-		if (strstr(r->devs[i].name, key))
-			return true;
-	}
-	return !any;
-}
-
 /* A thread that waited to run on a CPU while a filesystem's kernel thread
  * or work item ran there waited behind it (the probes measure that
  * overlap). When that filesystem holds the delete, it is the deletes'
@@ -295,7 +278,7 @@ static void fs_worker_runq(struct finding_ctx *c)
 	if (m->xfs_inactive_queued || m->xfs_inodegc_throttles || c->cause[TC_XFS_INODEGC] > 0)
 		c->gc_runq = take_runq(c, (double)m->runq_behind_fsw_ns[PROBE_FSW_XFS_INODEGC]);
 	for (int i = 0; i < PROBE_FSW_COUNT; i++)
-		if (i != PROBE_FSW_XFS_INODEGC && fs[i] && delete_on(c->r, fs[i]))
+		if (i != PROBE_FSW_XFS_INODEGC && fs[i] && trace_delete_on(c->r, fs[i]))
 			c->fsw_runq[i] = take_runq(c, (double)m->runq_behind_fsw_ns[i]);
 }
 

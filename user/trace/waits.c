@@ -342,24 +342,27 @@ static const char *frames_fs(const char *const *frames, int n)
 	return NULL;
 }
 
-/* FS is on none of the delete's devices, of which there is one at least: a
- * wait on another disk (the deleter's start-up reads of its binary, its
- * libraries and its profile store on the root filesystem). */
-static bool other_fs(const struct trace_result *r, const char *fs)
+bool trace_delete_on(const struct trace_result *r, const char *fs)
 {
 	char key[32];
 	bool any = false;
-	if (!fs)
-		return false;
 	snprintf(key, sizeof key, "(%s on ", fs);
 	for (int i = 0; i < r->ndevs; i++) {
 		if (!r->devs[i].traced)
 			continue;
 		any = true;
 		if (strstr(r->devs[i].name, key))
-			return false;
+			return true;
 	}
-	return any;
+	return !any;
+}
+
+/* FS is on none of the delete's devices, of which there is one at least: a
+ * wait on another disk (the deleter's start-up reads of its binary, its
+ * libraries and its profile store on the root filesystem). */
+static bool other_fs(const struct trace_result *r, const char *fs)
+{
+	return fs && !trace_delete_on(r, fs);
 }
 
 /* The site of a wait whose stack was not kept: bpf_get_stackid's error

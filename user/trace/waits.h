@@ -72,6 +72,10 @@ struct trace_dev {
 
 /* Fill R's wait sites, the verdict's wait-cause totals and the device scope
  * from the probes, after the final read (r->total) and the callers. */
+/* Whether a filesystem of type FS (mountinfo's name: "xfs") holds the
+ * delete: one of R's traced devices is FS's, or none was found. */
+bool trace_delete_on(const struct trace_result *r, const char *fs);
+
 void trace_collect_waits(struct probes *p, struct trace_result *r);
 void trace_free_waits(struct trace_result *r);
 
