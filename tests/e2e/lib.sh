@@ -103,3 +103,31 @@ mount_slowfs() {
 	on_exit "fusermount3 -u $(printf %q "$dir") || umount -l $(printf %q "$dir")"
 	fs_slowfs_wait "$dir"
 }
+
+# make_user: a fresh local account made with useradd -m (a home without
+# ~/.local, as a new user has), its name printed; at exit its processes are
+# killed and it is removed with its home. Call it in the test's own shell
+# (not in $(...)), then read $MADE_USER.
+make_user() {
+	need_root
+	command -v useradd >/dev/null || skip "no useradd"
+	local name
+	name=adaptrm-e2e-$$-$((${#CLEANUP[@]} + RANDOM % 1000))
+	useradd -m -s /bin/sh "$name" >/dev/null 2>&1 || skip "useradd failed"
+	on_exit "pkill -KILL -u $name; sleep 0.2; pkill -KILL -u $name; userdel -r $name"
+	# shellcheck disable=SC2034 # read by the caller
+	MADE_USER=$name
+}
+
+# as_user NAME COMMAND...: COMMAND as NAME with NAME's groups, home and a
+# clean environment (what a login would give it), the sanitizers' options
+# passed on; killed after 120 s, a bound only a hang reaches.
+as_user() {
+	local name=$1 home
+	shift
+	home=$(getent passwd "$name" | cut -d: -f6)
+	timeout -k 5 120 setpriv --reuid="$name" --regid="$(id -g "$name")" --init-groups \
+		env -i HOME="$home" USER="$name" LOGNAME="$name" PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		LC_ALL=C ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+		${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "$@"
+}

@@ -20,6 +20,15 @@ root=$(mktemp -d "/tmp/adaptrm-$name.XXXXXX")
 mounted=0
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=6G tmpfs "$root" 2>/dev/null; then mounted=1; fi
 chmod 755 "$root"
+# Tests run the binary as other users too (setpriv, accounts of their own),
+# who may not reach a checkout under a directory only root can enter (a
+# clone in /root): every test runs a copy from this root-owned 0755
+# directory, with adaptrm-mpi beside it where it was built.
+mkdir -p "$root/bin"
+for b in "$ADAPTRM" "$(dirname "$ADAPTRM")/adaptrm-mpi"; do
+	[ -f "$b" ] && install -m 0755 "$b" "$root/bin/$(basename "$b")"
+done
+ADAPTRM=$root/bin/$(basename "$ADAPTRM")
 cleanup_root() {
 	[ $mounted = 1 ] && umount -l "$root" 2>/dev/null
 	rm -rf "$root"

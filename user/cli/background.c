@@ -1,8 +1,11 @@
 #include "cli/background.h"
 #include "hold/deleter.h"
+#include "hold/left.h"
 #include "hold/place.h"
 #include "hold/record.h"
+#include "hold/state.h"
 #include "lib/msg.h"
+#include "lib/ownfile.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
@@ -68,24 +71,59 @@ struct candidate {
 	int dirfd;
 };
 
-/* Try the place in C: 0 and *PLACE set (malloc'd) if the operand is held
- * there; else the errno, EPERM for an unsafe place (said here). */
-static int try_place(const struct candidate *c, int pfd, const char *base, const struct stat *st,
-		     const char *abs, char **place)
+/* ARG (BASE in PFD) is held in the place PLACEFD (at PLACE) as R: start its
+ * deleter. Where none can start (a process or memory limit), ARG goes back
+ * to its path for the foreground; where it cannot go back either, it stays
+ * held for --resume and the call fails. */
+static enum bg_take start(const struct rm_options *o, const char *arg, int placefd,
+			  const char *place, int pfd, const char *base, struct held_record *r)
+{
+	state_note_place(place);
+	struct deleter_options d = { .free_rate = o->free_rate,
+				     .max_ops = o->max_ops,
+				     .stats = o->stats };
+	if (deleter_spawn(placefd, place, &d)) {
+		/* --stats: the summary that follows counts the foreground only;
+		 * the deleter's own goes to its log. */
+		if (o->verbose || o->stats)
+			printf("held %s for the background deleter\n", quote_n(0, arg));
+		return BG_HELD;
+	}
+	int err = errno;
+	if (renameat2(placefd, r->name, pfd, base, RENAME_NOREPLACE) == 0) {
+		held_record_remove(placefd, r);
+		warn_errno(0, "cannot start the deleter (%s): %s is deleted in the foreground",
+			   strerror(err), quote_n(0, arg));
+		return BG_FOREGROUND;
+	}
+	warn_errno(0, "cannot start the deleter (%s): %s stays held in %s (adaptrm --resume)",
+		   strerror(err), quote_n(0, arg), quote_n(1, place));
+	return BG_FAILED;
+}
+
+/* Hold ARG in the place in C and start its deleter; *TRIED set once a
+ * place was found (BG_FOREGROUND then is final), and ERR the errno of a
+ * place that could not be used (EPERM for an unsafe one, said here). */
+static enum bg_take try_place(const struct rm_options *o, const struct candidate *c, int pfd,
+			      const char *base, const char *arg, const struct stat *st,
+			      const char *abs, int *err)
 {
 	struct strbuf name = STRBUF_INIT;
 	place_name(geteuid(), &name);
 	enum place_check why;
 	int fd = place_open_at(c->dirfd, sb_str(&name), geteuid(), st->st_dev, true, &why);
-	int err = fd < 0 ? errno : 0;
+	*err = fd < 0 ? errno : 0;
 	struct strbuf path = STRBUF_INIT;
 	sb_addf(&path, "%s%s%s", c->dir, strcmp(c->dir, "/") ? "/" : "", sb_str(&name));
 	sb_free(&name);
-	if (fd < 0 && why == PLACE_FOREIGN)
+	enum bg_take t = BG_FOREGROUND;
+	if (fd < 0 && why == PLACE_FOREIGN) {
 		warn_errno(0,
 			   "refusing the holding place %s: not a directory of mode 0700 owned by "
 			   "you on the operand's filesystem",
 			   quote_n(0, sb_str(&path)));
+		*err = EPERM;
+	}
 	if (fd >= 0) {
 		struct held_record r = { .path = (char *)abs,
 					 .uid = geteuid(),
@@ -93,79 +131,76 @@ static int try_place(const struct candidate *c, int pfd, const char *base, const
 					 .ino = st->st_ino,
 					 .size = (uint64_t)st->st_blocks * 512 };
 		entry_name(&r);
-		err = hold_into(fd, pfd, base, st, &r);
+		*err = hold_into(fd, pfd, base, st, &r);
+		if (!*err)
+			t = start(o, arg, fd, sb_str(&path), pfd, base, &r);
 		close(fd);
 	}
-	if (!err)
-		*place = xstrdup(sb_str(&path));
 	sb_free(&path);
-	return why == PLACE_FOREIGN ? EPERM : err;
+	return t;
 }
 
-/* ARG is held in PLACE: note the place, start its deleter. */
-static void started(const struct rm_options *o, const char *arg, const char *place)
+/* Why ARG must be deleted in the foreground before any place is tried, or
+ * NULL. */
+static const char *foreground_why(const char *abs, const struct stat *st)
 {
-	state_note_place(place);
-	struct deleter_options d = { .free_rate = o->free_rate,
-				     .max_ops = o->max_ops,
-				     .stats = o->stats };
-	if (!deleter_spawn(place, &d))
-		warn_errno(errno, "cannot start the deleter for %s (adaptrm --resume will)",
-			   quote_n(0, place));
-	/* --stats: the summary that follows counts the foreground only; the
-	 * deleter's own goes to its log. */
-	if (o->verbose || o->stats)
-		printf("held %s for the background deleter\n", quote_n(0, arg));
+	/* A mount below the operand would be carried into the place. */
+	if (place_mount_below(abs))
+		return "a mount point is at or below it";
+	/* Another user's directory, moved into the caller's place, would be
+	 * out of its owner's reach; GNU rm leaves in place what of it the
+	 * caller cannot remove, and so does the foreground. */
+	if (S_ISDIR(st->st_mode) && st->st_uid != geteuid() && geteuid() != 0)
+		return "it is another user's directory";
+	return NULL;
 }
 
-bool background_take(const struct rm_options *o, int pfd, const char *base, const char *arg,
-		     const struct stat *st)
+enum bg_take background_take(const struct rm_options *o, int pfd, const char *base, const char *arg,
+			     const struct stat *st)
 {
 	char *parent = place_fd_path(pfd);
 	if (!parent) {
 		background_say_foreground(o, arg, "its directory's path is unknown");
-		return false;
+		return BG_FOREGROUND;
 	}
 	struct strbuf abs = STRBUF_INIT;
 	sb_addf(&abs, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "", base);
-	/* A mount below the operand would be carried into the place. */
-	if (place_mount_below(sb_str(&abs))) {
-		background_say_foreground(o, arg, "a mount point is at or below it");
+	const char *why = foreground_why(sb_str(&abs), st);
+	if (why) {
+		background_say_foreground(o, arg, why);
 		sb_free(&abs);
 		free(parent);
-		return false;
+		return BG_FOREGROUND;
 	}
 	char *root = place_mount_root(parent);
 	struct candidate c[2] = { { root, -1 }, { parent, pfd } };
 	if (root)
 		c[0].dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	char *place = NULL;
+	enum bg_take t = BG_FOREGROUND;
 	int err = ENOENT;
 	/* The mount's root first; where the user cannot make the place there
-	 * (or the rename leaves the mount), the operand's own directory. */
-	for (int i = 0; i < 2 && !place && err != EPERM; i++)
+	 * (or the rename leaves the mount), the operand's own directory. Once
+	 * the operand was held somewhere, what start() said stands. */
+	for (int i = 0; i < 2 && err && err != EPERM; i++)
 		if (c[i].dirfd >= 0 || c[i].dirfd == AT_FDCWD)
-			err = try_place(&c[i], pfd, base, st, sb_str(&abs), &place);
+			t = try_place(o, &c[i], pfd, base, arg, st, sb_str(&abs), &err);
 	if (c[0].dirfd >= 0)
 		close(c[0].dirfd);
-	bool held = place != NULL;
-	if (!held)
+	if (t == BG_FOREGROUND && err)
 		background_say_foreground(o, arg,
 					  err == EPERM ? "no safe holding place" : strerror(err));
-	else
-		started(o, arg, place);
-	free(place);
 	free(root);
 	free(parent);
 	sb_free(&abs);
-	return held;
+	return t;
 }
 
 /* What one place holds, as --pending and --wait see it. */
 struct place_view {
 	size_t records, matching; /* all valid records of ours; those --wait waits for */
 	uint64_t bytes;
-	pid_t locker;
+	bool running; /* a deleter holds its lock */
+	pid_t pid;    /* the deleter's pid, as its lock file names it (0: unknown) */
 };
 
 /* PATH is the held path or below it (the paths --wait was given). */
@@ -183,25 +218,71 @@ static bool wanted(const char *held, int nwant, char **want)
 	return false;
 }
 
+/* PATH as --pending lists it: quoted where it needs it, as ls quotes, so
+ * that a name with a newline or an escape sequence is one visible field. */
+static void put_path(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	quote_maybe_append(&sb, path, strlen(path));
+	fputs(sb_str(&sb), stdout);
+	sb_free(&sb);
+}
+
 static void print_record(const struct held_record *r)
 {
 	long long age = (long long)time(NULL) - r->time;
-	printf("%s\theld %llds ago", r->path, age < 0 ? 0 : age);
+	put_path(r->path);
+	printf("\theld %llds ago", age < 0 ? 0 : age);
 	if (r->size)
 		printf("\t%" PRIu64 " bytes allocated at its top", r->size);
 	putchar('\n');
 }
 
+struct walk {
+	const struct rm_options *o;
+	int nwant;
+	char **want;
+	char **seen;
+	size_t nseen;
+	size_t matching; /* --wait: records it still waits for */
+	bool stuck;	 /* a place with records and no deleter */
+	bool failed;	 /* --wait, --resume: something is left, or no deleter */
+	enum { W_PENDING, W_RESUME, W_POLL } mode;
+	const char *place;
+};
+
+/* A note of what a deleter left: listed by --pending; said once by --wait
+ * for the paths it waits for, and then gone, as GNU says it once. */
+static void visit_note(int placefd, const struct left_note *n, void *arg)
+{
+	struct walk *w = arg;
+	if (w->mode == W_PENDING) {
+		put_path(n->path);
+		printf("\tnot removed entirely: %s\n",
+		       n->back ? "what is left is back at its path" : "what is left is still held");
+		return;
+	}
+	if (w->mode != W_POLL || !wanted(n->path, w->nwant, w->want))
+		return;
+	struct strbuf log = STRBUF_INIT;
+	state_log_path(placefd, w->place, &log);
+	warn_errno(0, "cannot remove %s entirely: what is left is %s (the log %s says why)",
+		   quote_n(0, n->path), n->back ? "back at its path" : "still held",
+		   quote_n(1, sb_str(&log)));
+	sb_free(&log);
+	w->failed = true;
+	left_note_remove(placefd, n);
+}
+
 /* Look at PLACE's records: count them into V, print them if PRINT. */
-static bool view_place(const char *place, int nwant, char **want, bool print, struct place_view *v)
+static bool view_place(int fd, int nwant, char **want, bool print, struct place_view *v)
 {
 	*v = (struct place_view){ 0 };
-	enum place_check why;
-	int fd = place_open(place, geteuid(), false, &why);
-	if (fd < 0)
-		return false;
-	v->locker = place_locker(fd, place, DELETER_ARG);
-	DIR *dir = fdopendir(dup(fd));
+	v->running = place_locked(fd, &v->pid);
+	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!dir && dfd >= 0)
+		close(dfd);
 	struct dirent *de;
 	while (dir && (de = readdir(dir))) {
 		struct held_record r;
@@ -219,17 +300,16 @@ static bool view_place(const char *place, int nwant, char **want, bool print, st
 	}
 	if (dir)
 		closedir(dir);
-	close(fd);
 	return true;
 }
 
 /* The deleter's own account of its progress (hold/deleter.c's status). */
-static void print_status(const char *place, pid_t pid)
+static void print_status(int placefd, const char *place, pid_t pid)
 {
-	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "%s/status", place);
-	FILE *fp = fopen(sb_str(&sb), "re");
-	sb_free(&sb);
+	int fd = own_file_open(placefd, "status", O_RDONLY, 0);
+	FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!fp && fd >= 0)
+		close(fd);
 	unsigned long long files = 0, dirs = 0;
 	long long started = 0, updated = 0;
 	char line[128];
@@ -239,23 +319,16 @@ static void print_status(const char *place, pid_t pid)
 			sscanf(line, "updated %lld", &updated);
 	if (fp)
 		fclose(fp);
-	printf("%s: deleter %d running: %llu files and %llu directories removed so far", place,
-	       (int)pid, files, dirs);
+	put_path(place);
+	if (pid > 0)
+		printf(": deleter %d running", (int)pid);
+	else
+		printf(": deleter running");
+	printf(": %llu files and %llu directories removed so far", files, dirs);
 	if (updated > started && started > 0)
 		printf(", %llu entries/s", (files + dirs) / (unsigned long long)(updated - started));
 	putchar('\n');
 }
-
-struct walk {
-	const struct rm_options *o;
-	int nwant;
-	char **want;
-	char **seen;
-	size_t nseen;
-	size_t matching; /* --wait: records it still waits for */
-	bool stuck;	 /* a place with records and no deleter */
-	enum { W_PENDING, W_RESUME, W_POLL } mode;
-};
 
 static bool seen_before(struct walk *w, const char *place)
 {
@@ -267,26 +340,44 @@ static bool seen_before(struct walk *w, const char *place)
 	return false;
 }
 
+/* --resume on PLACEFD: a deleter started where none runs; said and failed
+ * where none can start. */
+static void resume(struct walk *w, int placefd, const char *place)
+{
+	struct deleter_options d = { .free_rate = w->o->free_rate,
+				     .max_ops = w->o->max_ops,
+				     .stats = w->o->stats };
+	if (!deleter_spawn(placefd, place, &d)) {
+		warn_errno(errno, "cannot start the deleter for %s", quote_n(0, place));
+		w->failed = true;
+	}
+}
+
 static void visit(const char *place, void *arg)
 {
 	struct walk *w = arg;
 	struct place_view v;
-	if (seen_before(w, place) || !view_place(place, w->nwant, w->want, w->mode == W_PENDING, &v))
+	if (seen_before(w, place))
 		return;
+	enum place_check why;
+	int fd = place_open(place, geteuid(), false, &why);
+	if (fd < 0)
+		return;
+	view_place(fd, w->nwant, w->want, w->mode == W_PENDING, &v);
+	w->place = place;
+	left_note_each(fd, visit_note, w);
 	w->matching += v.matching;
-	if (w->mode == W_PENDING && v.locker)
-		print_status(place, v.locker);
-	else if (w->mode == W_PENDING && v.records)
-		printf("%s: no deleter running (adaptrm --resume starts one)\n", place);
-	if (w->mode == W_RESUME && v.records && !v.locker) {
-		struct deleter_options d = { .free_rate = w->o->free_rate,
-					     .max_ops = w->o->max_ops,
-					     .stats = w->o->stats };
-		if (!deleter_spawn(place, &d))
-			warn_errno(errno, "cannot start the deleter for %s", quote_n(0, place));
+	if (w->mode == W_PENDING && v.running)
+		print_status(fd, place, v.pid);
+	else if (w->mode == W_PENDING && v.records) {
+		put_path(place);
+		printf(": no deleter running (adaptrm --resume starts one)\n");
 	}
-	if (w->mode == W_POLL && v.matching && !v.locker)
+	if (w->mode == W_RESUME && v.records && !v.running)
+		resume(w, fd, place);
+	if (w->mode == W_POLL && v.matching && !v.running)
 		w->stuck = true;
+	close(fd);
 }
 
 static void forget_seen(struct walk *w)
@@ -300,6 +391,7 @@ static void walk(struct walk *w, int mode)
 {
 	w->mode = mode;
 	w->matching = 0;
+	w->place = NULL;
 	w->stuck = false;
 	forget_seen(w);
 	state_each_place(geteuid(), visit, w);
@@ -307,7 +399,8 @@ static void walk(struct walk *w, int mode)
 
 /* --wait: resume, then poll until nothing asked for is held. A place whose
  * records stay without a deleter for a while holds what the deleter leaves
- * (see its log): resumed once more, then given up on. */
+ * (see its log): resumed once more, then given up on. What a deleter left
+ * is said as it is found, and fails the wait. */
 static int wait_done(struct walk *w)
 {
 	walk(w, W_RESUME);
@@ -315,14 +408,14 @@ static int wait_done(struct walk *w)
 	for (;;) {
 		walk(w, W_POLL);
 		if (!w->matching)
-			return 0;
+			return w->failed ? 1 : 0;
 		idle = w->stuck ? idle + 1 : 0;
 		if (idle == 30)
 			walk(w, W_RESUME);
 		if (idle >= 60) {
 			warn_errno(0,
 				   "%zu held entries are left that no deleter removes (see the log "
-				   "in the state directory)",
+				   "in the state directory or the holding place)",
 				   w->matching);
 			return 1;
 		}
@@ -354,6 +447,8 @@ int background_main(const struct rm_options *o, int nfiles, char **files)
 		walk(&w, W_PENDING);
 	if (o->wait_held)
 		status = wait_done(&w);
+	if (w.failed)
+		status = 1;
 	forget_seen(&w);
 	for (int i = 0; i < w.nwant; i++)
 		free(w.want[i]);

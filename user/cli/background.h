@@ -8,12 +8,19 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
+/* What became of an operand --background was given. */
+enum bg_take {
+	BG_FOREGROUND, /* the caller deletes it (said why with -v or --stats, or
+			* always when a place is unsafe or no deleter could start) */
+	BG_HELD,       /* held, and a deleter runs on it */
+	BG_FAILED,     /* held, no deleter could start, and it could not go back:
+			* said, and the call fails */
+};
+
 /* Take the operand ARG (BASE in the parent PFD, lstat'ed as ST, after GNU's
- * checks passed): true if it is held and a deleter is on it; false if the
- * caller must delete it in the foreground (said why with -v or --stats, or
- * always when a holding place is unsafe). */
-bool background_take(const struct rm_options *o, int pfd, const char *base, const char *arg,
-		     const struct stat *st);
+ * checks passed). */
+enum bg_take background_take(const struct rm_options *o, int pfd, const char *base, const char *arg,
+			     const struct stat *st);
 
 /* With -v or --stats: "ARG: deleted in the foreground: WHY". */
 void background_say_foreground(const struct rm_options *o, const char *arg, const char *why);

@@ -375,10 +375,12 @@ static bool remove_operand(struct rm_state *r, const char *arg)
 {
 	struct operand op = { .arg = arg, .pfd = AT_FDCWD };
 	enum op_action a = check_operand(r, &op);
-	if (a == OP_ENGINE_TREE && r->o->background &&
-	    background_take(r->o, op.pfd, op.base, op.arg, &op.st)) {
-		a = OP_DONE;
-		r->held++;
+	if (a == OP_ENGINE_TREE && r->o->background) {
+		enum bg_take t = background_take(r->o, op.pfd, op.base, op.arg, &op.st);
+		if (t != BG_FOREGROUND) {
+			a = t == BG_HELD ? OP_DONE : OP_FAILED;
+			r->held++;
+		}
 	}
 	if (a == OP_PROMPT_TREE && r->o->background)
 		background_say_foreground(r->o, arg, "it is deleted with prompts");

@@ -2,10 +2,13 @@
 #include "ctl/controller.h"
 #include "engine/engine.h"
 #include "engine/fsinfo.h"
+#include "hold/left.h"
 #include "hold/place.h"
 #include "hold/polite.h"
 #include "hold/record.h"
+#include "hold/state.h"
 #include "lib/clock.h"
+#include "lib/quote.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
@@ -13,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/openat2.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,23 +32,49 @@
 #define IOPRIO_WHO_PGRP 2
 #define IOPRIO_BE_NORM 4
 
-bool deleter_spawn(const char *place, const struct deleter_options *o)
+bool deleter_spawn(int placefd, const char *place, const struct deleter_options *o)
 {
-	char *dir = state_dir(true);
-	struct strbuf log = STRBUF_INIT;
-	sb_addf(&log, "%s/deleter.log", dir ? dir : "/tmp");
-	free(dir);
+	/* The lock first, taken here and handed to the deleter: a deleter runs
+	 * from before the caller returns, and one already running (the lock
+	 * taken) deletes what was just held (drain's last look). */
+	int lock = place_lock(placefd);
+	if (lock < 0)
+		return errno == EAGAIN;
+	/* The log is opened here, where its checks can refuse it and a
+	 * failure is the caller's to report, so that the child opens nothing
+	 * that could block (a FIFO in its name) or lead elsewhere. */
+	int log = state_log_open(placefd, place, NULL);
+	int err = log < 0 ? errno : 0;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 && !err)
+		err = errno;
+	if (err) {
+		close(lock);
+		if (log >= 0)
+			close(log);
+		if (null >= 0)
+			close(null);
+		errno = err;
+		return false;
+	}
 	char rate[24], ops[24];
 	snprintf(rate, sizeof rate, "%" PRIu64, o->free_rate);
 	snprintf(ops, sizeof ops, "%" PRIu64, o->max_ops);
-	char *argv[] = { "adaptrm", DELETER_ARG, (char *)place, rate, ops, o->stats ? "stats" : "-",
+	char *argv[] = { "adaptrm",
+			 DELETER_ARG,
+			 (char *)place,
+			 rate,
+			 ops,
+			 o->stats ? "stats" : "-",
+			 DELETER_LOCK_FD_ARG,
 			 NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, sb_str(&log), O_WRONLY | O_APPEND | O_CREAT, 0600);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	posix_spawn_file_actions_adddup2(&fa, null, 0);
+	posix_spawn_file_actions_adddup2(&fa, log, 1);
+	posix_spawn_file_actions_adddup2(&fa, log, 2);
+	posix_spawn_file_actions_adddup2(&fa, lock, DELETER_LOCK_FD);
 	posix_spawnattr_init(&at);
 	/* Its own session, no terminal: a hangup or ^C of the caller's
 	 * terminal does not reach it. Spawned without a wait, so that the
@@ -53,10 +83,14 @@ bool deleter_spawn(const char *place, const struct deleter_options *o)
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
 	fflush(NULL);
 	pid_t pid;
-	int err = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
+	err = posix_spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
-	sb_free(&log);
+	if (!err)
+		place_lock_note_pid(lock, pid);
+	close(lock);
+	close(log);
+	close(null);
 	errno = err;
 	return err == 0;
 }
@@ -286,6 +320,59 @@ static void tick(struct engine *e, void *arg)
 		write_status(d, &t, out.interval_ns);
 }
 
+/* The directory of the absolute PATH, opened without following a symlink
+ * (the path was made from /proc/self/fd: it has none); its last component
+ * into *BASE. -1 if there is none. */
+static int open_parent(const char *path, char **copy, const char **base)
+{
+	*copy = xstrdup(path);
+	char *slash = strrchr(*copy, '/');
+	if (!slash || !slash[1] || path[0] != '/')
+		return -1;
+	*slash = '\0';
+	*base = slash + 1;
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	return (int)syscall(SYS_openat2, AT_FDCWD, (*copy)[0] ? *copy : "/", &how, sizeof how);
+}
+
+/* R's entry could not be removed entirely. GNU rm leaves what it cannot
+ * remove where it was, reachable by its owner, and says so: what is left
+ * goes back to R's path, unless something took that path meanwhile (then it
+ * stays held for --resume), and a note tells --pending and --wait. */
+static void put_back(struct deleter *d, struct held_record *r)
+{
+	bool back = false;
+	int err = ENOENT;
+	char *copy = NULL;
+	const char *base = NULL;
+	if (r->path) {
+		int pfd = open_parent(r->path, &copy, &base);
+		err = errno;
+		if (pfd >= 0) {
+			back = renameat2(d->placefd, r->name, pfd, base, RENAME_NOREPLACE) == 0;
+			err = errno;
+			close(pfd);
+		}
+	}
+	free(copy);
+	const char *shown = quote_n(0, r->path ? r->path : r->name);
+	if (back) {
+		held_record_remove(d->placefd, r);
+		fprintf(stderr,
+			"adaptrm deleter: %s was not removed entirely: what is left is back "
+			"at its path\n",
+			shown);
+	} else {
+		fprintf(stderr,
+			"adaptrm deleter: %s was not removed entirely, and cannot go back to its "
+			"path (%s): it stays held in %s\n",
+			shown, strerror(err), quote_n(1, d->place));
+	}
+	if (left_note_write(d->placefd, r->path ? r->path : r->name, back) != 0)
+		fprintf(stderr, "adaptrm deleter: cannot note what was left of %s\n", shown);
+}
+
 /* One recorded entry: checked against its record, then deleted. True if it
  * is gone (its record then removed too). */
 enum outcome { GONE, LEFT, NOT_YET };
@@ -338,6 +425,8 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 	d->current = NULL;
 	if (ok)
 		held_record_remove(d->placefd, r);
+	else if (!engine_stopping(d->engine))
+		put_back(d, r);
 	return ok ? GONE : LEFT;
 }
 
@@ -406,14 +495,17 @@ static size_t count_records(int placefd)
 }
 
 /* Passes while they make progress; then the lock goes, and one more look
- * catches a record written while the lock was still held (its writer's
- * deleter found the lock taken and left it to us). */
-static void drain(struct deleter *d)
+ * catches a record written while the lock was still held (its writer found
+ * the lock taken and left it to us). LOCK is the lock handed over by the
+ * spawner, or -1: taken here. */
+static void drain(struct deleter *d, int lock)
 {
 	for (;;) {
-		int lock = place_lock(d->placefd);
+		if (lock < 0)
+			lock = place_lock(d->placefd);
 		if (lock < 0)
 			return; /* another deleter has it */
+		place_lock_note_pid(lock, getpid());
 		size_t left = 0, young = 0;
 		while (one_pass(d, &left, &young) > 0 || young) {
 			if (young) {
@@ -422,9 +514,23 @@ static void drain(struct deleter *d)
 			}
 		}
 		close(lock);
+		lock = -1;
 		if (count_records(d->placefd) <= left || engine_stopping(d->engine))
 			return;
 	}
+}
+
+/* The lock the spawner handed over on DELETER_LOCK_FD, if ARG says there is
+ * one and it is the lock file of the place PLACEFD; else -1. */
+static int handed_lock(int placefd, const char *arg)
+{
+	struct stat a, b;
+	if (strcmp(arg, DELETER_LOCK_FD_ARG) != 0 || fstat(DELETER_LOCK_FD, &a) < 0 ||
+	    fstatat(placefd, PLACE_LOCK, &b, AT_SYMLINK_NOFOLLOW) < 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino)
+		return -1;
+	fcntl(DELETER_LOCK_FD, F_SETFD, FD_CLOEXEC);
+	return DELETER_LOCK_FD;
 }
 
 static struct engine *make_engine(uint64_t free_rate, uint64_t max_ops, uint64_t *interval)
@@ -461,6 +567,7 @@ int deleter_main(int argc, char **argv)
 {
 	if (argc < 4)
 		return 2;
+	int lock = -1;
 	struct deleter d = { .place = argv[0], .stats = !strcmp(argv[3], "stats") };
 	enum place_check why;
 	d.placefd = place_open(d.place, geteuid(), false, &why);
@@ -469,6 +576,8 @@ int deleter_main(int argc, char **argv)
 			why == PLACE_FOREIGN ? "not a safe holding place" : strerror(errno));
 		return 1;
 	}
+	if (argc >= 5)
+		lock = handed_lock(d.placefd, argv[4]);
 	be_polite();
 	d.cpu_idle_ok = polite_cpu_idle_reversible();
 	set_io_class(d.idle_io = true); /* until the first tick has looked */
@@ -489,7 +598,7 @@ int deleter_main(int argc, char **argv)
 	struct controller_config cc = { .sort_policy = SORT_AUTO };
 	d.ctl = controller_new(d.engine, &cc);
 	engine_set_tick(d.engine, tick, &d);
-	drain(&d);
+	drain(&d, lock);
 	/* The summary and the exit at the normal policy: beside busy CPUs the
 	 * idle one could wait long for them. */
 	if (d.cpu_idle)

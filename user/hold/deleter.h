@@ -13,6 +13,9 @@
 
 /* The hidden first argument that makes adaptrm the deleter. */
 #define DELETER_ARG "---background-deleter"
+/* The fd on which a deleter is handed its place's lock, held. */
+#define DELETER_LOCK_FD 3
+#define DELETER_LOCK_FD_ARG "lock=3"
 
 struct deleter_options {
 	uint64_t free_rate; /* --free-rate (0: none) */
@@ -20,10 +23,11 @@ struct deleter_options {
 	bool stats;	    /* --stats: a summary into the log at the end */
 };
 
-/* Start a deleter for PLACE, detached (its own session, no terminal, output
- * to the log in the state directory); it exits at once if one already runs
- * there. False if it could not be started. */
-bool deleter_spawn(const char *place, const struct deleter_options *o);
+/* Start a deleter for PLACE (opened as PLACEFD), detached (its own session,
+ * no terminal, output to the log), holding the place's lock from before this
+ * returns. True if a deleter runs there now (this one, or one that already
+ * did and deletes what is held); false with errno if none could start. */
+bool deleter_spawn(int placefd, const char *place, const struct deleter_options *o);
 /* The deleter's main: ARGV after DELETER_ARG (the place, then the options
  * spawn passed). Returns the exit status. */
 int deleter_main(int argc, char **argv);

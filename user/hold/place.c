@@ -1,7 +1,6 @@
 #include "hold/place.h"
-#include "lib/env.h"
 #include "lib/mountinfo.h"
-#include "lib/procfile.h"
+#include "lib/ownfile.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
@@ -11,10 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
-
-#define INDEX_FILE "places"
 
 void place_name(uid_t uid, struct strbuf *sb)
 {
@@ -159,138 +155,49 @@ bool place_mount_below(const char *path)
 
 int place_lock(int placefd)
 {
-	int fd = openat(placefd, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = own_file_open(placefd, PLACE_LOCK, O_RDWR | O_CREAT, 0600);
 	if (fd < 0)
 		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	/* An open file description's lock: it goes with the fd to the
+	 * deleter spawned with it, and F_OFD_GETLK lets anyone see it held
+	 * without taking it. */
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	if (fcntl(fd, F_OFD_SETLK, &fl) < 0) {
+		int err = errno;
 		close(fd);
+		errno = err == EACCES ? EAGAIN : err;
 		return -1;
 	}
-	char buf[32];
-	int n = snprintf(buf, sizeof buf, "%d\n", (int)getpid());
-	/* The flock is the lock; the pid only lets --pending name the deleter.
-	 * On a full filesystem it may not be written, and the deleter must run
-	 * all the same: what it deletes is what frees the space. */
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)n, 0) != n && ftruncate(fd, 0) < 0)
-		fprintf(stderr, "adaptrm deleter: cannot write its pid: %s\n", strerror(errno));
 	return fd;
 }
 
-/* Process PID's command line holds the argument ARG. */
-static bool cmdline_has(pid_t pid, const char *arg)
+void place_lock_note_pid(int lockfd, pid_t pid)
 {
-	char path[64], buf[8192];
-	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-	ssize_t n = procfile_read(path, buf, sizeof buf);
-	if (n < 0)
-		return false;
-	for (char *p = buf; p < buf + n; p += strlen(p) + 1)
-		if (!strcmp(p, arg))
-			return true;
-	return false;
+	char buf[32];
+	int n = snprintf(buf, sizeof buf, "%d\n", (int)pid);
+	/* The lock is the truth; the pid only lets --pending name the deleter.
+	 * On a full filesystem it may not be written, and the deleter must run
+	 * all the same: what it deletes is what frees the space. */
+	if (ftruncate(lockfd, 0) == 0 && pwrite(lockfd, buf, (size_t)n, 0) != n &&
+	    ftruncate(lockfd, 0) < 0) {
+		/* an empty lock file names no pid: --pending says so */
+	}
 }
 
-pid_t place_locker(int placefd, const char *place, const char *mark)
+bool place_locked(int placefd, pid_t *pid)
 {
-	int fd = openat(placefd, "lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	*pid = 0;
+	int fd = own_file_open(placefd, PLACE_LOCK, O_RDONLY, 0);
 	if (fd < 0)
-		return 0;
+		return false;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	bool held = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
 	char buf[32] = "";
-	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+	ssize_t n = held ? pread(fd, buf, sizeof buf - 1, 0) : 0;
 	close(fd);
-	pid_t pid = n > 0 ? (pid_t)atoi(buf) : 0;
-	/* Looked up, not tried: taking the lock even for a moment could turn
-	 * away a deleter starting just then. A pid left by a killed deleter
-	 * names another process, or one that is not a deleter of this place. */
-	if (pid > 0 && cmdline_has(pid, mark) && cmdline_has(pid, place))
-		return pid;
-	return 0;
-}
-
-char *state_dir(bool create)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *x = env_str(ENV_XDG_STATE_HOME), *home = env_str(ENV_HOME);
-	if (geteuid() == 0 && !(x && x[0] == '/'))
-		sb_adds(&sb, "/var/lib");
-	else if (x && x[0] == '/')
-		sb_adds(&sb, x);
-	else if (home && home[0] == '/')
-		sb_addf(&sb, "%s/.local/state", home);
-	else
-		return NULL;
-	if (create)
-		mkdir(sb_str(&sb), 0755); /* $HOME/.local/state may not exist yet */
-	sb_adds(&sb, "/adaptrm");
-	if (create && mkdir(sb_str(&sb), 0700) < 0 && errno != EEXIST) {
-		sb_free(&sb);
-		return NULL;
-	}
-	char *s = xstrdup(sb_str(&sb));
-	sb_free(&sb);
-	return s;
-}
-
-/* Call FN for each line of the index. */
-static void each_indexed(void (*fn)(const char *place, void *arg), void *arg)
-{
-	char *dir = state_dir(false);
-	if (!dir)
-		return;
-	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "%s/" INDEX_FILE, dir);
-	free(dir);
-	FILE *fp = fopen(sb_str(&sb), "re");
-	sb_free(&sb);
-	if (!fp)
-		return;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	while ((n = getline(&line, &cap, fp)) > 0) {
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		if (line[0] == '/')
-			fn(line, arg);
-	}
-	free(line);
-	fclose(fp);
-}
-
-struct seen {
-	const char *place;
-	bool found;
-};
-
-static void find_place(const char *place, void *arg)
-{
-	struct seen *s = arg;
-	if (!strcmp(place, s->place))
-		s->found = true;
-}
-
-void state_note_place(const char *place)
-{
-	struct seen s = { .place = place };
-	each_indexed(find_place, &s);
-	char *dir = s.found ? NULL : state_dir(true);
-	if (!dir)
-		return;
-	struct strbuf sb = STRBUF_INIT;
-	sb_addf(&sb, "%s/" INDEX_FILE, dir);
-	free(dir);
-	/* O_APPEND: concurrent callers add whole lines, a duplicate at worst. */
-	int fd = open(sb_str(&sb), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	sb_reset(&sb);
-	sb_addf(&sb, "%s\n", place);
-	if (fd >= 0) {
-		if (write(fd, sb_str(&sb), sb.len) < 0) {
-			/* The mount roots are searched anyway; only a fallback
-			 * place is then found by the next --background there. */
-		}
-		close(fd);
-	}
-	sb_free(&sb);
+	if (n > 0)
+		*pid = (pid_t)atoi(buf);
+	return held;
 }
 
 struct mount_places {
@@ -313,9 +220,8 @@ static void place_at_root(const char *target, void *arg)
 	sb_free(&sb);
 }
 
-void state_each_place(uid_t uid, void (*fn)(const char *place, void *arg), void *arg)
+void place_each_at_mount_roots(uid_t uid, void (*fn)(const char *place, void *arg), void *arg)
 {
-	each_indexed(fn, arg);
 	struct mount_places m = { .uid = uid, .fn = fn, .arg = arg };
 	each_mount(place_at_root, &m);
 }

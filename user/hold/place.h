@@ -34,20 +34,17 @@ char *place_mount_root(const char *path);
 /* A mount point at PATH or anywhere below it. */
 bool place_mount_below(const char *path);
 
-/* The deleter's lock in the place: one deleter per place. Returns the lock
- * file's fd (held until closed), or -1 if another holds it or on error. */
+#define PLACE_LOCK "lock"
+/* The deleter's lock in the place: one deleter per place, and a deleter runs
+ * while it is held (an open file description's lock on the file "lock").
+ * Returns the lock file's fd (held until every copy of it is closed), or -1
+ * with errno EAGAIN if another holds it, or another errno. */
 int place_lock(int placefd);
-/* The pid of the deleter running on PLACE (opened as PLACEFD): the pid in
- * the lock, if that process's arguments hold MARK and PLACE; else 0. */
-pid_t place_locker(int placefd, const char *place, const char *mark);
-
-/* The state directory ($XDG_STATE_HOME/adaptrm, $HOME/.local/state/adaptrm,
- * or /var/lib/adaptrm for root), created if CREATE; malloc'd or NULL. */
-char *state_dir(bool create);
-/* Add PLACE to the state directory's index of places (once). */
-void state_note_place(const char *place);
-/* Call FN for every place listed in the index, then every place at a mount
- * root in mountinfo (a path may come twice: FN dedupes if it cares). */
-void state_each_place(uid_t uid, void (*fn)(const char *place, void *arg), void *arg);
-
+/* Write PID into the lock file LOCKFD, for --pending to name. */
+void place_lock_note_pid(int lockfd, pid_t pid);
+/* Whether a deleter holds the lock of the place PLACEFD, asked without
+ * taking it; *PID is the pid its file names (0 if none). */
+bool place_locked(int placefd, pid_t *pid);
+/* Call FN for every place of UID at the root of a mount in mountinfo. */
+void place_each_at_mount_roots(uid_t uid, void (*fn)(const char *place, void *arg), void *arg);
 #endif

@@ -280,6 +280,8 @@ bool polite_cpu_idle(bool idle)
 	return ok;
 }
 
+#define TRY_STACK (64u << 10)
+
 static void *try_idle_and_back(void *arg)
 {
 	struct sched_param sp = { .sched_priority = 0 };
@@ -292,7 +294,15 @@ bool polite_cpu_idle_reversible(void)
 {
 	bool ok = false;
 	pthread_t th;
-	if (pthread_create(&th, NULL, try_idle_and_back, &ok) != 0)
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	/* A small stack: glibc keeps an ended thread's stack mapped for the
+	 * next one, and under an address-space limit a default one (8 MiB)
+	 * would be taken from the walk's room for good. */
+	pthread_attr_setstacksize(&attr, TRY_STACK);
+	int rc = pthread_create(&th, &attr, try_idle_and_back, &ok);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
 		return false;
 	pthread_join(th, NULL);
 	return ok;
