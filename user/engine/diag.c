@@ -99,11 +99,20 @@ static const char *quoted_line(struct worker *w, struct dnode *dir, const char *
 			return w->msg.buf;
 		}
 	}
-	const char *name = leaf ? leaf : dir->name;
-	size_t nlen = strlen(name), room = (EMERGENCY - plen - slen - 16) / 6;
+	/* Out of memory: the operand as spelled, "..." for the levels between,
+	 * and the last name, so that the line still says which tree it is. */
+	struct dnode *root = dir;
+	while (!is_operand(root))
+		root = root->parent;
+	const char *disp = anchor_display(w->e, root->parent);
+	const char *name = leaf ? leaf : dir == root ? NULL : dir->name;
+	const char *sep = !name ? "" : (leaf ? dir == root : dir->parent == root) ? "/" : "/.../";
+	char raw[(EMERGENCY - 64) / 6];
+	int n = snprintf(raw, sizeof raw, "%s%s%s", disp, sep, name ? name : "");
+	size_t rlen = n < 0 ? 0 : (size_t)n < sizeof raw ? (size_t)n : sizeof raw - 1;
 	struct strbuf sb = { .buf = emergency, .len = 0, .cap = EMERGENCY };
 	sb_add(&sb, prefix, plen);
-	quote_append(&sb, name, nlen < room ? nlen : room);
+	quote_append(&sb, raw, rlen);
 	sb_add(&sb, suffix, slen);
 	*len = sb.len;
 	return emergency;
