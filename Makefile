@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # adaptrm: parallel, self-tuning rm with eBPF tracing.
 #
 #   make                 build ./adaptrm

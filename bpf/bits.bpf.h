@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Small helpers shared by the BPF programs. */
 #ifndef ADAPTRM_BITS_BPF_H
 #define ADAPTRM_BITS_BPF_H

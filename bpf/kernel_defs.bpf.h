@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Kernel constants that the probes need but that vmlinux.h cannot give:
  * they are #defines, and BTF keeps only types and enums; and a type it lacks
  * where the kernel has it in a module. Each names the kernel header it

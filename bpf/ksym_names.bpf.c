@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Names kernel text addresses with the kernel's own symbol lookup
  * (bpf_snprintf's %pS), run on demand through BPF_PROG_TEST_RUN and never
  * attached: --trace names a few dozen contended callers this way instead of

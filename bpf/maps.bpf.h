@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* Map helpers shared by the BPF programs. */
 #ifndef ADAPTRM_MAPS_BPF_H
 #define ADAPTRM_MAPS_BPF_H

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-or-later
 /* adaptrm's probes: where a set of processes (and all their descendants)
  * spend their time. Tracepoints only (tp_btf, or raw_tp when BTF-typed
  * attach fails): fentry needs the kernel's BPF trampolines, which some

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Build the Debian packages (debian/) from a copy of this checkout, as
 # dpkg-buildpackage writes them to the parent of the tree it builds and leaves
 # build files in it, then check them with lintian when it is installed.

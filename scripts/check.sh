@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The whole test suite, as `make check` runs it:
 #   0. make lint: format, shellcheck, headers, layers, circles, exits, static analyzer;
 #   1. plain build: Criterion unit tests, the end-to-end tests, then the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Find source files that depend on each other in a loop (make lint's
 `circles` check, scripts/lint.sh).
 

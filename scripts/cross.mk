@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # make ARCH=arm64 on another architecture (included by the Makefile): a
 # cross build with Debian's cross compiler and the arm64 libraries that
 # multiarch installs beside the native ones (scripts/install-deps.sh --arch

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Build a small demo tree (100 dirs x 2000 files) and delete it with adaptrm,
 # showing the live progress line and the --stats summary.
 set -euo pipefail

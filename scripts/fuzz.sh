@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # libFuzzer runs on what adaptrm reads from outside (tests/fuzz/):
 #   json     the JSON reader (user/lib/json.c) on arbitrary bytes
 #   profile  the profile store's reader (user/ctl/profile.c profile_read)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Regenerate a checked-in vmlinux.h from a kernel's BTF (CO-RE relocates at
 # load time, so one header serves every kernel with BTF).
 #   gen_vmlinux_h.sh [BTF-file]    this machine's architecture, from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Install the Debian packages adaptrm needs to build, test and benchmark,
 # only those that are missing. Safe to run repeatedly.
 #   scripts/install-deps.sh          build + test dependencies

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The lint gates (`make lint`, or directly from anywhere in the repository):
 #
 #  * format: clang-format --dry-run --Werror (.clang-format) over user/,
@@ -15,6 +16,8 @@
 #    (no exit, _exit, _Exit, quick_exit, abort, assert, die, err, errx);
 #    out of memory ends it only through lib/xalloc (docs/design.md#how-errors-travel)
 #  * analyze: clang --analyze over every user/**/*.c: any report fails
+#  * spdx: every source file (C, shell, Python, make) names its licence in an
+#    SPDX line near its top: GPL-2.0-or-later in bpf/, GPL-3.0-or-later elsewhere
 #
 # Usage: scripts/lint.sh [CHECK]...   (default: all of them, in that order)
 # Every finding is printed GNU-style, "file:line: message"; the exit status is
@@ -286,7 +289,22 @@ check_analyze() {
 }
 
 # ---------------------------------------------------------------------------
-all_checks=(format shellcheck headers layers circles exits analyze)
+# spdx: the licence of every tracked source file, in its first three lines.
+check_spdx() {
+	local f want
+	while IFS= read -r f; do
+		case $f in
+		vmlinux/* | docs/*) continue ;;
+		bpf/*) want=GPL-2.0-or-later ;;
+		*) want=GPL-3.0-or-later ;;
+		esac
+		head -3 "$f" | grep -q "SPDX-License-Identifier: $want\$" ||
+			finding "$f:1" "no SPDX-License-Identifier: $want line in its first three lines"
+	done < <(git ls-files '*.c' '*.h' '*.sh' '*.py' '*.mk' Makefile .ci/run 2>/dev/null)
+}
+
+# ---------------------------------------------------------------------------
+all_checks=(format shellcheck headers layers circles exits analyze spdx)
 checks=("$@")
 [ ${#checks[@]} -gt 0 ] || checks=("${all_checks[@]}")
 for c in "${checks[@]}"; do

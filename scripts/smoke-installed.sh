@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Install the packages scripts/build-deb.sh built, try the installed binaries
 # (a delete, --trace, adaptrm-mpi on two ranks, the man page and completion),
 # then remove the packages and check their files went with them. The packages

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Validate `adaptrm --trace` against the anchors a kernel engineer would use
 # the same workloads as tests/diagnosis, each measured by
 # adaptrm and by strace -fc, perf lock (tracepoint mode), perf sched,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* adaptrm: entry point. Picks the face (rm, --trace, --profiles) and leaves
  * the rest to it; checks stdout at exit like GNU's close_stdout (a failed write of stdout,
  * -v into a full disk or a closed fd, is an error). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Time to return of `adaptrm -rf --background` against deleting in the
 # foreground (GNU rm, rmz where installed, adaptrm), for trees from 10 to
 # 100,000 entries on tmpfs and on a loop-mounted ext4. Each run builds the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The deletion benchmark (`make bench`): adaptrm against GNU rm, rmz,
 # find -delete and rsync --delete, on real filesystems and tree shapes.
 #

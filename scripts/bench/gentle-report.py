@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Turn scripts/bench/gentle.sh's runs (TSV) into its report: per
 filesystem, case and tool, the median wall time and the fsync probe's
 latencies (median over the repetitions of each run's p50 and p99, and the

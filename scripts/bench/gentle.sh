@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The gentle mode's measurement: how long a database's commits
 # stall while huge files are deleted. A probe on the same filesystem
 # (tests/tools/fsync_probe.c) writes 4 KiB and fsyncs every 10 ms and records

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The large-file lane's measurement: does a tree with a few huge
 # files delete in about max(time of the huge files, time of the rest), not
 # their sum? Three trees on one filesystem, each deleted cold on a slow disk

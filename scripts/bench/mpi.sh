@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # adaptrm-mpi on the metadata-server stand-in (`make bench BENCH_MPI=1`;
 # results: docs/benchmarks.md#across-machines). One slowfs daemon serves N
 # client mounts of one backing directory (a parallel filesystem's metadata

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Plot an adaptrm --json controller time series as a PNG.
 
     adaptrm -rf --json run.json DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Plot an adaptrm --trace JSON's intervals as a PNG.
 
     adaptrm --trace --interval 0.1 --json trace.json -- rm -rf DIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # shellcheck shell=bash
 # The real-tree lane of scripts/bench/bench.sh (BENCH_PRESET=realtree),
 # sourced by it: trees made by the real tools, not models, each packed once

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Turn scripts/bench/bench.sh's runs (TSV) into the report: medians per cell and
 tool, adaptrm auto / best peer and auto / best pinned adaptrm (the oracle),
 geometric means, as markdown and JSON.

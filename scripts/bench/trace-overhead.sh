@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # What tracing costs: GNU rm -rf of a 200 x 1000 tmpfs tree, plain, under
 # adaptrm --trace (with and without the on-CPU sampler), under strace -fc
 # and under perf trace -s; RUNS rounds, each variant once per round (round

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Filesystems for the end-to-end tests (tests/e2e/lib.sh: mount_fs,
 # mount_slowfs) and the benchmark (scripts/bench/bench.sh: setup_fs,
 # teardown_fs). Sourced; needs root. Each function does one step and returns

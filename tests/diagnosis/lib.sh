@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Helpers for the diagnosis scenarios (sourced after tests/e2e/lib.sh, which
 # gives fail, skip, on_exit, mount_fs, make_flat, make_tree, fs_*).
 #

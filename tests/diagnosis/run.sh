@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The diagnosis suite: slow deletes whose cause is known, each
 # traced with `adaptrm --trace --json`, asserting the verdict's top
 # finding(s), that its shares add up to 100% and that the top finding names

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The device under the delete: held back by a blkio throttle (the device
 # itself is fast, the cgroup's limit makes the deleter wait), or slow in
 # its own service time. The delete is a cold ext4 flat directory: every

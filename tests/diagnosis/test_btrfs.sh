@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # (h) A single-threaded btrfs delete (GNU rm): btrfs unlink is CPU-heavy
 # and takes a tree lock on every b-tree node it visits, almost always
 # uncontended.

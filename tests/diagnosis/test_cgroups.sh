@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Limits a cgroup puts on the deleter: a CFS bandwidth quota, a memory
 # limit. Both act in the deleter's own context, so the remedy is the
 # group's setting, not the filesystem.

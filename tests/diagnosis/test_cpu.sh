@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # CPU time: waiting for a CPU (behind other load, or behind the delete's
 # own threads), the filesystem's own cost, and the deleter's own user code.
 

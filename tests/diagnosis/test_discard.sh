@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Online discard: (e) on the traced filesystem, (g) on another one.
 
 # (e) ext4 mounted with discard, data=writeback: freed data blocks are then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # (b) An ext4 with the smallest journal (4 MiB) and unlinks in scattered
 # inode order (a shuffled `rm`, as rmz deletes in hash order): each unlink
 # dirties another inode-table block, the journal fills and every handle

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Cold-cache ext4 deletes on a fast device, each dominated by one kind of
 # metadata read: inode tables, directory blocks, block bitmaps, extent-tree
 # leaves. The remedy differs by kind (keep the tree warm, shorter or

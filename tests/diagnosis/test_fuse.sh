@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A slow FUSE daemon (tests/tools/slowfs.c: every request sleeps 1 ms, as
 # a network filesystem's round trip): a single-threaded `rm -rf` sends one
 # request at a time and waits for each answer (offcputime:

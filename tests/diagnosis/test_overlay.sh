@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Deleting a container image's files through overlayfs: the files live in
 # the lower layer, so each unlink cannot remove anything; overlayfs copies
 # the parent directory up and creates a whiteout in the upper layer (on

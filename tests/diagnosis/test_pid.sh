@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # -p on a process that deletes nothing: no verdict about a delete to give,
 # and the report says so before its verdict.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A delete run under a ptrace tracer (strace -f): the tracer stops the
 # deleter at every system call's entry and exit and runs before it goes
 # on, so the delete runs at the tracer's pace, outside any filesystem.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A delete started by a wrapper: a script or a shell that does a little
 # itself and then runs the remover as its child, waiting for it in wait4.
 

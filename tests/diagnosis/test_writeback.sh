@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Dirty-page throttling: a delete that also writes (its log) to a disk
 # whose dirty pages are held to a small limit while another job fills it.
 

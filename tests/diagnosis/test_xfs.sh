@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # (c) Many workers sharing one xfs directory: every unlink takes the
 # parent's i_rwsem for write.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Shared helpers for end-to-end tests (sourced). Every test is a function
 # named test_*; run.sh runs each in a fresh subshell with its own scratch
 # directory and cleans up mounts and loop devices even when the test fails.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs every test_* function in tests/e2e/test_*.sh, each in its own subshell
 # with a fresh scratch dir on a private tmpfs, and prints a closing line
 # "e2e: N passed, N failed, N skipped". Usage: run.sh [PATTERN]

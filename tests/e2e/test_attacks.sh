@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Attacks: while adaptrm deletes an operand tree, a race driver
 # (tests/tools/race.c) keeps rearranging it so that its paths lead outside,
 # into a victim tree and a fake root next to it: directories replaced by

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # --background: the operand is renamed into a holding place on its
 # filesystem and adaptrm returns; a detached deleter deletes it. What is held
 # survives a killed deleter (--resume or the next --background finish it),

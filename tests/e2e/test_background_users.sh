@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # --background among other local users. Two accounts are made for each test
 # (useradd -m: neither has ~/.local), the shared directory is a tmpfs of mode
 # 1777 as /tmp is, and the kernel follows symlinks in sticky directories

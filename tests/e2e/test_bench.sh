@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The benchmark harness (scripts/bench/bench.sh, scripts/bench/report.py): a tiny
 # matrix must run end to end and report; a run killed outright must not leave
 # mounts and loop devices behind for good; the report's verdict on a loss

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The start on a cold cache (docs/design.md#the-start-on-a-cold-cache): a tree
 # whose first directory reads go to the disk starts with more workers than
 # the prior, and the same tree in the cache starts at the prior.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The bash completion (docs/adaptrm.bash-completion), driven as bash's
 # programmable completion drives it: the file sourced, COMP_WORDS split as
 # readline splits a line (at "=", which COMP_WORDBREAKS holds), the function

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The adaptive controller on real filesystems: where it ends, that it starts
 # from the stored profile, and what it writes. The final thread count is read
 # from --json (never from timing). Each test uses its own XDG_CACHE_HOME.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The documentation against the code: every option that the code
 # parses appears in --help, in the man page and in the bash completion (and
 # the completion offers no other), and every variable that user/ reads is in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Basic end-to-end cases of the deletion engine on tmpfs.
 
 test_tree_parallel() {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Errors follow GNU rm: one message per entry, siblings continue, ancestors kept, exit 1.
 
 test_unreadable_subtree_as_nobody_parallel() {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Bounded fds and memory, syscall economy. Big cases: E2E_BIG=1.
 
 test_ulimit_32_deep_and_wide_parallel() {

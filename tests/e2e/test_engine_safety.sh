@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Operand safety and races: nothing outside the operands may change.
 
 test_symlink_operand_removes_only_link() {

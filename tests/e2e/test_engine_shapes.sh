@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Tree shapes the engine must delete completely, on tmpfs and real filesystems.
 # Every case checks that a marked tree outside the operand is unchanged.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # What --explain and --json say of the engine's own choices on xfs: the
 # workers' allocation-group order at the start, and the slow slices handed
 # on (one line for the first, with its evidence, and a count at the end,

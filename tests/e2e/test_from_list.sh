@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # adaptrm --from-list FILE [--prune-empty]: the listed paths and nothing
 # else; symlinks and '..' refused; no PATH_MAX limit; the directories left
 # empty pruned below the common ancestor.

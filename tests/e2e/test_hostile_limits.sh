@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Resource limits and a closed stdout: an address-space limit, a
 # process-count limit and a small fd limit degrade the delete instead of
 # aborting it, and `-v` into a closed pipe stops it promptly, as GNU rm's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Writers that keep creating files and directories in the tree being removed
 # must not make adaptrm loop forever. GNU rm reads each directory once and
 # reports what appeared after as the rmdir's "Directory not empty"; adaptrm

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Large files: the lane, --free-rate's paced truncation, the space freed in
 # --stats (docs/design.md#large-files-the-lane-and---free-rate). Huge files
 # are fallocate'd: on ext4 they cost no real disk space. No timing is

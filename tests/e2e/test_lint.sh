@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # make lint's own checks against small fake trees, so that a check that
 # stops finding anything is caught (a lint that passes on a broken tree
 # looks the same as a clean tree):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # adaptrm-mpi under a real mpirun: 4 ranks oversubscribed on this machine,
 # each an engine of its own. Every rank's exit status is kept (rc.RANK).
 

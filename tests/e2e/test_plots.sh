@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The plot scripts draw a PNG from real JSON: the controller's (--json) of a
 # small delete and a trace's (--trace --interval --json). They need
 # python3-matplotlib (Debian's, under /usr/bin/python3); skipped without it.

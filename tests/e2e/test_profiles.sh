@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The profile store stays bounded: filesystems whose id is made up
 # at mount time (tmpfs, overlay, FUSE) share one file per type; profiles
 # unused for 30 days expire; at most 256 files are kept, the least recently

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # adaptrm on the slow FUSE filesystem (tests/tools/slowfs.c), the stand-in for
 # a high-latency network filesystem: what is deleted through the mount must be
 # gone from the backing directory, and nothing outside the operand may change.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # What a user sees on a terminal: the progress line in a pseudo-terminal
 # (tests/tools/ptyterm.py reads the output as a terminal does), the summary
 # after a long delete, and the space freed where it can be known.

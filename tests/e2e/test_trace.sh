@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # adaptrm --trace end to end: exact counts, children followed, lock
 # contention, agreement with strace -fc, -p, --compare, JSON histograms,
 # missing privileges. BPF tests skip when the probes cannot load, and fail

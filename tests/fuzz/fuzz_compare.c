@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer harness: adaptrm --trace --compare A.json B.json
  * (user/trace/compare.c trace_compare), which reads two saved traces and
  * prints them side by side. The input is A, a NUL byte, then B (without a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer harness: the JSON reader (user/lib/json.c: json-c, then the copy
  * into our tree) on arbitrary bytes. It reads --trace --compare's files and
  * the profile store. Whatever it

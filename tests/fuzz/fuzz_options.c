@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer harness: the rm face's option parser (user/cli/options.c
  * options_parse). The input is the argument list, NUL-separated (argv[0] is
  * "adaptrm"). options_parse exits on usage errors, --help and --version:

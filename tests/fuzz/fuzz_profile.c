@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* libFuzzer harness: the profile store's reader (user/ctl/profile.c
  * profile_read) on an arbitrary file, with and without the key of the
  * filesystem it must belong to. The input is written to a file in a

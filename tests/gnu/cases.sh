@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Cases of the differential suite (sourced by tests/gnu/run.sh), one per row
 # of shared/notes/gnu-rm.md and more. c NAME SETUP ARGS [key=value...]; SETUP
 # runs as root in the fresh work directory; ARGS is shell text.

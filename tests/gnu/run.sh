@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Differential suite: GNU rm (/bin/rm) against adaptrm, both invoked as `rm`
 # (through a symlink found first in PATH, so argv[0] is "rm" for both), on
 # identical fresh trees. Compares stdout, stderr, exit status and the

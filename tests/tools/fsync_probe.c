@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // fsync_probe: what a database's commits feel like while something else
 // uses the filesystem. Every INTERVAL ms it writes 4 KiB to a file in DIR
 // and fsyncs it, timing each write + fsync, until SIGTERM/SIGINT or the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Build benchmark trees whose files hold blocks: one process, fd-relative,
 no fork per file, a fixed seed (the same tree every run). Used by the
 benchmark (scripts/bench/bench.sh, scripts/bench/gentle.sh).

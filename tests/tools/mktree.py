@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Build a test tree fast: one process, no fork per file, no path length
 limit (every operation is relative to an open directory fd). Files are
 empty, made with one mknod each. Used by the end-to-end tests

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Run a command in a pseudo-terminal of a given width, resize it while the
 command writes, and check its output as a terminal would show it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* race: an attacker for adaptrm's safety tests (tests/e2e/test_attacks.sh).
  *
  * Run beside a delete of OPERAND, it keeps rearranging the operand tree so

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """read_probe: what a reader feels while something else uses the disk.
 
 Every INTERVAL ms it reads 4 KiB at a random offset of FILE with direct I/O

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // slowfs: a pass-through FUSE filesystem that sleeps a fixed time on every
 // operation. It stands in for a high-latency network filesystem (NFS, SMB,
 // a cloud FUSE mount) in the end-to-end tests and in the benchmark: there,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The order in which workers take directories on xfs (engine_ag_pick in
  * user/engine/tasks.c) and the geometry it is computed from
  * (fsinfo_xfs_ag_shift in user/engine/fsinfo.c). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The ranks' shared budget (user/ranks/budget.c): the rule every rank applies
  * to the same sums, and the shares; and the policy following it
  * (ctl_policy_set_budget). */

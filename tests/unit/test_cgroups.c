@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The cgroups of --trace (trace/cgroups.c) on fixture trees: a fake /proc
  * and cgroup mounts in a temporary directory, the files changed between
  * the start and the end as the kernel would change them. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The start on a cold cache (user/ctl/cold.c): which evidence raises the
  * start, to what, and that the policy then holds there and still comes back
  * down on a clear signal that the extra workers have nothing to do. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* On-CPU categories from sampled kernel stacks (probes/cpuclass.h). The
  * stacks are perf record -g samples of rm -rf on tmpfs and ext4 and of a
  * delete beside a reader in a memory cgroup at its limit, on Linux 6.18

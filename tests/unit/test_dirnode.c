@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The bounded, verified fd cache (user/engine/dirnode.c) on real directories. */
 #include <criterion/criterion.h>
 #include <errno.h>

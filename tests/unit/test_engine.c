@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The engine on small real trees, with knobs turned from another thread
  * while it runs (scripts/check.sh runs this binary under TSan, where it is
  * built on criterion_lite.h: Criterion's own runner cannot start there). */

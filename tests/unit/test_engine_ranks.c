@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The scale-out protocol without mpirun: ranks as thread groups of this
  * process over the in-process transport, each with its own engine
  * (user/ranks/rank.c, user/engine/steal.c). Forced steals after every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The --trace verdict (trace/findings.c) and the wait-site classification
  * (trace/waits.c, probes/waitclass.c). The verdict partitions the traced
  * threads' whole time into parts and each catalogue entry claims its parts:

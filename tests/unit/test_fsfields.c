@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The filesystem and block field table: each text sentence names figures
  * the table has and prints them in their units, and --compare reads back
  * from the JSON what the report wrote. */

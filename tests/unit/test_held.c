@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include <criterion/criterion.h>
 #include "hold/polite.h"
 #include "hold/record.h"

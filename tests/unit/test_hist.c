@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Golden tests of the DTrace quantize() formatter and the log2 buckets,
  * and the bounds of the one quantile that the controller and --trace share. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The JSON writer and reader, and the --json schema of --trace: a report
  * written from a known snapshot parses back with every documented field. */
 #include <criterion/criterion.h>

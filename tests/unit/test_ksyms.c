@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* ksyms: /proc/kallsyms parsing and address lookup, on a small fake file. */
 #include <criterion/criterion.h>
 #include <stdio.h>

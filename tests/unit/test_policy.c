@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The controller's decision logic against simulated filesystems: deterministic
  * throughput models with multiplicative noise. Each tick is 100 ms; the model
  * is evaluated at the worker count the policy chose. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The probes on our own process: exact syscall counts, histograms that sum
  * to their counts, per-interval subtraction, rwsem-write contention from
  * parallel unlinkers in one directory. Needs root and BTF: skips without

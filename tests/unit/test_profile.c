@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Stored controller profiles: shape classes, round trip, atomic rewrite,
  * corrupt and foreign files; the bounds (per-type keys for filesystems made
  * up at mount time, expiry, the file cap, nothing not ours touched). Each test works in its own XDG_CACHE_HOME. */

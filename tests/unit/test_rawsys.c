@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The inline system calls keep the kernel's contract: the result or -errno,
  * errno untouched, the same struct stat as glibc's fstat. */
 #include <criterion/criterion.h>

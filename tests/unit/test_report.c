@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The --trace text report's percentiles and which histograms it prints:
  * the header says the percentiles are estimates (test_hist.c checks how
  * they are bounded), and histograms of syscalls with a handful of calls are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The controller's reading of wait causes (ctl_capped_share): which blocked
  * time more workers cannot overlap. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* System call names come from libseccomp for the architecture of the build:
  * the numbers of this architecture's headers give their own names. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The trials of an engine switch (user/ctl/trial.c) against simulated
  * filesystems: one big directory being read, a rate with or without the
  * switch, multiplicative noise; ticks of 100 ms. Sharing (a helper needed,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Wait causes from kernel stacks (probes/waitclass.h): the throttling test
  * the controller adds to the classification --trace uses. */
 #include <criterion/criterion.h>

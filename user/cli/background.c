@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/background.h"
 #include "hold/deleter.h"
 #include "hold/left.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* --background: an operand renamed into a holding place on its filesystem,
  * for the detached deleter (hold/deleter.c) to delete; and --pending,
  * --wait and --resume, which look at and finish what is held. */

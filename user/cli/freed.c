@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/freed.h"
 #include "engine/fsinfo.h"
 #include "lib/mountinfo.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The space a run frees: statfs of each operand's filesystem before its
  * first operand and after the run (or now, for the progress line). xfs and
  * btrfs free part of it in the background, so a figure taken at the end can

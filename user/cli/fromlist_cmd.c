@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The --from-list face (fromlist_cmd.h): read the list, deal its paths to
  * the unlinkers by parent directory, wait for all of them (the phase
  * boundary), then replay the spooled parents to prune the empty ones. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* `adaptrm --from-list FILE [--prune-empty]`: delete the paths a list names
  * (find -print0, lfs find, a policy engine's output), then optionally the
  * directories they leave empty. */

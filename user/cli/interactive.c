@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Serial, prompting traversal (see interactive.h). Iterative: an explicit
  * stack of open directories, post-order like fts, fd-relative openat/unlinkat
  * with O_NOFOLLOW|O_DIRECTORY, never following symlinks. One fd per level of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Interactive removal: GNU rm's prompts (-i, -I's per-file questions, the
  * default mode's write-protected questions on a terminal), asked one at a
  * time in GNU's order by a serial traversal. The parallel engine never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/options.h"
 #include "engine/engine.h"
 #include "lib/msg.h"

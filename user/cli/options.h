@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Command-line options of the rm face: GNU rm's, then adaptrm's own. */
 #ifndef ADAPTRM_OPTIONS_H
 #define ADAPTRM_OPTIONS_H

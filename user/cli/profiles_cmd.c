@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* adaptrm --profiles: list what the controller has stored (see ctl/profile.h). */
 #include "cli/profiles_cmd.h"
 #include "ctl/profile.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/progress.h"
 #include "cli/freed.h"
 #include "ctl/controller.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The live progress line (stderr, a terminal, at most 10 updates a second),
  * the summary line after a long delete, and the --stats summary. */
 #ifndef ADAPTRM_PROGRESS_H

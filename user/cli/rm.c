@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The rm face: each operand in command-line order, checked the way GNU rm
  * checks it, then a plain unlink, an rmdir, or the parallel engine for a tree. */
 #include "cli/rm.h"

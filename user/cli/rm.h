@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef ADAPTRM_RM_H
 #define ADAPTRM_RM_H
 #include <stdatomic.h>

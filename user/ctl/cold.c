@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The start on a cold cache (see cold.h). */
 #include "ctl/cold.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The start on a cold cache: where the tree's first directory reads went to
  * the disk, the prior or the profile (counts measured warm, or climbed to
  * over a whole delete) starts too low for a delete that may last a fraction

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The adaptive controller: engine plumbing around the pure decision logic of
  * policy.c. Each engine tick (~100 ms, from the waiting main thread) it
  * samples the signals (signals.c), feeds the policy, applies its decision

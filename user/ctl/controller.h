@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The adaptive controller: steers the engine's knobs while a tree is removed.
  * controller_new() returns NULL when nothing is to be steered or recorded
  * (--threads=N without --explain/--json); with --threads=N and --json it

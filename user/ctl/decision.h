@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* One decision of the adaptive controller: every change of a knob, with its
  * evidence. A header of its own so that the faces that show decisions (the
  * rm face's report, --trace -rf) need not include the controller. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The adaptive controller's decision logic (see policy.h).
  *
  * Shape: each tick adds its sample to a window (window_close); when the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The adaptive controller's decision logic, pure: one sample of signals per
  * tick in, the active worker count out. No clock, no I/O, no engine: the unit
  * tests drive it with simulated filesystems (tests/unit/test_controller*.c).

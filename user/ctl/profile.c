@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Stored controller profiles (see profile.h). */
 #include "ctl/profile.h"
 #include "engine/fsinfo.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* What the controller learned, per filesystem and tree shape, kept across
  * runs under $XDG_CACHE_HOME/adaptrm/ (default ~/.cache/adaptrm/): one JSON
  * file per filesystem (type + fsid + device, FS-FSID-MAJOR_MINOR.json), or

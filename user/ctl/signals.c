@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Signals for the controller (see signals.h).
  *
  * User space: entries removed and time inside unlinkat come from the engine's

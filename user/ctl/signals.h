@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The controller's senses: one struct ctl_signals per tick, from user space
  * always (engine counters, per-worker schedstats, getrusage) and from the
  * eBPF probes when they load (latency percentiles, lock contention, time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Trials of an engine switch (see trial.h).
  *
  * Windows of TRIAL_WINDOW ticks (~0.2 s) on each side, as the worker-count

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Trials of an engine switch the filesystem type says nothing about. Pure,
  * like ctl_policy: samples in, actions out; tests/unit/test_trial.c
  * drives it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The engine's messages: diagnostics on stderr and -v lines on stdout,
  * naming each file by its path as the user spelled the operand. Out of
  * memory they still go out (a directory's ENOMEM is reported, not fatal):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Directory nodes and the bounded cache of their open file descriptors.
  *
  * A node exists for every directory that has been found but not yet removed:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The engine's life cycle: creating it, its workers' threads (started when
  * first wanted), steering and stopping them, the counters' sums, and the
  * caller's driver: the operand handed to the workers and waited for, with

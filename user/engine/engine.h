@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The parallel deletion engine.
  *
  * One task per directory, run by a pool of workers. A worker opens the

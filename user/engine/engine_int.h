@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The engine's insides, shared by its files: tasks.c (the task stack),
  * release.h (children remove their parents), plan.c (how one directory is
  * deleted), scan.c (the scanner and the workers' loop), lane.c (large

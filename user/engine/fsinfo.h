@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* What kind of filesystem a directory is on, and the static policy that
  * follows from it before anything has been measured. */
 #ifndef ADAPTRM_FSINFO_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The large-file lane: huge files are unlinked by a thread of their own, so
  * that freeing their blocks never holds up the rest of the tree, and with
  * --free-rate they are first truncated from the end in chunks, paced

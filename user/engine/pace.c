@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* --max-ops: the engine's unlinks and rmdirs spaced at least an interval
  * apart over all its workers, for a purge that must stay polite on a shared
  * server. One shared "next start" time, claimed lock-free: a worker takes

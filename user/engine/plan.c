@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* One plan per directory (see plan.h): the only place that reads the
  * filesystem's policy bits, the order and sharing knobs and the
  * controller's trial plans. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* One plan per directory: how its entries are read and removed, decided in
  * one place (plan.c) from its filesystem, the knobs, the cold check and the
  * controller's trials, so that the scanner (scan.c, scan_dir) only

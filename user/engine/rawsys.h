@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The engine's per-entry system calls, issued inline: through a wrapper
  * function, the ret after the syscall mispredicts on CPUs whose return stack
  * does not survive the kernel's return, and the same calls cost measurably

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The release protocol: children remove their parents
  * (docs/design.md#children-remove-their-parents). Whoever drops a
  * directory's last reference removes it and drops its parent's. Inline here

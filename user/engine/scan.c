@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The scanner and the workers' loop: a worker pops a task (tasks.c), reads
  * its directory with getdents64, unlinks what is not a directory, pushes the
  * subdirectories as tasks, and drops the directory's own reference at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Scale-out: directories given to other engines and taken from them
  * (docs/design.md#scale-out).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The task stack: the directories waiting to be scanned, the slices of
  * shared directories and the release tasks of directories given away, taken
  * last-in first-out (docs/design.md#the-task-stack-and-the-workers), and the

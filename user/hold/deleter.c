@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "hold/deleter.h"
 #include "ctl/controller.h"
 #include "engine/engine.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The deleter: a detached process that deletes what a holding place holds,
  * with the engine, fd-relative from the place, at nice 19 and otherwise like
  * the foreground (its controller and worker cap) while nobody else is hurt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Notes of what a deleter left (see left.h). */
 #include "hold/left.h"
 #include "lib/ownfile.h"

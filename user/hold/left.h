@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* What a deleter could not remove, noted for --pending and --wait: GNU rm
  * leaves such an entry in place and says so, and so does the deleter. The
  * rest of a held entry that did not go entirely is put back at its path,

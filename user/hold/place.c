@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "hold/place.h"
 #include "lib/mountinfo.h"
 #include "lib/ownfile.h"

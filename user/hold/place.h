@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The holding place: a directory per filesystem and user, mode 0700, where
  * --background renames what it takes and the deleter finds it. It is at the
  * root of the mount that holds the operand, or, where the user cannot write

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The deleter's politeness: how fast to go, decided every tick from what the
  * device does for others and what our own unlinks cost. While nobody else is
  * hurt it runs like the foreground (the same controller and worker cap, the

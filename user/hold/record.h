@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The record of one held entry, so that a killed deleter, a crash or a reboot
  * loses nothing. It is the entry's own name in the holding place (uid, time,
  * device, inode, size, a nonce and the original path escaped), so that the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The state directory, its index and its log (see state.h). */
 #include "hold/state.h"
 #include "hold/place.h"

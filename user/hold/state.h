@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The state directory: where --background keeps the index of its holding
  * places and the deleter's log. It is the user's own ($XDG_STATE_HOME/adaptrm,
  * $HOME/.local/state/adaptrm, /var/lib/adaptrm for root), made with its

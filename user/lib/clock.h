@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The monotonic clock, in the two units the code uses: nanoseconds for
  * syscall timing, seconds for the controller's and the faces' clocks. */
 #ifndef ADAPTRM_CLOCK_H

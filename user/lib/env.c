@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The environment variables adaptrm reads (see env.h). The only getenv() in
  * user/: `make lint` checks it. */
 #include "lib/env.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Every environment variable adaptrm reads, in one table (env.c) with its
  * meaning; the man page's ENVIRONMENT section lists the same. Values are read
  * when asked (tests change them between cases), never cached here. */

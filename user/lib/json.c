@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* JSON writer and reader (see json.h). */
 #include "lib/json.h"
 #include "lib/xalloc.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A small JSON writer (pretty-printed, keys in the order written) and a
  * reader into a tree (json-c underneath), for --json files and --compare. */
 #ifndef ADAPTRM_JSON_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* /proc/self/mountinfo, one line at a time: which mount a device number
  * belongs to, where it is mounted and what backs it. */
 #ifndef ADAPTRM_LIB_MOUNTINFO_H

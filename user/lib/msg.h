@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* GNU-style diagnostics: "PROG: message[: strerror]" on stderr, one line per
  * call, safe to call from any worker thread. PROG is argv[0] as given, as GNU
  * rm prints it, so that adaptrm installed as `rm` speaks as `rm`. */

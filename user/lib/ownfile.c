@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Files and directories of the caller's own (see ownfile.h). */
 #include "lib/ownfile.h"
 

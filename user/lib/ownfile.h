@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Opening a file adaptrm keeps on a user's behalf outside the operands (the
  * deleter's log, the index of holding places, a place's lock and status):
  * never through a symlink, never blocking on a FIFO or a device someone

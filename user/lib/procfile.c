@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A small /proc file read whole (see procfile.h). */
 #include "lib/procfile.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Reading a small file of /proc whole, with one read(2): its files give
  * their text at once (schedstat, stat, statm, cmdline, io). */
 #ifndef ADAPTRM_PROCFILE_H

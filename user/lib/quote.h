@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* File-name quoting as GNU coreutils prints it (gnulib quoteaf, i.e.
  * shell-escape-always style): 'a b', "it's", 'nl'$'\n''x'. Multibyte
  * characters printable in the current locale are kept; other bytes are

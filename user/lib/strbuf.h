@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* A growable byte buffer for building messages and paths off the hot path. */
 #ifndef ADAPTRM_STRBUF_H
 #define ADAPTRM_STRBUF_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* What the calling thread had the block layer read for it: read_bytes of
  * /proc/thread-self/io (every read bio the thread submitted, its syscalls'
  * metadata reads included; nothing served from the page cache). Growth

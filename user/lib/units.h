@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Byte counts and rates as people write and read them: "256M", "1.5 GiB". */
 #ifndef ADAPTRM_UNITS_H
 #define ADAPTRM_UNITS_H

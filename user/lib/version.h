@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #ifndef ADAPTRM_VERSION_H
 #define ADAPTRM_VERSION_H
 #define ADAPTRM_VERSION "0.1.0"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Allocation that never returns NULL: out of memory is reported and fatal.
  * This is the one way a layer below the faces may end the process
  * (docs/design.md#how-errors-travel): only where ENOMEM leaves nothing to

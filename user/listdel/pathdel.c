@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* One thread's unlinker of listed paths, and the prune replay (pathlist.h).
  *
  * Each path is walked component by component from the cwd or "/", every

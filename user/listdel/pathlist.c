@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The list reader, the parent hash, the kept ancestors and the prune spool
  * (pathlist.h); the unlinker and the replay are in pathdel.c. */
 #include "listdel/pathlist.h"

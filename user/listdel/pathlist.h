@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Deleting a list of paths (`adaptrm --from-list FILE`, and the per-rank
  * library of the MPI purge): a streaming reader, the parent-directory hash
  * that deals paths to ranks and threads, a per-thread unlinker that walks

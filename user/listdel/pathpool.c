@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Listed paths dealt to threads by parent directory (pathlist.h): each
  * thread has a byte ring of length-prefixed paths that the reader fills and
  * blocks on when full, so memory stays bounded by the rings and the longest

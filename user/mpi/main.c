@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* adaptrm-mpi: `mpirun -np N adaptrm-mpi -rf DIR...`, one rank per node.
  * Rank 0 runs the rm face on the operands; every other rank runs an engine
  * with no operand of its own and deletes the subtrees it steals

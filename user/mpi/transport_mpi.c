@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The MPI transport (ranks/transport.h): only non-blocking calls, made by
  * the rank's communication thread (MPI_THREAD_SERIALIZED). Sends copy their
  * bytes and are completed as later calls come; messages are found with

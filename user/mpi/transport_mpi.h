@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The MPI back-end of ranks/transport.h (adaptrm-mpi only). */
 #ifndef ADAPTRM_TRANSPORT_MPI_H
 #define ADAPTRM_TRANSPORT_MPI_H

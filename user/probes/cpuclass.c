@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* On-CPU categories from sampled kernel stacks (cpuclass.h). */
 #include "probes/cpuclass.h"
 #include "probes/frames.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* What a traced thread was doing on CPU: a sampled kernel stack of function
  * names classified by the kernel work it was in (a table of kernel
  * functions), as a kernel engineer would name it. Pure: used by the --trace

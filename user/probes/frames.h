@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Matching kernel frame names ("fn" or "fn+0xoff") against name tables:
  * shared by the wait classifier (waitclass.c) and the on-CPU one
  * (cpuclass.c). */

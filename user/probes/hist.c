@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* log2 histograms and DTrace's quantize() output (see hist.h). */
 #include "probes/hist.h"
 

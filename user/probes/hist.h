@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* log2 histograms (struct probe_hist from probes_shared.h): arithmetic,
  * percentiles, and printing in exactly DTrace's quantize() format. */
 #ifndef ADAPTRM_HIST_H

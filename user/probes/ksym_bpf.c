@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Kernel symbol names through bpf_snprintf("%pS") (see ksym_bpf.h). */
 #include "probes/ksym_bpf.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Kernel symbol names for a set of addresses, looked up by the kernel
  * through a BPF program (bpf/ksym_names.bpf.c), without /proc/kallsyms. */
 #ifndef ADAPTRM_KSYM_BPF_H

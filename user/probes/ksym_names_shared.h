@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Layout shared by bpf/ksym_names.bpf.c and user/probes/ksym_bpf.c. */
 #ifndef ADAPTRM_KSYM_NAMES_SHARED_H
 #define ADAPTRM_KSYM_NAMES_SHARED_H

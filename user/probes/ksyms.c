@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* /proc/kallsyms parsing and address lookup (see ksyms.h). */
 #include "probes/ksyms.h"
 #include "lib/xalloc.h"

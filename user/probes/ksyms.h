@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Kernel symbols from /proc/kallsyms, to name contended callers. */
 #ifndef ADAPTRM_KSYMS_H
 #define ADAPTRM_KSYMS_H

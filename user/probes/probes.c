@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Loading and attaching the probes of bpf/probes.bpf.c (see probes.h);
  * snapshot.c reads their counters, stacks.c their stacks. One skeleton;
  * each tracepoint has a tp_btf and a raw_tp program, and each group of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* eBPF probes on a set of processes and all their descendants: per-syscall
  * latency, lock contention by type, off-CPU time (blocked D vs sleeping S),
  * filesystem and block events. The live interface of --trace and of the

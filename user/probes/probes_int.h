@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The probe library's handle, shared by its three parts: probes.c loads
  * and attaches the programs, snapshot.c reads the counters, stacks.c walks
  * the stack-keyed hashes (callers, wait sites, on-CPU samples). */

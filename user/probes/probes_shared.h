@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Layout shared by bpf/probes.bpf.c and user/probes/probes.c: the counters the BPF
  * programs add to and user space reads. Plain fixed-width integers only, so
  * the same header compiles for -target bpf and for the host. Every map that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Reading the probes' counters into snapshots, and the arithmetic on them
  * (see probes.h). */
 #include "probes.skel.h"

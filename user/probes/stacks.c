@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The stack-keyed hashes of the probes: contended callers, off-CPU wait
  * sites, on-CPU samples, the names of their frames, and the live wait
  * causes the controller reads (see probes.h). */

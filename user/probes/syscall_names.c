@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* System call number -> name for the architecture adaptrm is built for, from
  * libseccomp's per-architecture tables: a list kept up to date by others
  * rather than one more hand table of one architecture's numbers. */

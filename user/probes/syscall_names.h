@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* System call names of the architecture adaptrm is built for (the numbers
  * the probes record), through libseccomp. */
 #ifndef ADAPTRM_SYSCALL_NAMES_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Wait causes from kernel stacks (waitclass.h). */
 #include "probes/waitclass.h"
 #include "probes/frames.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* What an off-CPU wait was for: a kernel stack of function names classified
  * by cause (a table of kernel functions), and a contended lock's caller the
  * same way. Pure: used by the --trace report (trace/waits.c) and, live, by

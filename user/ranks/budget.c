@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The shared budget's rule (budget.h): AIMD on the total in flight, from
  * windows of the ranks' summed counts, starting low (BUDGET_START_TOTAL
  * over the ranks) so that the first window's latency is the server's unqueued one,

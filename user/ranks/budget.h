@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The budget the ranks share (docs/design.md#scale-out): every rank's
  * controller tunes its own node, but all of them deal with one server. Each
  * second the ranks sum their counts (rank.c), and every rank applies this

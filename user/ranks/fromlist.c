@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* --from-list over the ranks (fromlist.h): rank 0 reads the list and deals
  * each path by its parent directory's hash, so that a directory stays with
  * one rank (and, inside it, one thread: pathdel_pool's HASH_DIV); each rank

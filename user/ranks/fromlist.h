@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* --from-list FILE over the ranks of adaptrm-mpi: paths dealt by parent
  * directory, unlinked fd-relative on each rank, the empty directories
  * pruned on rank 0 after every rank is done (docs/design.md#scale-out). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* One rank of a delete spread over machines: its communication thread and
  * the protocol (rank.h; docs/design.md#scale-out).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* One rank of a delete spread over machines (docs/design.md#scale-out).
  *
  * Every rank runs the rm face's engine and controller on its own node.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* How ranks talk (docs/design.md#scale-out): a small interface with two
  * back-ends, MPI for real clusters (user/mpi/transport_mpi.c, only in
  * adaptrm-mpi) and in-process for tests (transport_local.c: each "rank" a

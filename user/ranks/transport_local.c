@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The in-process transport: ranks are thread groups of one process, each
  * with a mailbox; sums meet in the world. For the protocol's tests without
  * mpirun (tests/unit/test_dist.c). */

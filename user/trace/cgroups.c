@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The traced processes' cgroups (cgroups.h): where the hierarchies are
  * mounted, which cgroups the processes are in, their limits and counters,
  * and the pressure stall totals, read twice. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The cgroups of the traced processes, v1 and v2, and what their limits did
  * while tracing: the context the kernel already keeps. A CPU quota throttles
  * (cpu.stat), a memory limit fails charges and reclaims (memory.failcnt,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* adaptrm --trace --compare A.json B.json: two saved traces side by side,
  * with the ratio B/A per row and the histograms next to each other. */
 #include "trace/compare.h"

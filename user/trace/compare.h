@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* adaptrm --trace --compare A.json B.json: two saved traces side by side. */
 #ifndef ADAPTRM_TRACE_COMPARE_H
 #define ADAPTRM_TRACE_COMPARE_H

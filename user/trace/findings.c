@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The --trace verdict (findings.h). ctx_init() partitions the traced
  * threads' whole time (thread seconds while each lives) into parts: on CPU
  * in user space, in the kernel inside and outside system calls (split by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The --trace verdict: the cause catalogue (findings.c), each entry a
  * condition on the traced totals, a share of the traced threads' whole time,
  * a sentence with its evidence and its remedy. The ids are the JSON

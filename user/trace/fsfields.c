@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The filesystem and block figures of a trace in one table (fsfields.h). */
 #include "trace/fsfields.h"
 #include "lib/json.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The filesystem and block figures of a trace (ext4, jbd2, xfs, btrfs and
  * block I/O) in one table: where each is in the probes' counters, its name
  * in the JSON's "fs" object, its row in --compare, and the words of the

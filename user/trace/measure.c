@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The measures the --trace analysis, report and comparison share (measure.h). */
 #include "trace/measure.h"
 #include "lib/json.h"

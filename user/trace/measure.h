@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The measures the --trace analysis, report and comparison share: busy
  * syscall time, the units they print in, the jbd2 jiffies, the syscalls
  * shown in detail and the unlink order. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* On-CPU categories and folded stacks (oncpu.h). */
 #include "trace/oncpu.h"
 #include "lib/xalloc.h"

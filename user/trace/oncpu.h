@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* On-CPU time of the traced threads: the sampled kernel stacks classified
  * by category (probes/cpuclass.h), and the raw evidence as folded stacks
  * for flame graphs (--folded). */

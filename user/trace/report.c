@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The --trace report: strace -c style table, DTrace quantize histograms,
  * lock, off-CPU and filesystem sections, a ranked verdict; and the same
  * data as JSON (schema in README "Tracing"). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The --trace report: the result (result.h) printed as text (strace -c
  * table, DTrace quantize histograms, verdict) or as JSON. */
 #ifndef ADAPTRM_TRACE_REPORT_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* What --trace found: the totals, the intervals, the wait sites, the
  * on-CPU time and the limits. trace.c fills it, the analysis (findings.c)
  * reads it, and the report prints it. */

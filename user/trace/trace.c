@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* adaptrm --trace (see trace.h): option parsing, the three ways to get a
  * traced process (run a command, attach to a pid, delete in-process), the
  * sampling loop, and the report. */

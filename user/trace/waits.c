@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Wait sites, their causes, and the devices of the delete (waits.h). */
 #include "trace/waits.h"
 #include "lib/xalloc.h"

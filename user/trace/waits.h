@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Where the traced threads waited, and on which devices the delete ran:
  * the off-CPU wait sites named and classified by cause (a table of kernel
  * functions), lock callers classified the same way, and the scope of the

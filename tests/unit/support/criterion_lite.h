@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The Criterion macros the unit tests use, with a plain in-process runner,
  * where Criterion's runner cannot start: under TSan (its inheritable arena
  * collides with TSan's shadow memory, Snaipe/Criterion#274: "Could not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* Noise for the simulated filesystems of the controller tests: xorshift64,
  * the sum of 4 uniforms scaled to mean 0 and sd 1 (near enough Gaussian),
  * deterministic from the state's seed. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 /* The scratch directory and the small real trees that the engine tests
  * delete, shared so that the engine's own tests and the ranks' tests build
  * the same shapes. Include it after Criterion (or criterion_lite.h): the
