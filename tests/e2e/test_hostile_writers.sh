@@ -4,8 +4,12 @@
 # reports what appeared after as the rmdir's "Directory not empty"; adaptrm
 # reads a directory at most what it could hold when it was opened (plus a
 # margin), so it always ends: exit 0 with the operand gone, or exit 1 with GNU-style
-# messages and the operand still there. `timeout 60` is the hang detector
-# (before the fix, --threads=1 on tmpfs was still unlinking after minutes).
+# messages and the operand still there. `timeout 240` is the hang detector
+# (before the fix, --threads=1 on tmpfs was still unlinking after minutes):
+# what the writers made before adaptrm opened a directory is deleted too, so
+# these runs take longer the busier the machine (under ASan beside four CPU
+# hogs, tens of seconds). The bound itself is checked by counting, not
+# timing, in the last test.
 # The writers and adaptrm share one CPU, so that the writers create faster
 # than adaptrm removes whatever else runs on the machine.
 
@@ -99,11 +103,11 @@ writers_case() {
 		done
 		sleep 0.1
 		local rc=0 t0=$SECONDS
-		timeout 60 taskset -c "$cpu" "$ADAPTRM" -rf --no-profile "${opt[@]}" "$dir" 2>err || rc=$?
+		timeout 240 taskset -c "$cpu" "$ADAPTRM" -rf --no-profile "${opt[@]}" "$dir" 2>err || rc=$?
 		kill "${pids[@]}" 2>/dev/null || true
 		wait "${pids[@]}" 2>/dev/null || true
 		echo >&2 "$fs, $nw writers for ${secs}s, --threads=$threads: exit $rc in $((SECONDS - t0)) s"
-		[ "$rc" != 124 ] || fail "--threads=$threads: still removing after 60 s with $nw writers on $fs"
+		[ "$rc" != 124 ] || fail "--threads=$threads: still removing after 240 s with $nw writers on $fs"
 		if [ "$rc" = 0 ]; then
 			expect_gone "$dir"
 			[ ! -s err ] || fail "exit 0 with messages: $(head -3 err)"
@@ -138,3 +142,49 @@ test_hostile_writers_8_first_moments_tmpfs_threads_1() { writers_case tmpfs 8 0.
 test_hostile_writers_8_first_moments_tmpfs_auto() { writers_case tmpfs 8 0.3 auto; }
 test_hostile_writers_8_first_moments_ext4_threads_1() { writers_case ext4 8 0.3 1; }
 test_hostile_writers_8_first_moments_ext4_auto() { writers_case ext4 8 0.3 auto; }
+
+# The bound itself, whatever the machine's load: a delete paced to 2,000
+# operations a second (--max-ops) that writers outpace for the whole run,
+# the writers started only once adaptrm holds the top directory open. Without
+# the bound it never ends; with it, it reads the top directory at most for
+# what it held when opened (its 20 subdirectories), its margin (1,024) and
+# what the last read returned past them (a 64 KiB getdents64 buffer, 24 bytes
+# an entry at least): --stats must count no more files than the initial
+# tree's 6,000 and those.
+test_hostile_writers_outpace_a_paced_delete() {
+	build_writer
+	local dir=$SCRATCH/t pid i seen='' rc=0
+	make_tree "$dir" 20 300
+	"$ADAPTRM" -rf --no-profile --threads=1 --max-ops=2000 --stats "$dir" 2>err &
+	pid=$!
+	on_exit "kill $pid"
+	for i in $(seq 1 400); do
+		for fd in /proc/"$pid"/fd/*; do
+			[ "$(readlink "$fd" 2>/dev/null)" = "$dir" ] && seen=1 && break
+		done
+		[ -n "$seen" ] && break
+		sleep 0.01
+	done
+	[ -n "$seen" ] || fail "adaptrm never opened $dir"
+	local pids=()
+	for i in 1 2; do
+		"$SCRATCH/writer" "$dir" 0 0 &
+		pids+=($!)
+		on_exit "kill ${pids[-1]}"
+	done
+	timeout 120 tail --pid="$pid" -f /dev/null || fail "still removing after 120 s"
+	wait "$pid" || rc=$?
+	kill "${pids[@]}" 2>/dev/null || true
+	wait "${pids[@]}" 2>/dev/null || true
+	local files
+	files=$(sed -n 's/^removed: \([0-9]*\) files.*/\1/p' err)
+	[ -n "$files" ] || fail "no --stats summary: $(cat err)"
+	[ "$files" -le $((6000 + 20 + 1024 + 65536 / 24)) ] ||
+		fail "removed $files files: more than the top directory held when opened and its margin"
+	if [ "$rc" = 0 ]; then
+		expect_gone "$dir"
+	else
+		expect_eq "$rc" 1 "exit status"
+		grep -q "Directory not empty" err || fail "no 'Directory not empty': $(head -3 err)"
+	fi
+}

@@ -918,7 +918,8 @@ static int open_task_dir(struct worker *w, struct dnode *d, struct stat *st)
  * entries, all the passes over D together read at most what it could hold
  * when first opened, plus PASS_MARGIN (its budget, spent by scan_end; what
  * the bound overestimates is left for the rescans of a directory refilled
- * after its pass, max_retries at most); elsewhere each pass reads at most
+ * after its pass, max_retries at most), and what the read that spends it
+ * returned past it, one getdents64 buffer; elsewhere each pass reads at most
  * twice an estimate at 8 bytes an entry, and at least PASS_UNBOUNDED. */
 static uint64_t pass_limit(struct dnode *d, const struct stat *st)
 {
