@@ -321,6 +321,17 @@ static void tick(struct engine *e, void *arg)
 		write_status(d, &t, out.interval_ns);
 }
 
+/* PLACE/NAME, quoted as GNU quotes a file name (valid until the next call
+ * on this thread with quote_n's slot 0). */
+static const char *in_place(const struct deleter *d, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s/%s", d->place, name);
+	const char *q = quote_n(0, sb_str(&sb));
+	sb_free(&sb);
+	return q;
+}
+
 /* The directory of the absolute PATH, opened without following a symlink
  * (the path was made from /proc/self/fd: it has none); its last component
  * into *BASE. -1 if there is none. */
@@ -396,8 +407,8 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 		return GONE;
 	}
 	if ((uint64_t)st.st_dev != r->dev || (uint64_t)st.st_ino != r->ino) {
-		fprintf(stderr, "adaptrm deleter: %s/%s is not what was held (%s): left alone\n",
-			d->place, r->name, r->path);
+		fprintf(stderr, "adaptrm deleter: %s is not what was held (%s): left alone\n",
+			in_place(d, r->name), quote_n(1, r->path ? r->path : ""));
 		return LEFT;
 	}
 	d->current = r;
@@ -466,8 +477,9 @@ static size_t one_pass(struct deleter *d, size_t *left, size_t *young)
 		if (err == ENOENT)
 			continue; /* no record: never touched */
 		if (err) {
-			fprintf(stderr, "adaptrm deleter: %s/%s: %s: left alone\n", d->place,
-				de->d_name, err == EINVAL ? "not a valid record" : strerror(err));
+			fprintf(stderr, "adaptrm deleter: %s: %s: left alone\n",
+				in_place(d, de->d_name),
+				err == EINVAL ? "not a valid record" : strerror(err));
 			++*left;
 			continue;
 		}
@@ -573,7 +585,7 @@ int deleter_main(int argc, char **argv)
 	enum place_check why;
 	d.placefd = place_open(d.place, geteuid(), false, &why);
 	if (d.placefd < 0) {
-		fprintf(stderr, "adaptrm deleter: %s: %s\n", d.place,
+		fprintf(stderr, "adaptrm deleter: %s: %s\n", quote_n(0, d.place),
 			why == PLACE_FOREIGN ? "not a safe holding place" : strerror(errno));
 		return 1;
 	}
