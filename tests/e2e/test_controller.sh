@@ -455,3 +455,48 @@ PY
 	grep -q "sharing big directories" "$SCRATCH/explain2" && fail "a pinned run tried: $(cat "$SCRATCH/explain2")"
 	true
 }
+
+# A frozen filesystem (fsfreeze, as a snapshot agent does): every worker
+# waits for the thaw in the same kernel function, and more workers would
+# wait there too. The count stays where it was while frozen, the explanation
+# names the wait, no worker is started in place of a "stuck" one, and after
+# the thaw the tree goes. The freeze lasts until --explain has said so (a
+# bounded poll), then a second of the process's thread counts.
+test_controller_holds_while_the_filesystem_is_frozen() {
+	need_root
+	command -v fsfreeze >/dev/null || skip "no fsfreeze"
+	mount_fs ext4 mnt 512M || skip "cannot make an ext4 filesystem"
+	make_tree mnt/t 50 400
+	sync -f mnt
+	fsfreeze -f mnt || skip "cannot freeze"
+	on_exit fsfreeze -u "$SCRATCH/mnt"
+	ADAPTRM_CTL_BPF=0 "$ADAPTRM" -rf --explain --no-profile --json="$SCRATCH/c.json" mnt/t 2>err &
+	local pid=$! i said='' tasks=0 n
+	on_exit "kill $pid"
+	for i in $(seq 1 300); do
+		grep -q "held: every busy worker waits in percpu_rwsem_wait" err && said=1 && break
+		sleep 0.1
+	done
+	[ -n "$said" ] || { fsfreeze -u mnt; fail "--explain never named the wait: $(cat err)"; }
+	for i in $(seq 1 10); do
+		n=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
+		[ "$n" -gt "$tasks" ] && tasks=$n
+		sleep 0.1
+	done
+	fsfreeze -u mnt
+	wait "$pid" || fail "adaptrm failed after the thaw: $(cat err)"
+	expect_gone mnt/t
+	python3 - "$SCRATCH/c.json" "$tasks" <<'PY' || fail "$(cat err)"
+import json, sys
+tree = json.load(open(sys.argv[1]))["trees"][0]
+held = [i for i in tree["intervals"] if i.get("held_in")]
+assert held, "no interval held"
+assert all(i["held_in"] == "percpu_rwsem_wait" for i in held), held
+counts = {(i["threads"], i["threads_next"]) for i in held}
+n = held[0]["threads"]
+assert counts == {(n, n)}, "the count moved while frozen: %s" % sorted(counts)
+# the main thread, the workers the count allows and the large-file lane's
+tasks = int(sys.argv[2])
+assert tasks <= n + 2, "%d threads while frozen at a count of %d" % (tasks, n)
+PY
+}

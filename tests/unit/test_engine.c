@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/engine_int.h" /* the knobs, turned live */
 #include "lib/msg.h"
 #include "support/tree.h"
 
@@ -73,7 +74,7 @@ static void *turn_knobs(void *arg)
 	struct turner *t = arg;
 	for (int i = 0; !atomic_load(&t->stop); i++) {
 		engine_set_active(t->e, 1 + i % 4);
-		struct engine_knobs *k = engine_knobs(t->e);
+		struct engine_knobs *k = &t->e->knobs;
 		atomic_store(&k->getdents_size, (i & 1) ? 4096 : 65536);
 		atomic_store(&k->dir_share, (i % 3) + 0u);
 		atomic_store(&k->sort_policy, i % 3);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ctl/steer.h"
 #include "engine/engine.h"
 #include "lib/msg.h"
 #include "lib/strbuf.h"
@@ -72,7 +73,9 @@ static void *member_main(void *arg)
 	rank_set_eager(m->r, m->eager);
 	struct engine_config cfg = { .max_threads = m->threads, .force = true };
 	struct engine *e = engine_create(&cfg, m->threads);
-	rank_attach(m->r, e);
+	/* no face loop applies it: the budget's share is read by nobody */
+	struct steer *steer = steer_new(e, 0);
+	rank_attach(m->r, e, steer);
 	if (m->t->rank == 0) {
 		int dfd = open(tmpl, O_RDONLY | O_DIRECTORY);
 		struct stat st;
@@ -90,6 +93,7 @@ static void *member_main(void *arg)
 	m->all_ok = rank_finish(m->r, m->ok);
 	rank_totals(m->r, &m->sum);
 	rank_free(m->r);
+	steer_free(steer);
 	engine_destroy(e);
 	return NULL;
 }
@@ -520,7 +524,6 @@ Test(dist, a_task_pushed_while_the_cap_parks_its_waker_still_runs)
 	struct reported rep = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct serving v;
 	serving_start(&v, &rep);
-	struct engine_knobs *k = engine_knobs(v.s.e);
 	int round;
 	bool idle = true, ran = true;
 	for (round = 0; round < 200; round++) {
@@ -531,10 +534,9 @@ Test(dist, a_task_pushed_while_the_cap_parks_its_waker_still_runs)
 			tree_touch(p);
 		}
 		idle = all_idle(v.s.e);
-		atomic_store(&k->thread_cap, 1); /* as the budget sets it: nobody told */
+		engine_set_active(v.s.e, 1); /* as the budget's share does: nobody told */
 		ran = idle && engine_adopt(v.s.e, 1, msg.buf, msg.len, &v.root) &&
 		      reports_reach(&rep, round + 1);
-		atomic_store(&k->thread_cap, 0);
 		engine_set_active(v.s.e, 2); /* the parked worker back among the waiting */
 		if (!ran)
 			break;

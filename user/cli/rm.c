@@ -7,6 +7,7 @@
 #include "cli/interactive.h"
 #include "cli/progress.h"
 #include "ctl/controller.h"
+#include "ctl/steer.h"
 #include "engine/engine.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
@@ -125,6 +126,7 @@ struct rm_state {
 	const struct rm_face *face;
 	struct engine *engine;
 	struct controller *ctl;
+	struct steer *steer; /* the engine's count and pace, from every input */
 	struct progress *progress;
 	struct freed *freed; /* --stats and the progress line: space freed */
 	struct stat root_st;
@@ -142,6 +144,10 @@ static struct engine *get_engine(struct rm_state *r)
 		.verbose = o->verbose,
 		.one_file_system = o->one_file_system,
 		.free_rate = o->free_rate,
+		.sort_policy = o->sort_policy,
+		.sort_threshold = o->sort_threshold,
+		.getdents_size = o->getdents_size,
+		.op_interval_ns = o->max_ops ? 1000000000ull / o->max_ops : 0,
 	};
 	int initial;
 	if (o->threads > 0) {
@@ -152,27 +158,22 @@ static struct engine *get_engine(struct rm_state *r)
 		initial = 1; /* the controller picks the start point per filesystem */
 	}
 	r->engine = engine_create(&cfg, initial);
-	struct engine_knobs *k = engine_knobs(r->engine);
-	atomic_store(&k->sort_policy, o->sort_policy);
-	if (o->sort_threshold)
-		atomic_store(&k->sort_threshold, o->sort_threshold);
-	if (o->getdents_size)
-		atomic_store(&k->getdents_size, o->getdents_size);
-	if (o->max_ops)
-		atomic_store(&k->op_interval_ns, 1000000000ull / o->max_ops);
+	r->steer = steer_new(r->engine, cfg.op_interval_ns);
 	g_engine = r->engine;
 	if (r->face->engine_ready)
-		r->face->engine_ready(r->engine, r->face->arg);
+		r->face->engine_ready(r->engine, r->steer, r->face->arg);
 	return r->engine;
 }
 
-static void tick(struct engine *e, void *arg)
+/* One turn of the loop while the engine deletes: the controller's word,
+ * the steering applied, the progress line. */
+static void tick(struct rm_state *r)
 {
-	struct rm_state *r = arg;
 	if (r->ctl)
 		controller_tick(r->ctl);
+	steer_apply(r->steer);
 	if (r->progress)
-		progress_update(r->progress, e);
+		progress_update(r->progress, r->engine);
 }
 
 static void start_engine(struct rm_state *r);
@@ -324,7 +325,10 @@ static enum op_action remove_tree(struct rm_state *r, struct operand *op, bool p
 		struct engine *e = get_engine(r);
 		if (r->ctl)
 			controller_begin_tree(r->ctl, op->pfd, op->base);
-		ok = engine_remove_tree(e, op->pfd, op->base, display, &op->st);
+		ok = engine_begin_tree(e, op->pfd, op->base, display, &op->st);
+		while (ok && !engine_wait(e, 100))
+			tick(r);
+		ok = ok && engine_end_tree(e);
 		if (r->ctl)
 			controller_end_tree(r->ctl);
 	}
@@ -502,9 +506,9 @@ static void start_engine(struct rm_state *r)
 		.stats = o->stats,
 		.no_profile = o->no_profile,
 		.sort_policy = o->sort_policy,
+		.steer = r->steer,
 	};
 	r->ctl = controller_new(e, &cc);
-	engine_set_tick(e, tick, r);
 }
 
 /* No operands of its own: run the trees given to the engine until the face's
@@ -531,7 +535,10 @@ static int serve(const struct rm_options *o, int nfiles, char **files, const str
 	}
 	if (op.copy)
 		controller_begin_tree(r.ctl, op.pfd, op.base);
-	engine_serve(r.engine, face->serve_until);
+	engine_begin_serve(r.engine, face->serve_until);
+	while (!engine_wait(r.engine, 100))
+		tick(&r);
+	engine_end_serve(r.engine);
 	if (op.copy)
 		controller_end_tree(r.ctl);
 	if (op.pfd >= 0)
@@ -568,6 +575,7 @@ static int finish_run(struct rm_state *rr, bool ok)
 	if (r.face->report)
 		copy_report(r.ctl, r.face->report);
 	controller_free(r.ctl);
+	steer_free(r.steer);
 	freed_free(r.freed);
 	g_engine = NULL;
 	engine_destroy(r.engine);

@@ -17,11 +17,13 @@ struct rm_report {
  * all zeroes; --trace -rf asks for the report and the interrupt; each rank
  * of adaptrm-mpi attaches to the engine, and all but the first serve. */
 struct engine;
+struct steer;
 struct rm_face {
 	/* Filled (zeroed first) before the controller is freed. */
 	struct rm_report *report;
-	/* The engine exists (before its first tree): attach to it. */
-	void (*engine_ready)(struct engine *e, void *arg);
+	/* The engine exists (before its first tree): attach to it, and give
+	 * the steering its input (adaptrm-mpi's budget). */
+	void (*engine_ready)(struct engine *e, struct steer *s, void *arg);
 	/* Every operand is done (or the serving ended), OK saying whether
 	 * all went well here: before the summary, say whether all went
 	 * well everywhere. */

@@ -14,6 +14,7 @@
 #include "ctl/policy.h"
 #include "ctl/profile.h"
 #include "ctl/signals.h"
+#include "ctl/steer.h"
 #include "ctl/trial.h"
 #include "engine/fsinfo.h"
 #include "lib/clock.h"
@@ -54,6 +55,8 @@ struct controller {
 	struct ctl_trial share, sort;
 	enum ctl_trial_state share_during, sort_during; /* states in the interval just measured */
 	bool share_asked, sort_asked;			/* this tree started with it untried */
+	bool polite_held;    /* the politeness's ceiling bound the count last tick */
+	char said_stall[48]; /* the stalled wait --explain named last ("": none) */
 	bool in_tree, have_key, have_profile, said_missing, bpf_eager, bpf_tried;
 	bool cache_in_tree; /* the profile directory is inside the tree */
 	bool budget_seen;   /* a budget shared with other ranks set the count */
@@ -163,7 +166,7 @@ static void log_decision(struct controller *c, int from, int to, const char *why
 struct controller *controller_new(struct engine *e, const struct controller_config *cfg)
 {
 	bool steer = cfg->pinned_threads <= 0;
-	if (!steer && !cfg->json_path && !cfg->explain)
+	if (!cfg->steer || (!steer && !cfg->json_path && !cfg->explain))
 		return NULL;
 	struct controller *c = xcalloc(1, sizeof(*c));
 	const struct controller_config *o = &c->cfg;
@@ -266,7 +269,7 @@ static int choose_start(struct controller *c, int cap, const char **from)
 {
 	int start;
 	if (!c->steer) {
-		start = atomic_load(&engine_knobs(c->e)->active_threads);
+		start = engine_active_threads(c->e);
 		*from = "pinned";
 	} else if (c->have_profile) {
 		start = c->prof.threads;
@@ -311,15 +314,18 @@ static void configure_policy(struct controller *c, int cap, int start, struct ct
 	 * the reads still dominate, and most cold deletes are over by then. */
 	c->pol_known = c->have_profile || !strcmp(c->key.shape, "chain") || c->cold_from;
 	ctl_policy_init(&c->pol, cfg, start, c->pol_known);
-	if (c->steer)
-		engine_set_active(c->e, c->pol.n);
+	if (c->steer) {
+		steer_policy(c->cfg.steer, c->pol.n);
+		steer_apply(c->cfg.steer); /* before the first directory is read */
+	}
 }
 
 /* The sharing and inode-order trials: fixed where the filesystem type, the
  * options or the profile answer, else asked (untried) in this tree. */
 static void setup_trials(struct controller *c, const struct ctl_policy_cfg *cfg)
 {
-	struct engine_knobs *k = engine_knobs(c->e);
+	struct engine_settings k;
+	engine_settings(c->e, &k);
 	/* A stored answer came from one trial, on a machine that may have been
 	 * busy with other work, so every TRIAL_RETRY_RUNS runs it is tried
 	 * again; an abandoned retrial keeps the stored answer. */
@@ -348,7 +354,7 @@ static void setup_trials(struct controller *c, const struct ctl_policy_cfg *cfg)
 	};
 	/* A batch is sorted only past the threshold: with a threshold at the
 	 * batch size or above, there is nothing to compare. */
-	bool sortable = atomic_load(&k->sort_threshold) < atomic_load(&k->sort_batch);
+	bool sortable = k.sort_threshold < k.sort_batch;
 	ctl_trial_init(&c->sort, &tc,
 		       !c->steer || !c->have_key || c->cfg.sort_policy != SORT_AUTO || !sortable ||
 			       fsinfo_type_sort_known(c->key.f_type),
@@ -499,16 +505,20 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 {
 	if (!c->json)
 		return;
-	struct engine_knobs *k = engine_knobs(c->e);
+	struct engine_settings k;
+	engine_settings(c->e, &k);
 	struct json_writer *w = &c->jw;
 	jw_object(w, NULL);
 	jw_double(w, "t", now_s() - c->t0);
 	jw_double(w, "dt", s->dt);
 	jw_int(w, "threads", s->active);
 	jw_int(w, "threads_next", d && d->changed ? d->to : s->active);
-	jw_uint(w, "getdents_size", atomic_load(&k->getdents_size));
-	jw_int(w, "sort_policy", atomic_load(&k->sort_policy));
-	jw_uint(w, "sort_threshold", atomic_load(&k->sort_threshold));
+	jw_string(w, "bound_by", steer_bound_name(steer_bound(c->cfg.steer)));
+	jw_uint(w, "getdents_size", k.getdents_size);
+	jw_int(w, "sort_policy", k.sort_policy);
+	jw_uint(w, "sort_threshold", k.sort_threshold);
+	if (s->stall_wait[0])
+		jw_string(w, "held_in", s->stall_wait);
 	jw_uint(w, "entries", s->ops);
 	jw_double(w, "throughput", s->rate);
 	json_num_or_null(w, "lat_mean_us", s->lat_mean_us);
@@ -545,7 +555,7 @@ static void trial_tick(struct controller *c, struct ctl_trial *t, enum plan_id p
 {
 	if (t->st == TRIAL_FIXED)
 		return;
-	int n = atomic_load(&engine_knobs(c->e)->active_threads), to = n;
+	int n = engine_active_threads(c->e), to = n;
 	char why[CTL_WHY_LEN - 40];
 	ts.n = n;
 	enum ctl_trial_act act = ctl_trial_tick(t, &ts, &to, why, sizeof why);
@@ -553,7 +563,7 @@ static void trial_tick(struct controller *c, struct ctl_trial *t, enum plan_id p
 		return;
 	engine_use_plan(c->e, plan, ctl_trial_on(t));
 	if (act != TRIAL_ACT_KEEP)
-		engine_set_active(c->e, to);
+		steer_policy(c->cfg.steer, to);
 	/* After a trial that moved the count, the policy starts afresh from
 	 * where it is (and holds where the trial found a loss); inode order
 	 * leaves the count alone, and the policy goes on where it paused. */
@@ -606,18 +616,19 @@ static void sort_tick(struct controller *c, const struct ctl_signals *s, struct 
 	engine_use_plan(c->e, PLAN_BATCHED, c->sort.st == TRIAL_BASE);
 }
 
-/* The ranks' shared budget (engine knob thread_cap, set by adaptrm-mpi)
- * bounds the policy; a move it forces is logged as any decision. */
-static bool follow_budget(struct controller *c, struct engine_knobs *k)
+/* The ranks' shared budget (the steering's budget input, set by
+ * adaptrm-mpi) bounds the policy; a move it forces is logged as any
+ * decision. */
+static bool follow_budget(struct controller *c)
 {
-	int cap = atomic_load(&k->thread_cap);
+	int cap = steer_budget_share(c->cfg.steer);
 	if (cap == c->pol.budget)
 		return false;
 	struct ctl_decision d;
 	c->budget_seen = true;
 	if (!ctl_policy_set_budget(&c->pol, cap, &d))
 		return false;
-	engine_set_active(c->e, d.to);
+	steer_policy(c->cfg.steer, d.to);
 	c->changes++;
 	char why[CTL_WHY_LEN + 40];
 	snprintf(why, sizeof why, "%s [%s]", d.why, d.rule);
@@ -626,13 +637,41 @@ static bool follow_budget(struct controller *c, struct engine_knobs *k)
 	return true;
 }
 
-void controller_resume(struct controller *c)
+/* Another input bound the count (the background deleter's politeness):
+ * while it does, what is measured is not of the policy's count, and once it
+ * lets go the policy's count comes back with a fresh interval. */
+static bool bound_by_politeness(struct controller *c)
 {
-	if (!c || !c->in_tree)
-		return;
-	if (c->steer)
-		engine_set_active(c->e, c->pol.n);
-	ctl_source_reset(c->src);
+	bool now = steer_polite_ceiling(c->cfg.steer) > 0;
+	bool was = c->polite_held;
+	c->polite_held = now;
+	if (now || was)
+		ctl_source_reset(c->src);
+	return now || was;
+}
+
+/* Every busy worker waits in one kernel function and nothing was removed
+ * in the interval (a frozen filesystem, a lock another process holds): more
+ * workers would wait there too, so the count holds, and says so once. */
+static bool held_by_a_stall(struct controller *c, const struct ctl_signals *s)
+{
+	if (!s->stall_wait[0]) {
+		if (!c->said_stall[0])
+			return false;
+		/* The interval ending now began in the stall: the policy
+		 * measures from a clean one. */
+		c->said_stall[0] = '\0';
+		ctl_source_reset(c->src);
+		return true;
+	}
+	if (strcmp(c->said_stall, s->stall_wait)) {
+		snprintf(c->said_stall, sizeof c->said_stall, "%s", s->stall_wait);
+		explain(c,
+			"threads %d held: every busy worker waits in %s and nothing was removed: "
+			"more workers would wait there too",
+			s->active, s->stall_wait);
+	}
+	return true;
 }
 
 int controller_threads(const struct controller *c)
@@ -673,6 +712,8 @@ void controller_tick(struct controller *c)
 		ctl_source_reset(c->src); /* the load took a while: a clean interval */
 		return;
 	}
+	if (c->steer && bound_by_politeness(c))
+		return;
 	struct ctl_signals s;
 	ctl_source_sample(c->src, &s);
 	if (s.dt <= 0)
@@ -690,22 +731,25 @@ void controller_tick(struct controller *c)
 	struct ctl_decision d = { 0 };
 	c->share_during = c->share.st;
 	c->sort_during = c->sort.st;
+	if (held_by_a_stall(c, &s)) {
+		record(c, &s, &d);
+		return;
+	}
 	/* One trial at a time: each measures against a base of its own. */
-	struct engine_knobs *k = engine_knobs(c->e);
 	if (!ctl_trial_measuring(&c->sort))
 		share_tick(c, &s, &d);
 	if (!ctl_trial_measuring(&c->share) && !d.changed)
 		sort_tick(c, &s, &d);
 	/* under a budget shared with other ranks the count is its share: a
 	 * rank's own climb reads the others' work as its gain or loss */
-	if (c->steer && (follow_budget(c, k) || c->pol.budget > 0))
+	if (c->steer && (follow_budget(c) || c->pol.budget > 0))
 		d = (struct ctl_decision){ 0 };
 	else if (c->steer && !ctl_trial_measuring(&c->share) && !ctl_trial_measuring(&c->sort) &&
 		 !d.changed) {
 		struct ctl_sample smp;
 		ctl_signals_to_sample(&s, &smp);
 		if (ctl_policy_tick(&c->pol, &smp, &d) && d.changed) {
-			engine_set_active(c->e, d.to);
+			steer_policy(c->cfg.steer, d.to);
 			c->changes++;
 			char why[CTL_WHY_LEN + 40]; /* the evidence and the policy's rule */
 			snprintf(why, sizeof why, "%s [%s]", d.why, d.rule);
@@ -836,7 +880,7 @@ void controller_end_tree(struct controller *c)
 	if (!c || !c->in_tree)
 		return;
 	c->in_tree = false;
-	c->final_threads = atomic_load(&engine_knobs(c->e)->active_threads);
+	c->final_threads = engine_active_threads(c->e);
 	struct tree_end te;
 	engine_totals(c->e, &te.tot);
 	learned_count(c, &te);

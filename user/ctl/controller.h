@@ -26,6 +26,8 @@ struct controller_config {
 	bool stats;	       /* --stats: the evidence is wanted, load the probes */
 	bool no_profile;       /* --no-profile: neither read nor store profiles */
 	int sort_policy;       /* enum sort_policy (--sort): not SORT_AUTO pins it */
+	struct steer *steer;   /* the face's steering, which the policy's count goes
+				* through (required) */
 };
 
 /* Workers to create when the controller decides (cap; --max-threads). */
@@ -33,14 +35,11 @@ int controller_default_max_threads(int requested);
 struct controller *controller_new(struct engine *e, const struct controller_config *cfg);
 /* A tree inside DIRFD/NAME is about to be removed: choose the start point. */
 void controller_begin_tree(struct controller *c, int dirfd, const char *name);
-/* Called every engine tick (~100 ms) while the tree is being removed. */
+/* Called every tick (~100 ms) of the face's loop while the tree is being
+ * removed, before the face applies the steering. */
 void controller_tick(struct controller *c);
-/* Someone else set the engine's count for a while (the background
- * deleter's back-off): the controller's count again, and a fresh interval,
- * since what was measured meanwhile was not of its count. */
-void controller_resume(struct controller *c);
-/* The worker count it chose last (what the engine runs unless someone else
- * set it); 0 if it does not steer. */
+/* The worker count it chose last (what the engine runs unless another of
+ * the steering's inputs bounds it); 0 if it does not steer. */
 int controller_threads(const struct controller *c);
 void controller_end_tree(struct controller *c);
 /* Ends the run: false if --json's file could not be written (told). */

@@ -105,6 +105,63 @@ static int busy_workers(struct ctl_source *s)
 	return n;
 }
 
+/* Where thread TID waits in the kernel (its wchan) into BUF; false if it
+ * runs or cannot be read. */
+static bool read_wchan(pid_t tid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/wchan", (int)tid);
+	ssize_t n = procfile_read(path, buf, len);
+	if (n <= 0 || (size_t)n >= len)
+		return false;
+	buf[n] = '\0';
+	return strcmp(buf, "0") != 0;
+}
+
+/* A wait that is a device's or a server's service (a read, a write, a FUSE
+ * daemon's answer): more workers overlap such waits. */
+static bool service_wait(const char *w)
+{
+	static const char *const served[] = { "io_schedule", "folio_wait", "wait_on_page",
+					      "bit_wait",    "blk_",	   "rq_qos",
+					      "wbt_",	     "fuse_",	   "request_wait_answer",
+					      "nfs",	     "rpc_" };
+	for (size_t i = 0; i < sizeof served / sizeof *served; i++)
+		if (strstr(w, served[i]))
+			return true;
+	return false;
+}
+
+/* The one wait the blocked busy workers are all in, into SIG's stall_wait,
+ * when the interval removed nothing and at least half of them are blocked
+ * there: a wait that is not a device's service (a frozen filesystem, a lock
+ * another process holds), which more workers cannot shorten. */
+static void find_stall(struct ctl_source *s, struct ctl_signals *sig)
+{
+	sig->stall_wait[0] = '\0';
+	if (sig->ops > 0)
+		return;
+	char first[sizeof sig->stall_wait] = "", w[sizeof sig->stall_wait];
+	int blocked = 0, nbusy = 0;
+	for (int i = 0; i < s->nworkers; i++) {
+		/* the watchdog's "stuck in the lane" counts here: stuck in the
+		 * same wait as the rest, it is no huge file */
+		if (!s->moved[i] && !engine_worker_in_lane(s->e, i))
+			continue;
+		nbusy++;
+		pid_t tid = engine_worker_tid(s->e, i);
+		if (tid <= 0 || !read_wchan(tid, w, sizeof w))
+			continue; /* running, or gone */
+		if (!first[0])
+			snprintf(first, sizeof first, "%s", w);
+		else if (strcmp(first, w))
+			return;
+		blocked++;
+	}
+	if (blocked > 0 && 2 * blocked >= nbusy && !service_wait(first))
+		snprintf(sig->stall_wait, sizeof sig->stall_wait, "%s", first);
+}
+
 static long read_nvcsw(void)
 {
 	struct rusage ru;
@@ -367,10 +424,11 @@ void ctl_source_sample(struct ctl_source *s, struct ctl_signals *sig)
 
 	sig->t = now - s->t0;
 	sig->dt = now - s->last;
-	sig->active = atomic_load(&engine_knobs(s->e)->active_threads);
+	sig->active = engine_active_threads(s->e);
 	sig->ops = (t.files + t.dirs) - (s->tot.files + s->tot.dirs);
 	sig->rate = sig->dt > 0 ? sig->ops / sig->dt : 0;
 	sig->work = t.syscalls - s->tot.syscalls;
+	find_stall(s, sig);
 	uint64_t ucalls = t.unlink_calls - s->tot.unlink_calls;
 	uint64_t uns = t.unlink_ns - s->tot.unlink_ns;
 	/* A worker that did anything in the interval counts as busy for all of

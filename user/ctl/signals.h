@@ -46,6 +46,10 @@ struct ctl_signals {
 	 * sorted ones (sorted_*), over *_secs seconds of such calls (0: none). */
 	bool sort_asked, sort_active;
 	double batch_rate, batch_secs, sorted_rate, sorted_secs;
+	/* Nothing was removed in the interval and every busy worker waits in
+	 * this one kernel function (/proc's wchan: a frozen filesystem's
+	 * percpu_rwsem_wait, a lock someone else holds); "" otherwise. */
+	char stall_wait[48];
 };
 
 struct ctl_source;

@@ -194,10 +194,11 @@ struct engine *engine_create(const struct engine_config *cfg, int initial_thread
 	if (e->cfg.max_retries == 0)
 		e->cfg.max_retries = 64;
 	atomic_init(&e->knobs.active_threads, initial_threads);
-	atomic_init(&e->knobs.sort_policy, SORT_AUTO);
-	atomic_init(&e->knobs.sort_threshold, 10000);
+	atomic_init(&e->knobs.sort_policy, cfg->sort_policy);
+	atomic_init(&e->knobs.sort_threshold, cfg->sort_threshold ? cfg->sort_threshold : 10000);
 	atomic_init(&e->knobs.sort_batch, 100000);
-	atomic_init(&e->knobs.getdents_size, 64 * 1024);
+	atomic_init(&e->knobs.getdents_size, cfg->getdents_size ? cfg->getdents_size : 64 * 1024);
+	atomic_init(&e->knobs.op_interval_ns, cfg->op_interval_ns);
 	/* Developer override for experiments; the controller owns it otherwise. */
 	atomic_init(&e->knobs.dir_share, (unsigned)env_int(ENV_DIR_SHARE, DIR_SHARE_AUTO));
 	atomic_init(&e->knobs.trial_plans, 0);
@@ -291,9 +292,25 @@ void engine_destroy(struct engine *e)
 	free(e);
 }
 
-struct engine_knobs *engine_knobs(struct engine *e)
+void engine_settings(const struct engine *e, struct engine_settings *out)
 {
-	return &e->knobs;
+	const struct engine_knobs *k = &e->knobs;
+	*out = (struct engine_settings){
+		.active_threads = atomic_load(&k->active_threads),
+		.sort_policy = atomic_load(&k->sort_policy),
+		.sort_threshold = atomic_load(&k->sort_threshold),
+		.sort_batch = atomic_load(&k->sort_batch),
+		.getdents_size = atomic_load(&k->getdents_size),
+		.op_interval_ns = atomic_load(&k->op_interval_ns),
+	};
+}
+int engine_active_threads(const struct engine *e)
+{
+	return atomic_load(&e->knobs.active_threads);
+}
+void engine_set_pace(struct engine *e, uint64_t ns)
+{
+	atomic_store(&e->knobs.op_interval_ns, ns);
 }
 int engine_max_threads(const struct engine *e)
 {
@@ -304,7 +321,7 @@ pid_t engine_worker_tid(const struct engine *e, int i)
 	return atomic_load(&e->workers[i].tid);
 }
 
-void engine_set_active(struct engine *e, int n)
+int engine_set_active(struct engine *e, int n)
 {
 	if (n < 1)
 		n = 1;
@@ -318,16 +335,11 @@ void engine_set_active(struct engine *e, int n)
 	pthread_cond_broadcast(&e->park_cond);
 	pthread_cond_broadcast(&e->work_cond);
 	pthread_mutex_unlock(&e->qlock);
+	return n;
 }
 const struct worker_stats *engine_worker_stats(const struct engine *e, int i)
 {
 	return &e->stats[i];
-}
-
-void engine_set_tick(struct engine *e, engine_tick_fn fn, void *arg)
-{
-	e->tick = fn;
-	e->tick_arg = arg;
 }
 
 void engine_request_stop(struct engine *e)
@@ -425,6 +437,32 @@ static bool stuck_in_unlink(struct engine *e, struct worker *w, uint64_t now)
 	return now - w->wd_since >= e->watchdog_ns;
 }
 
+/* The CPU time of worker W's thread, in ns (0 if it cannot be read). */
+static uint64_t worker_cpu_ns(const struct worker *w)
+{
+	clockid_t cid;
+	struct timespec ts;
+	if (atomic_load_explicit(&w->tid, memory_order_relaxed) <= 0 ||
+	    pthread_getcpuclockid(w->thread, &cid) != 0 || clock_gettime(cid, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Since the watchdog's last look no worker used the CPU or ended a system
+ * call: every one of them waits, and not for a file's size, which keeps
+ * its unlinker on the CPU or ending reads. */
+static bool stalled(struct engine *e, int started)
+{
+	bool moved = false;
+	for (int i = 0; i < started; i++) {
+		struct worker *w = &e->workers[i];
+		uint64_t cpu = worker_cpu_ns(w);
+		moved |= cpu == 0 || cpu != w->wd_cpu_ns;
+		w->wd_cpu_ns = cpu;
+	}
+	return !moved;
+}
+
 /* The lane from now on, at ENGINE_AUTO_LANE_BYTES unless it is on already. */
 static void auto_lane_on(struct engine *e)
 {
@@ -457,6 +495,11 @@ static void watchdog(struct engine *e)
 	int extra = stuck + waiting;
 	if (active + extra > e->cfg.max_threads)
 		extra = e->cfg.max_threads - active > 0 ? e->cfg.max_threads - active : 0;
+	/* Workers stuck without using the CPU while nobody else gets anywhere
+	 * wait for something that is not the file's size (a frozen
+	 * filesystem): one more worker would wait there too. */
+	if (stalled(e, started) && extra > e->lane_extra)
+		extra = e->lane_extra;
 	if (extra == e->lane_extra)
 		return;
 	int got = engine_spawn_workers(e, active + extra) - active;
@@ -473,34 +516,28 @@ bool engine_worker_in_lane(const struct engine *e, int i)
 /* ------------------------------------------------------------------ */
 /* The caller's driver                                                  */
 
-/* No worker thread could be started (engine_spawn_workers): the caller's thread is
- * worker 0 until the operand is done, ticking between tasks. With one
- * worker nothing waits for helpers, so the stack empties only at the end. */
-static void run_in_caller(struct engine *e)
+/* No worker thread could be started (engine_spawn_workers): the caller's
+ * thread is worker 0, running tasks until END (ns) or until none is left.
+ * With one worker nothing waits for helpers, so the stack empties only at
+ * the end. True if it found nothing to run. */
+static bool run_in_caller(struct engine *e, uint64_t end)
 {
 	struct worker *w = &e->workers[0];
 	atomic_store(&w->tid, (pid_t)syscall(SYS_gettid));
-	w->io_read_bytes = taskio_read_bytes();
-	uint64_t next_tick = now_ns() + 100 * 1000 * 1000;
-	for (;;) {
+	if (w->io_read_bytes < 0)
+		w->io_read_bytes = taskio_read_bytes();
+	while (now_ns() < end) {
 		uintptr_t task = 0;
 		pthread_mutex_lock(&e->qlock);
 		if (!e->op_done && !e->stop && e->qlen > 0)
 			task = e->stack[--e->qlen];
 		pthread_mutex_unlock(&e->qlock);
 		if (!task)
-			return;
+			return true;
 		engine_run_task(w, task);
-		if (e->tick && now_ns() >= next_tick) {
-			e->tick(e, e->tick_arg);
-			next_tick = now_ns() + 100 * 1000 * 1000;
-		}
 	}
+	return false;
 }
-
-static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), void *arg);
-static bool operand_done(struct engine *e, void *arg);
-static bool serve_stopped(struct engine *e, void *arg);
 
 /* The allocation-group shift for a tree in DIRFD (engine_pop_task's order),
  * from the parent's filesystem: the tree's, but for a mount point, where a
@@ -526,8 +563,8 @@ void engine_ag_order(struct engine *e, int dirfd, struct engine_ag_order *out)
 	e->ag_next_shift = out->shift;
 }
 
-bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
-			const struct stat *st)
+bool engine_begin_tree(struct engine *e, int dirfd, const char *name, const char *display,
+		       const struct stat *st)
 {
 	/* No second lstat here: the open checks that the directory is still
 	 * the one the caller saw, and one that is gone by then fails there as
@@ -548,78 +585,106 @@ bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const cha
 		dnode_free(root);
 		return false;
 	}
-	if (atomic_load(&e->nstarted) == 0) {
-		/* directories given away come back as release tasks */
-		for (;;) {
-			run_in_caller(e);
-			if (e->op_done || e->stop || !engine_remote_out(e))
-				break;
-			nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
-		}
-	} else {
-		wait_until(e, operand_done, NULL);
-	}
+	return true;
+}
+
+bool engine_end_tree(struct engine *e)
+{
 	if (!e->op_done)
 		return false;
 	return !(atomic_load(&e->anchor.flags) & DN_FAILED);
 }
 
-/* No operand of its own: what is adopted, until *STOP. Without a worker
- * thread the caller runs the tasks, looking for more every 10 ms. */
-void engine_serve(struct engine *e, const atomic_bool *stop)
+bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
+			const struct stat *st)
+{
+	if (!engine_begin_tree(e, dirfd, name, display, st))
+		return false;
+	while (!engine_wait(e, 100))
+		;
+	return engine_end_tree(e);
+}
+
+void engine_begin_serve(struct engine *e, const atomic_bool *stop)
 {
 	e->op_done = false;
+	e->serve_stop = stop;
 	atomic_store(&e->serving, true);
-	if (atomic_load(&e->nstarted) == 0) {
-		while (!atomic_load(stop) && !e->stop) {
-			run_in_caller(e);
-			nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
-		}
-	} else {
-		wait_until(e, serve_stopped, (void *)stop);
-	}
+}
+
+void engine_end_serve(struct engine *e)
+{
 	atomic_store(&e->serving, false);
+	e->serve_stop = NULL;
 }
 
-static bool operand_done(struct engine *e, void *arg)
+void engine_serve(struct engine *e, const atomic_bool *stop)
 {
-	return e->op_done;
+	engine_begin_serve(e, stop);
+	while (!engine_wait(e, 100))
+		;
+	engine_end_serve(e);
 }
 
-static bool serve_stopped(struct engine *e, void *arg)
+/* What the caller waits for: its operand, or the serving's stop flag. */
+static bool finished(struct engine *e)
 {
-	return atomic_load((const atomic_bool *)arg);
+	return atomic_load(&e->serving) ? atomic_load(e->serve_stop) : e->op_done;
 }
 
-/* The caller's wait while workers run: every 100 ms the watchdog and
- * the tick (the controller, the progress line), until DONE says so or the
- * engine stops. */
-static void wait_until(struct engine *e, bool (*done)(struct engine *, void *), void *arg)
+/* Without workers: the caller runs the tasks; where none is queued (the
+ * directories given away come back as release tasks, adopted ones arrive)
+ * it looks again shortly. */
+static bool wait_in_caller(struct engine *e, uint64_t end)
 {
+	bool empty = run_in_caller(e, end);
+	if (finished(e) || e->stop)
+		return true;
+	/* Nothing queued, nothing out with another rank, no serving: nothing
+	 * can come that would finish the operand. */
+	if (empty && !atomic_load(&e->serving) && !engine_remote_out(e))
+		return true;
+	uint64_t now = now_ns();
+	if (now < end) {
+		uint64_t nap = atomic_load(&e->serving) ? 10000000u : 1000000u;
+		if (nap > end - now)
+			nap = end - now;
+		nanosleep(&(struct timespec){ 0, (long)nap }, NULL);
+	}
+	return finished(e) || e->stop;
+}
+
+bool engine_wait(struct engine *e, unsigned ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
+	if (atomic_load(&e->nstarted) == 0)
+		return wait_in_caller(e, end);
+	/* The workers run; the caller waits in steps of at most 100 ms, each
+	 * followed by the watchdog. */
 	pthread_mutex_lock(&e->qlock);
-	while (!done(e, arg) && !e->stop) {
+	while (!finished(e) && !e->stop) {
+		uint64_t now = now_ns();
+		if (now >= end)
+			break;
+		uint64_t step = end - now < 100000000u ? end - now : 100000000u;
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += 100 * 1000 * 1000;
-		if (ts.tv_nsec >= 1000000000) {
+		ts.tv_nsec += (long)step;
+		while (ts.tv_nsec >= 1000000000) {
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
 		pthread_cond_timedwait(&e->done_cond, &e->qlock, &ts);
-		if (!done(e, arg) && !e->stop)
+		if (!finished(e) && !e->stop)
 			watchdog(e);
-		if (e->stop) {
-			/* wake everyone so they notice and leave their loops */
-			pthread_cond_broadcast(&e->work_cond);
-			pthread_cond_broadcast(&e->park_cond);
-			pthread_cond_broadcast(&e->mem_cond);
-			break;
-		}
-		if (!done(e, arg) && e->tick) {
-			pthread_mutex_unlock(&e->qlock);
-			e->tick(e, e->tick_arg);
-			pthread_mutex_lock(&e->qlock);
-		}
 	}
+	if (e->stop) {
+		/* wake everyone so they notice and leave their loops */
+		pthread_cond_broadcast(&e->work_cond);
+		pthread_cond_broadcast(&e->park_cond);
+		pthread_cond_broadcast(&e->mem_cond);
+	}
+	bool done = finished(e) || e->stop;
 	pthread_mutex_unlock(&e->qlock);
+	return done;
 }

@@ -31,37 +31,6 @@ enum sort_policy {
 #define DIR_SHARE_AUTO 0u
 #define ENGINE_HIST_BUCKETS 24
 
-struct engine_knobs {
-	_Atomic int active_threads;	 /* workers allowed to run (1..max_threads) */
-	_Atomic int sort_policy;	 /* enum sort_policy */
-	_Atomic unsigned sort_threshold; /* sort a batch only above this many entries */
-	_Atomic unsigned sort_batch;	 /* entries read and sorted at a time */
-	_Atomic unsigned getdents_size;	 /* bytes per getdents64 call */
-	_Atomic unsigned dir_share;	 /* workers that may unlink inside one directory
-					 * at once (1: one worker per directory;
-					 * DIR_SHARE_AUTO: all active workers where the
-					 * filesystem type says it pays, else 1) */
-	_Atomic unsigned trial_plans;	 /* where the filesystem type leaves it
-					 * open, use these plans (bits 1 << enum
-					 * plan_id): PLAN_SHARED in place of
-					 * PLAN_UNSHARED, PLAN_SORTED or
-					 * PLAN_BATCHED in place of PLAN_READDIR;
-					 * the controller's trials set them */
-	_Atomic int reverse_policy;	 /* unlink each getdents64 batch last-first:
-					 * enum sort_policy's AUTO (by filesystem
-					 * type), NEVER or ALWAYS */
-	_Atomic uint64_t lane_bytes;	 /* regular files with this many bytes
-					 * allocated or more are unlinked by the
-					 * large-file lane (0: off, and no file is
-					 * stat'ed) */
-	_Atomic int thread_cap;		 /* workers that may run at most whatever
-					 * active_threads says (0: no cap): a share
-					 * of a budget shared with other machines */
-	_Atomic uint64_t op_interval_ns; /* --max-ops: at least this long between
-					  * two unlinks or rmdirs of the engine's
-					  * workers (0: not paced; ENGINE_PACE_HOLD:
-					  * none until it changes) */
-};
 
 /* op_interval_ns's value that holds every unlink and rmdir until it changes:
  * a background deleter keeps its metadata out of the commits of others'
@@ -86,6 +55,20 @@ struct engine_config {
 	unsigned max_retries; /* rescans of a directory refilled while we delete it */
 	uint64_t free_rate;   /* --free-rate: bytes freed per second at most by
 			       * the lane's truncations (0: not paced) */
+	/* Where the workers start; afterwards only the steering (ctl/steer.c)
+	 * and the controller's trials change them. */
+	int sort_policy;	 /* enum sort_policy (SORT_AUTO: 0) */
+	unsigned sort_threshold; /* 0: the default */
+	unsigned getdents_size;	 /* 0: the default */
+	uint64_t op_interval_ns; /* --max-ops's pace (0: not paced) */
+};
+
+/* The engine's settings as the workers read them, for the controller's
+ * record and the progress line. */
+struct engine_settings {
+	int active_threads, sort_policy;
+	unsigned sort_threshold, sort_batch, getdents_size;
+	uint64_t op_interval_ns;
 };
 
 /* The plans a directory's reads and unlinks are counted under, as far as
@@ -161,21 +144,37 @@ struct engine;
 struct engine *engine_create(const struct engine_config *cfg, int initial_threads);
 void engine_destroy(struct engine *e);
 
-struct engine_knobs *engine_knobs(struct engine *e);
+void engine_settings(const struct engine *e, struct engine_settings *out);
+int engine_active_threads(const struct engine *e);
 int engine_max_threads(const struct engine *e);
 /* Thread id of worker I (0 until it started), for per-thread /proc signals. */
 pid_t engine_worker_tid(const struct engine *e, int i);
-/* Let N workers run (clamped to 1..max_threads); wakes parked ones at once. */
-void engine_set_active(struct engine *e, int n);
+/* Let N workers run (clamped to 1..max_threads); wakes parked ones at once.
+ * Returns how many may run (fewer where threads could not be started). Only
+ * the steering (ctl/steer.c) calls it. */
+int engine_set_active(struct engine *e, int n);
+/* At least NS between two unlinks or rmdirs of the workers (0: not paced;
+ * ENGINE_PACE_HOLD: none until it changes). Only the steering calls it. */
+void engine_set_pace(struct engine *e, uint64_t ns);
 /* Use plan PLAN where the filesystem type leaves it open (ON), or not:
  * knobs.trial_plans, one plan's bit (engine/plan.c). */
 void engine_use_plan(struct engine *e, enum plan_id plan, bool on);
 
 /* Delete the tree NAME inside directory DIRFD (AT_FDCWD or an open fd), NAME
  * being a directory that was lstat'ed as ST. DISPLAY is the operand as the
- * user spelled it, used for messages. Blocks until the tree is gone or failed
- * or the engine was stopped. Returns true if everything, the top directory
- * included, was removed. */
+ * user spelled it, used for messages. engine_begin_tree hands it to the
+ * workers (false if it could not be queued: said); the caller then calls
+ * engine_wait until it returns true, doing its own work between (the
+ * progress line, the steering), and engine_end_tree says whether
+ * everything, the top directory included, was removed. */
+bool engine_begin_tree(struct engine *e, int dirfd, const char *name, const char *display,
+		       const struct stat *st);
+bool engine_end_tree(struct engine *e);
+/* Up to MS milliseconds of the delete: true once the tree (or the serving)
+ * is done or the engine stops. Without worker threads the caller's thread
+ * runs the tasks meanwhile. */
+bool engine_wait(struct engine *e, unsigned ms);
+/* The three in one, for a caller with nothing to do between. */
 bool engine_remove_tree(struct engine *e, int dirfd, const char *name, const char *display,
 			const struct stat *st);
 
@@ -287,13 +286,11 @@ bool engine_remote_done(struct engine *e, uint64_t token, bool failed);
 uint64_t engine_given_on(struct engine *e);
 /* Directories given away and not yet reported back. */
 size_t engine_remote_out(struct engine *e);
-/* With no operand of its own, run what is adopted until *STOP (ticking as
- * engine_remove_tree does) or the engine stops. */
+/* With no operand of its own, run what is adopted until *STOP or the engine
+ * stops: engine_begin_serve, engine_wait until true, engine_end_serve, as
+ * for a tree; engine_serve is the three in one. */
+void engine_begin_serve(struct engine *e, const atomic_bool *stop);
+void engine_end_serve(struct engine *e);
 void engine_serve(struct engine *e, const atomic_bool *stop);
-
-/* Called by the waiting main thread about every 100 ms while a tree is being
- * removed (progress line, controller tick). */
-typedef void (*engine_tick_fn)(struct engine *e, void *arg);
-void engine_set_tick(struct engine *e, engine_tick_fn fn, void *arg);
 
 #endif

@@ -29,6 +29,38 @@
 				     * is done with: drop its last count */
 
 /* One entry of an inode-sorted batch; names live in the batch's arena. */
+/* The knobs the workers read live. Written by the engine at its creation and
+ * by the steering through engine_set_active and engine_set_pace (and the
+ * trials through engine_use_plan); nobody outside the engine reaches them. */
+struct engine_knobs {
+	_Atomic int active_threads;	 /* workers allowed to run (1..max_threads) */
+	_Atomic int sort_policy;	 /* enum sort_policy */
+	_Atomic unsigned sort_threshold; /* sort a batch only above this many entries */
+	_Atomic unsigned sort_batch;	 /* entries read and sorted at a time */
+	_Atomic unsigned getdents_size;	 /* bytes per getdents64 call */
+	_Atomic unsigned dir_share;	 /* workers that may unlink inside one directory
+					 * at once (1: one worker per directory;
+					 * DIR_SHARE_AUTO: all active workers where the
+					 * filesystem type says it pays, else 1) */
+	_Atomic unsigned trial_plans;	 /* where the filesystem type leaves it
+					 * open, use these plans (bits 1 << enum
+					 * plan_id): PLAN_SHARED in place of
+					 * PLAN_UNSHARED, PLAN_SORTED or
+					 * PLAN_BATCHED in place of PLAN_READDIR;
+					 * the controller's trials set them */
+	_Atomic int reverse_policy;	 /* unlink each getdents64 batch last-first:
+					 * enum sort_policy's AUTO (by filesystem
+					 * type), NEVER or ALWAYS */
+	_Atomic uint64_t lane_bytes;	 /* regular files with this many bytes
+					 * allocated or more are unlinked by the
+					 * large-file lane (0: off, and no file is
+					 * stat'ed) */
+	_Atomic uint64_t op_interval_ns; /* --max-ops: at least this long between
+					  * two unlinks or rmdirs of the engine's
+					  * workers (0: not paced; ENGINE_PACE_HOLD:
+					  * none until it changes) */
+};
+
 struct sort_ent {
 	uint64_t ino;
 	uint32_t name_off;
@@ -84,6 +116,7 @@ struct worker {
 	 * the syscall count it last saw, since when it saw the worker inside
 	 * that same unlinkat (0: not), and whether that is too long. */
 	uint64_t wd_syscalls, wd_since;
+	uint64_t wd_cpu_ns; /* its thread's CPU time at the watchdog's last look */
 	_Atomic bool in_lane;
 	/* read_bytes of the worker's thread when it last looked (cold_check;
 	 * -1: unknown) */
@@ -152,8 +185,7 @@ struct engine {
 	const char *display;
 	bool op_done;
 
-	engine_tick_fn tick;
-	void *tick_arg;
+	const atomic_bool *serve_stop; /* engine_begin_serve's flag */
 
 	/* The large-file lane (lane.c): its thread and queue, made with the
 	 * engine, its thread started by the first file it takes. */
@@ -282,9 +314,7 @@ size_t engine_ag_pick(const uintptr_t *stack, size_t qlen, unsigned ag_shift, un
 		      unsigned id);
 static inline bool engine_over_count(const struct worker *w)
 {
-	int a = atomic_load_explicit(&w->e->knobs.active_threads, memory_order_relaxed);
-	int c = atomic_load_explicit(&w->e->knobs.thread_cap, memory_order_relaxed);
-	return w->id >= (c > 0 && c < a ? c : a);
+	return w->id >= atomic_load_explicit(&w->e->knobs.active_threads, memory_order_relaxed);
 }
 
 /* ERR on a name inside the tree means someone else removed it (or moved it

@@ -95,14 +95,11 @@ bool engine_push_tasks(struct engine *e, const struct subdir *nodes, size_t n)
 	return true;
 }
 
-/* Workers allowed to run (qlock held): within a shared budget's share, and
- * those running in place of workers stuck in the lane. */
+/* Workers allowed to run (qlock held): the steering's count, and those
+ * running in place of workers stuck in the lane. */
 static int allowed_workers(const struct engine *e)
 {
 	int active = atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed);
-	int cap = atomic_load_explicit(&e->knobs.thread_cap, memory_order_relaxed);
-	if (cap > 0 && cap < active)
-		active = cap;
 	/* Out of memory once: a serial walk from here on holds the
 	 * fewest nodes (one path, depth-first) and buffers. */
 	if (e->mem_short)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hold/deleter.h"
 #include "ctl/controller.h"
+#include "ctl/steer.h"
 #include "engine/engine.h"
 #include "engine/fsinfo.h"
 #include "hold/left.h"
@@ -120,6 +121,7 @@ struct deleter {
 	dev_t dev;
 	struct polite_device devs; /* the block devices below it */
 	struct engine *engine;
+	struct steer *steer;	/* the engine's count and pace: politeness, then policy */
 	struct controller *ctl; /* the foreground's, steering while nobody is hurt */
 	bool in_tree;		/* the controller has a tree to steer */
 	int forced_threads;	/* backing off: the workers it allows (0: none) */
@@ -220,15 +222,17 @@ static enum polite_action sync_step(struct deleter *d, uint64_t now, uint64_t ot
  * when the next of others' is furthest away, then our own commit at once,
  * so that what the burst dirtied (the status file too) waits for no sync of
  * theirs. */
-static void burst(struct deleter *d, struct engine_knobs *k, const struct engine_totals *t)
+static void burst(struct deleter *d, const struct engine_totals *t)
 {
 	uint64_t f0, f, end = now_ns() + POLITE_BURST_ALIGN_NS;
 	if (polite_device_flushes(&d->devs, &f0))
 		while (now_ns() < end && polite_device_flushes(&d->devs, &f) && f == f0)
 			sleep_ns(200000);
-	atomic_store(&k->op_interval_ns, d->base_interval_ns);
+	steer_polite(d->steer, d->forced_threads, d->base_interval_ns);
+	steer_apply(d->steer);
 	sleep_ns(POLITE_BURST_NS);
-	atomic_store(&k->op_interval_ns, ENGINE_PACE_HOLD);
+	steer_polite(d->steer, d->forced_threads, ENGINE_PACE_HOLD);
+	steer_apply(d->steer);
 	write_status(d, t, 0);
 	bool counted = polite_device_flushes(&d->devs, &f0);
 	syncfs(d->placefd);
@@ -258,16 +262,16 @@ static uint64_t own_latency(struct deleter *d, const struct engine_totals *t, in
 }
 
 /* Every tick: measure, decide (polite_decide, then polite_sync_step over
- * it), apply to the engine. */
-static void tick(struct engine *e, void *arg)
+ * it), and give the steering the politeness's word; the controller's comes
+ * after it, and the steering applies both. */
+static void tick(struct deleter *d)
 {
-	struct deleter *d = arg;
+	struct engine *e = d->engine;
 	uint64_t now = now_ns(), dt = now - d->last_ns;
 	if (dt < 100000000ull)
 		return;
 	struct engine_totals t;
 	engine_totals(e, &t);
-	struct engine_knobs *k = engine_knobs(e);
 	struct polite_in in = {
 		.in_memory = d->in_memory,
 		.interval_ns = d->paced_ns,
@@ -286,7 +290,7 @@ static void tick(struct engine *e, void *arg)
 	/* Flushes are others' only once a probe found them so (a yield): our
 	 * own commits flush the device too. */
 	in.others_seen |= d->sync.state == POLITE_YIELD;
-	in.own_latency_ns = own_latency(d, &t, atomic_load(&k->active_threads));
+	in.own_latency_ns = own_latency(d, &t, engine_active_threads(e));
 	in.floor_latency_ns = d->floor_ns;
 	struct polite_out out;
 	polite_decide(&in, &out);
@@ -298,21 +302,17 @@ static void tick(struct engine *e, void *arg)
 		out.threads = 1;
 		out.idle_io = true;
 	}
-	atomic_store(&k->op_interval_ns, act == POLITE_GO ? out.interval_ns : ENGINE_PACE_HOLD);
-	bool was_forced = d->forced_threads != 0;
 	d->forced_threads = out.threads;
-	if (out.threads)
-		engine_set_active(e, out.threads);
-	else if (d->ctl && d->in_tree && was_forced)
-		controller_resume(d->ctl); /* its count back, not the back-off's */
-	else if (d->ctl && d->in_tree)
+	steer_polite(d->steer, out.threads, act == POLITE_GO ? out.interval_ns : ENGINE_PACE_HOLD);
+	if (d->ctl && d->in_tree)
 		controller_tick(d->ctl);
+	steer_apply(d->steer);
 	if (out.idle_io != d->idle_io)
 		set_io_class(d->idle_io = out.idle_io);
 	if (d->cpu_idle_ok && out.idle_io != d->cpu_idle)
 		set_cpu_policy(d, out.idle_io);
 	if (act == POLITE_BURST)
-		burst(d, k, &t);
+		burst(d, &t);
 	d->last_ns = now;
 	/* The status file is metadata too: while probing it is not written,
 	 * while yielding only as the yield begins and in its bursts. */
@@ -414,17 +414,19 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 	d->current = r;
 	bool ok;
 	if (S_ISDIR(st.st_mode)) {
+		/* The controller's start point goes through the steering,
+		 * where a back-off's ceiling still bounds it. */
 		if (d->ctl)
 			controller_begin_tree(d->ctl, d->placefd, r->name);
-		/* The controller's start point does not override a back-off. */
-		if (d->forced_threads)
-			engine_set_active(d->engine, d->forced_threads);
 		d->in_tree = d->ctl != NULL;
-		ok = engine_remove_tree(d->engine, d->placefd, r->name, r->path, &st);
+		ok = engine_begin_tree(d->engine, d->placefd, r->name, r->path, &st);
+		while (ok && !engine_wait(d->engine, 100))
+			tick(d);
+		ok = ok && engine_end_tree(d->engine);
 		d->in_tree = false;
 		/* what ran against what the controller chose: apart only while
 		 * backing off or yielding */
-		int running = atomic_load(&engine_knobs(d->engine)->active_threads);
+		int running = engine_active_threads(d->engine);
 		int chosen = controller_threads(d->ctl);
 		if (d->ctl)
 			controller_end_tree(d->ctl);
@@ -554,10 +556,9 @@ static struct engine *make_engine(uint64_t free_rate, uint64_t max_ops, uint64_t
 		.one_file_system = true, /* nothing held may reach another mount */
 		.free_rate = free_rate,
 	};
-	struct engine *e = engine_create(&cfg, 1);
 	*interval = max_ops ? 1000000000ull / max_ops : 0;
-	atomic_store(&engine_knobs(e)->op_interval_ns, *interval);
-	return e;
+	cfg.op_interval_ns = *interval;
+	return engine_create(&cfg, 1);
 }
 
 /* Others already syncing when the deleter starts are heard before its first
@@ -572,8 +573,10 @@ static void listen_first(struct deleter *d)
 		sleep_ns(POLITE_LISTEN_NS / POLITE_LISTEN_TICKS);
 		a = polite_sync_step(&d->sync, now_ns(), others_flushes(d));
 	}
-	if (a != POLITE_GO)
-		atomic_store(&engine_knobs(d->engine)->op_interval_ns, ENGINE_PACE_HOLD);
+	if (a != POLITE_GO) {
+		steer_polite(d->steer, 0, ENGINE_PACE_HOLD);
+		steer_apply(d->steer);
+	}
 }
 
 int deleter_main(int argc, char **argv)
@@ -605,12 +608,12 @@ int deleter_main(int argc, char **argv)
 	d.begin_ns = now_ns();
 	d.engine = make_engine(strtoull(argv[1], NULL, 10), strtoull(argv[2], NULL, 10),
 			       &d.base_interval_ns);
+	d.steer = steer_new(d.engine, d.base_interval_ns);
 	listen_first(&d);
 	d.last_ns = now_ns();
 	d.started = time(NULL);
-	struct controller_config cc = { .sort_policy = SORT_AUTO };
+	struct controller_config cc = { .sort_policy = SORT_AUTO, .steer = d.steer };
 	d.ctl = controller_new(d.engine, &cc);
-	engine_set_tick(d.engine, tick, &d);
 	drain(&d, lock);
 	/* The summary and the exit at the normal policy: beside busy CPUs the
 	 * idle one could wait long for them. */
@@ -642,6 +645,7 @@ int deleter_main(int argc, char **argv)
 			(double)d.sync.probe_ns / 1e9, (double)d.backoff_ns / 1e9,
 			(double)runq / 1e9);
 	unlinkat(d.placefd, "status", 0);
+	steer_free(d.steer);
 	engine_destroy(d.engine);
 	close(d.placefd);
 	return t.errors ? 1 : 0;

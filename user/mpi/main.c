@@ -27,9 +27,9 @@
 
 static struct rank *g_rank;
 
-static void engine_ready(struct engine *e, void *arg)
+static void engine_ready(struct engine *e, struct steer *steer, void *arg)
 {
-	rank_attach(g_rank, e);
+	rank_attach(g_rank, e, steer);
 }
 
 static bool finish(struct engine *e, bool ok, void *arg)

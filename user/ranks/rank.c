@@ -11,6 +11,7 @@
  */
 #include "ranks/rank.h"
 #include "cli/rm.h"
+#include "ctl/steer.h"
 #include "lib/clock.h"
 #include "lib/msg.h"
 #include "lib/strbuf.h"
@@ -108,6 +109,7 @@ struct rank {
 	pthread_t thread;
 	atomic_bool leave;  /* the communication thread is to end */
 	atomic_bool stop;   /* STOP came: engine_serve returns */
+	struct steer *steer; /* where the budget's share goes (rank_attach) */
 	atomic_bool done;   /* this rank is done: its sums say stopped */
 	atomic_bool failed; /* ... with an error */
 	bool eager;	    /* ask for work without waiting to be idle */
@@ -407,13 +409,11 @@ static void start_sum(struct rank *r)
 	}
 	v[S_STEALS] = r->steals;
 	if (e) {
-		struct engine_knobs *k = engine_knobs(e);
 		struct engine_totals t;
 		engine_totals(e, &t);
-		int active = atomic_load(&k->active_threads), cap = atomic_load(&k->thread_cap);
 		v[S_UNLINK_NS] = t.unlink_ns;
 		v[S_UNLINKS] = t.unlink_calls;
-		v[S_THREADS] = (uint64_t)(cap > 0 && cap < active ? cap : active);
+		v[S_THREADS] = (uint64_t)engine_active_threads(e);
 		v[S_MAX_THREADS] = (uint64_t)engine_max_threads(e);
 		r->backlog = v[S_BACKLOG] = engine_backlog(e);
 		v[S_WITH_WORK] = r->backlog > 0;
@@ -470,13 +470,14 @@ static void apply_budget(struct rank *r, const uint64_t *v)
 	struct engine *e = atomic_load(&r->engine);
 	if (!e || atomic_load(&r->done))
 		return;
-	struct engine_knobs *k = engine_knobs(e);
-	if (r->max_ops) {
-		uint64_t ops = budget_ops_share(r->max_ops, r->t->size, r->backlog, v[S_WITH_WORK]);
-		atomic_store(&k->op_interval_ns, 1000000000ull / ops);
-	}
-	if (!r->budget_on)
+	uint64_t pace = 0;
+	if (r->max_ops)
+		pace = 1000000000ull /
+		       budget_ops_share(r->max_ops, r->t->size, r->backlog, v[S_WITH_WORK]);
+	if (!r->budget_on) {
+		steer_budget(r->steer, 0, pace);
 		return;
+	}
 	struct budget_sample s = { .t = (double)v[S_CLOCK_US] / 1e6,
 				   .ops = v[S_FILES] + v[S_DIRS],
 				   .unlink_ns = v[S_UNLINK_NS],
@@ -490,8 +491,7 @@ static void apply_budget(struct rank *r, const uint64_t *v)
 			program_name, old, r->budget.cap, r->t->size, budget_why_name(r->budget.why),
 			r->budget.last_ns / 1e3, r->budget.floor_ns / 1e3);
 	int share = budget_share(&r->budget, r->backlog, v[S_WITH_WORK]);
-	if (share > 0)
-		atomic_store(&k->thread_cap, share);
+	steer_budget(r->steer, share > 0 ? share : steer_budget_share(r->steer), pace);
 }
 
 /* A sum out for PEER_SILENCE_NS: some rank is gone (a launcher that does not
@@ -589,15 +589,12 @@ struct rank *rank_new(struct transport *t, int nfiles, char **files)
 	return r;
 }
 
-void rank_attach(struct rank *r, struct engine *e)
+void rank_attach(struct rank *r, struct engine *e, struct steer *steer)
 {
+	r->steer = steer;
 	engine_set_remote(e, remote_done, r);
-	struct engine_knobs *k = engine_knobs(e);
-	if (r->budget_on)
-		atomic_store(&k->thread_cap, budget_start_share(r->t->size));
-	if (r->max_ops)
-		atomic_store(&k->op_interval_ns,
-			     1000000000ull * (uint64_t)r->t->size / r->max_ops ?: 1);
+	uint64_t pace = r->max_ops ? 1000000000ull * (uint64_t)r->t->size / r->max_ops ?: 1 : 0;
+	steer_budget(steer, r->budget_on ? budget_start_share(r->t->size) : 0, pace);
 	atomic_store(&r->engine, e);
 }
 

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 struct transport;
+struct steer;
 struct rank;
 
 /* The counts summed over the ranks. */
@@ -39,8 +40,9 @@ struct rank_totals {
  * spelling of the same trees as rank 0's, in the same order); starts its
  * communication thread. */
 struct rank *rank_new(struct transport *t, int nfiles, char **files);
-/* Its engine, once it exists (rm_face.engine_ready). */
-void rank_attach(struct rank *r, struct engine *e);
+/* Its engine, once it exists (rm_face.engine_ready), and the steering the
+ * budget's share of workers and of --max-ops goes to. */
+void rank_attach(struct rank *r, struct engine *e, struct steer *steer);
 /* Set when rank 0 has said STOP: engine_serve's flag. */
 const atomic_bool *rank_stop_flag(struct rank *r);
 /* This rank is done (OK: without error): wait until every rank is, and
