@@ -107,12 +107,12 @@ struct rank {
 	int nviews;
 
 	pthread_t thread;
-	atomic_bool leave;  /* the communication thread is to end */
-	atomic_bool stop;   /* STOP came: engine_serve returns */
+	atomic_bool leave;   /* the communication thread is to end */
+	atomic_bool stop;    /* STOP came: engine_serve returns */
 	struct steer *steer; /* where the budget's share goes (rank_attach) */
-	atomic_bool done;   /* this rank is done: its sums say stopped */
-	atomic_bool failed; /* ... with an error */
-	bool eager;	    /* ask for work without waiting to be idle */
+	atomic_bool done;    /* this rank is done: its sums say stopped */
+	atomic_bool failed;  /* ... with an error */
+	bool eager;	     /* ask for work without waiting to be idle */
 
 	/* DONE reports queued by workers for the thread to send */
 	pthread_mutex_t lock;
