@@ -8,7 +8,8 @@
 #    tests/gnu/*.sh and .ci/run, as bash, following their `source`s
 #  * headers: each user/**/*.h compiles on its own
 #  * layers: includes follow the layer matrix (below); getenv() only in
-#    user/lib/env.c; no hand-written x86-64 syscall numbers
+#    user/lib/env.c; no hand-written x86-64 syscall numbers; the engine's
+#    worker count and pace set only by the steering (user/ctl/steer.c)
 #  * circles: no two files of user/ or bpf/ depend on each other in a loop
 #    of any length, through #include "x.h" (x.c's header) or a call that
 #    nm shows between their objects under $OUTPUT (scripts/circles.py)
@@ -192,6 +193,15 @@ check_layers() {
 		[ -n "$hit" ] || continue
 		finding "${hit%%:*}:$(cut -d: -f2 <<<"$hit")" "getenv() outside user/lib/env.c (use lib/env.h): $(cut -d: -f3- <<<"$hit" | sed 's/^[[:space:]]*//')"
 	done < <(grep -rnE '\bgetenv[[:space:]]*\(' --include='*.[ch]' user | grep -v '^user/lib/env\.c:')
+
+	# One owner of the worker count and pace: the steering (user/ctl/steer.c)
+	# calls engine_set_active and engine_set_pace; the engine defines them.
+	while IFS= read -r hit; do
+		[ -n "$hit" ] || continue
+		finding "${hit%%:*}:$(cut -d: -f2 <<<"$hit")" "the engine's count or pace set outside ctl/steer.c (give the steering an input): $(cut -d: -f3- <<<"$hit" | sed 's/^[[:space:]]*//')"
+	done < <(grep -rnE '\bengine_set_(active|pace)[[:space:]]*\(' --include='*.c' user |
+		grep -vE '^user/(ctl/steer\.c|engine/[a-z_]+\.c):' |
+		grep -vE '^[^:]+:[0-9]+:[[:space:]]*(\*|//|/\*)')
 
 	# Syscall numbers come from <sys/syscall.h> (SYS_*), never written out
 	# for one architecture: trace_detail_nrs initialised with bare

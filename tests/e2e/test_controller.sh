@@ -471,14 +471,14 @@ test_controller_holds_while_the_filesystem_is_frozen() {
 	fsfreeze -f mnt || skip "cannot freeze"
 	on_exit fsfreeze -u "$SCRATCH/mnt"
 	ADAPTRM_CTL_BPF=0 "$ADAPTRM" -rf --explain --no-profile --json="$SCRATCH/c.json" mnt/t 2>err &
-	local pid=$! i said='' tasks=0 n
+	local pid=$! said='' tasks=0 n
 	on_exit "kill $pid"
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		grep -q "held: every busy worker waits in percpu_rwsem_wait" err && said=1 && break
 		sleep 0.1
 	done
 	[ -n "$said" ] || { fsfreeze -u mnt; fail "--explain never named the wait: $(cat err)"; }
-	for i in $(seq 1 10); do
+	for _ in $(seq 1 10); do
 		n=$(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
 		[ "$n" -gt "$tasks" ] && tasks=$n
 		sleep 0.1

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* The adaptive controller: engine plumbing around the pure decision logic of
- * policy.c. Each engine tick (~100 ms, from the waiting main thread) it
- * samples the signals (signals.c), feeds the policy, applies its decision
- * with engine_set_active, and records the interval for --explain and --json.
+ * policy.c. Each tick of the face's loop (~100 ms) it samples the signals
+ * (signals.c), feeds the policy, gives its decision to the steering
+ * (steer.c, which the face then applies), and records the interval for
+ * --explain and --json.
  * Where to start comes from the stored profile of this filesystem and tree
  * shape (profile.c), else from a prior by filesystem type; what it settles on
  * is stored back. Where the filesystem type does not say whether big
@@ -493,14 +494,6 @@ void controller_begin_tree(struct controller *c, int dirfd, const char *name)
 		jw_array(&c->jw, "intervals");
 }
 
-static void json_num_or_null(struct json_writer *w, const char *key, double v)
-{
-	if (v < 0)
-		jw_null(w, key);
-	else
-		jw_double(w, key, v);
-}
-
 static void record(struct controller *c, const struct ctl_signals *s, const struct ctl_decision *d)
 {
 	if (!c->json)
@@ -517,25 +510,7 @@ static void record(struct controller *c, const struct ctl_signals *s, const stru
 	jw_uint(w, "getdents_size", k.getdents_size);
 	jw_int(w, "sort_policy", k.sort_policy);
 	jw_uint(w, "sort_threshold", k.sort_threshold);
-	if (s->stall_wait[0])
-		jw_string(w, "held_in", s->stall_wait);
-	jw_uint(w, "entries", s->ops);
-	jw_double(w, "throughput", s->rate);
-	json_num_or_null(w, "lat_mean_us", s->lat_mean_us);
-	json_num_or_null(w, "lat_p50_us", s->lat_p50_us);
-	json_num_or_null(w, "lat_p99_us", s->lat_p99_us);
-	json_num_or_null(w, "contention", s->contention);
-	json_num_or_null(w, "blocked", s->blocked);
-	json_num_or_null(w, "busy", s->busy);
-	json_num_or_null(w, "cpu", s->cpu);
-	json_num_or_null(w, "vcsw_per_entry", s->vcsw_per_op);
-	json_num_or_null(w, "spare", s->spare);
-	json_num_or_null(w, "capped", s->capped);
-	if (s->top_cause) {
-		jw_string(w, "wait_cause", s->top_cause);
-		jw_double(w, "wait_cause_share", s->top_share);
-	}
-	jw_bool(w, "bpf", s->bpf);
+	ctl_signals_json(w, s);
 	jw_string(w, "phase", c->steer ? ctl_phase_name(c->pol.phase) : "pinned");
 	jw_string(w, "share", ctl_trial_state_name(c->share_during));
 	jw_string(w, "sort", ctl_trial_state_name(c->sort_during));
@@ -931,8 +906,13 @@ static void write_slow_slice(struct controller *c)
 	jw_bool(&c->jw, "forced", ss.forced);
 	jw_int(&c->jw, "entries", ss.entries);
 	jw_double(&c->jw, "unlink_us", ss.wall_ns / 1e3);
-	json_num_or_null(&c->jw, "cpu_us", ss.forced ? -1 : ss.cpu_ns / 1e3);
-	json_num_or_null(&c->jw, "threshold_us", ss.forced ? -1 : ss.threshold_ns / 1e3);
+	if (ss.forced) {
+		jw_null(&c->jw, "cpu_us");
+		jw_null(&c->jw, "threshold_us");
+	} else {
+		jw_double(&c->jw, "cpu_us", ss.cpu_ns / 1e3);
+		jw_double(&c->jw, "threshold_us", ss.threshold_ns / 1e3);
+	}
 	jw_end(&c->jw);
 }
 

@@ -97,27 +97,6 @@ void ctl_policy_init(struct ctl_policy *p, const struct ctl_policy_cfg *cfg, int
 	}
 }
 
-static void pct(char *buf, size_t len, const char *what, double v)
-{
-	if (v < 0)
-		snprintf(buf, len, ", %s n/a", what);
-	else
-		snprintf(buf, len, ", %s %.0f%%", what, v * 100);
-}
-
-/* Evidence for --explain: "throughput +38%, contention 2%, blocked 61%",
- * with ", on a cap 90%" when that share of the blocked time was (BPF). */
-static void evidence(char *out, double gain, double cont, double blk, double capped, const char *note)
-{
-	char c[40], b[40], k[40] = "";
-	pct(c, sizeof c, "contention", cont);
-	pct(b, sizeof b, "blocked", blk);
-	if (capped >= 0.05 && blk >= 0.05)
-		pct(k, sizeof k, "on a cap", capped);
-	snprintf(out, CTL_WHY_LEN, "throughput %+.0f%%%s%s%s%s%s", gain * 100, c, b, k,
-		 note && *note ? ", " : "", note ? note : "");
-}
-
 static bool move_to(struct ctl_policy *p, int to, struct ctl_decision *d)
 {
 	d->from = p->n;
@@ -230,84 +209,24 @@ static int trimmed_count(double busy, int n)
 	return to < 1 ? 1 : to > n ? n : to;
 }
 
-static void mean_add(struct ctl_mean *m, double v)
+/* Add sample S to the window; when the window closes, fill W and remember
+ * the window's rate, latency and noise. The first window at the start of a
+ * climb is one tick where the workers are clearly blocked from the first
+ * tick on (a latency-bound filesystem): a short delete, which there may
+ * last only a few ticks, gets to climb at all. */
+static bool window_close(struct ctl_policy *p, const struct ctl_sample *s, struct ctl_window *w)
 {
-	if (v >= 0) /* also leaves out NaN */
-		m->sum += v, m->n++;
-}
-
-static double mean_get(const struct ctl_mean *m)
-{
-	return m->n > 0 ? m->sum / m->n : -1;
-}
-
-/* One closed decision window at n. Means are -1 where not measured. */
-struct window {
-	double ops, dt, rate;
-	double lat, cont, blk, busy, cpu, spare, capped;
-	/* Filled by the phase's handler: */
-	double gain;  /* rate against the reference (hold) or the base (candidate) */
-	double thr;   /* the gain that counts as real (candidate) */
-	double crate; /* the candidate's rate over all its windows */
-};
-
-/* Tick-to-tick spread of the window's rates: a noise estimate from the very
- * first window, before any hold could measure one. */
-static void noise_from_ticks(struct ctl_policy *p)
-{
-	const struct ctl_window_acc *a = &p->w;
-	if (a->ticks < 2 || !(a->r > 0))
-		return;
-	double m = a->r / a->ticks;
-	double v = (a->r2 / a->ticks - m * m) / (m * m);
-	v = v * a->ticks / (a->ticks - 1) / a->ticks; /* of the window mean */
+	int need = p->fast_up ? 1 : p->cfg.window_ticks;
+	if (p->windows == 0 && p->phase == CTL_CLIMB && s->blocked >= 0.6 && s->busy >= 0.8 &&
+	    !(s->capped >= 0.5))
+		need = 1;
+	double v;
+	if (!ctl_window_add(&p->w, s, need, w, &v))
+		return false;
 	if (v > 0) {
 		p->noise_var = p->noise_n ? 0.8 * p->noise_var + 0.2 * v : v;
 		p->noise_n++;
 	}
-}
-
-/* Add sample S to the window; when the window closes, fill W, reset the
- * accumulators and remember the window's rate and latency. */
-static bool window_close(struct ctl_policy *p, const struct ctl_sample *s, struct window *w)
-{
-	struct ctl_window_acc *a = &p->w;
-	double r = s->ops / s->dt;
-	a->ops += s->ops;
-	a->dt += s->dt;
-	a->r += r;
-	a->r2 += r * r;
-	a->ticks++;
-	mean_add(&a->lat, s->lat_mean_us);
-	mean_add(&a->cont, s->contention);
-	mean_add(&a->blk, s->blocked);
-	mean_add(&a->busy, s->busy);
-	mean_add(&a->cpu, s->cpu);
-	mean_add(&a->spare, s->spare);
-	mean_add(&a->capped, s->capped);
-	int need = p->fast_up ? 1 : p->cfg.window_ticks;
-	/* Workers clearly blocked from the first tick on (a latency-bound
-	 * filesystem): a one-tick first window, so that a short delete, which
-	 * there may last only a few ticks, gets to climb at all. */
-	if (p->windows == 0 && p->phase == CTL_CLIMB && s->blocked >= 0.6 && s->busy >= 0.8 &&
-	    !(s->capped >= 0.5))
-		need = 1;
-	if (a->ticks < need)
-		return false;
-	*w = (struct window){
-		.ops = a->ops,
-		.dt = a->dt,
-		.rate = a->ops / a->dt,
-		.lat = mean_get(&a->lat),
-		.cont = mean_get(&a->cont),
-		.blk = mean_get(&a->blk),
-		.busy = mean_get(&a->busy),
-		.cpu = mean_get(&a->cpu),
-		.spare = mean_get(&a->spare),
-		.capped = mean_get(&a->capped),
-	};
-	noise_from_ticks(p);
-	*a = (struct ctl_window_acc){ 0 };
 	p->windows++;
 	if (p->seen_at[p->n]++ == 0)
 		p->rate_at[p->n] = w->rate;
@@ -320,24 +239,24 @@ static bool window_close(struct ctl_policy *p, const struct ctl_sample *s, struc
 
 /* --explain's evidence for D with a printf-made note (at most 95 bytes). */
 __attribute__((format(printf, 4, 5))) static void explainf(struct ctl_decision *d, double gain,
-							   const struct window *w, const char *fmt,
-							   ...)
+							   const struct ctl_window *w,
+							   const char *fmt, ...)
 {
 	char note[96];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(note, sizeof note, fmt, ap);
 	va_end(ap);
-	evidence(d->why, gain, w->cont, w->blk, w->capped, note);
+	ctl_window_evidence(d->why, gain, w, note);
 }
 
 /* A rule: the first in its table that applies acts. A row without a name is
  * bookkeeping, done where it stands in the order (TRACK). */
 struct rule {
 	const char *name;
-	bool (*applies)(const struct ctl_policy *p, const struct window *w);
-	bool (*act)(struct ctl_policy *p, const struct window *w, struct ctl_decision *d);
-	void (*track)(struct ctl_policy *p, const struct window *w);
+	bool (*applies)(const struct ctl_policy *p, const struct ctl_window *w);
+	bool (*act)(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d);
+	void (*track)(struct ctl_policy *p, const struct ctl_window *w);
 };
 #define RULE(n, if_, then) \
 	{ \
@@ -348,7 +267,7 @@ struct rule {
 		.track = fn \
 	}
 
-static bool walk(const struct rule *r, struct ctl_policy *p, const struct window *w,
+static bool walk(const struct rule *r, struct ctl_policy *p, const struct ctl_window *w,
 		 struct ctl_decision *d)
 {
 	for (;; r++) {
@@ -361,23 +280,23 @@ static bool walk(const struct rule *r, struct ctl_policy *p, const struct window
 	}
 }
 
-static bool always(const struct ctl_policy *p, const struct window *w)
+static bool always(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return true;
 }
 
 /* Nothing changes this window. */
-static bool stay(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool stay(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	return false;
 }
 
-static bool idle(const struct window *w)
+static bool idle(const struct ctl_window *w)
 {
 	return w->busy >= 0 && w->busy < 0.6;
 }
 
-static bool blocked_busy(const struct window *w)
+static bool blocked_busy(const struct ctl_window *w)
 {
 	return w->blk >= 0.6 && w->busy >= 0.8;
 }
@@ -385,33 +304,33 @@ static bool blocked_busy(const struct window *w)
 /* Most of the blocked time is on a cap more workers cannot pass: journal or
  * log space, writeback, block throttling, reads held above the device. More
  * requests in flight only queue behind it (docs/design.md#controller). */
-static bool capped(const struct window *w)
+static bool capped(const struct ctl_window *w)
 {
 	return w->capped >= 0.5;
 }
 
 /* Blocked on something more workers overlap: reads on a slow device, FUSE
  * round trips (or the cause is not measured: as before the probes said). */
-static bool blocked_overlaps(const struct window *w)
+static bool blocked_overlaps(const struct ctl_window *w)
 {
 	return blocked_busy(w) && !capped(w);
 }
 
 /* ---- The first window at the start point: measure, then step. ---- */
 
-static bool first_idle(const struct ctl_policy *p, const struct window *w)
+static bool first_idle(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return idle(w) && p->dir > 0;
 }
 
-static bool first_saturated(const struct ctl_policy *p, const struct window *w)
+static bool first_saturated(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return p->dir > 0 && cpu_saturated(p, w->blk, w->cont, w->busy);
 }
 
 /* At the cap with workers mostly blocked: the clear signal says more, so
  * fewer can only lose. */
-static bool first_at_cap(const struct ctl_policy *p, const struct window *w)
+static bool first_at_cap(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return p->dir > 0 && clampn(p, p->n + 1) == p->n && blocked_busy(w);
 }
@@ -421,7 +340,7 @@ static bool first_at_cap(const struct ctl_policy *p, const struct window *w)
  * daemon's threads, a small queue depth) looks the same from here, so half
  * the workers are tried once; the knee rules below keep fewer or come back
  * after one window. */
-static bool first_knee(const struct ctl_policy *p, const struct window *w)
+static bool first_knee(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return p->dir > 0 && p->n >= 4 && clampn(p, p->n + 1) == p->n && blocked_busy(w) &&
 	       !capped(w);
@@ -429,14 +348,14 @@ static bool first_knee(const struct ctl_policy *p, const struct window *w)
 
 /* Workers blocked on a cap from the start: more would queue behind it, and
  * the throughput comparison of a climb reads the cap's bursts as gains. */
-static bool first_capped(const struct ctl_policy *p, const struct window *w)
+static bool first_capped(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return p->dir > 0 && w->blk >= 0.6 && capped(w);
 }
 
 /* A quarter of the busy time already waits on locks: look below first, up
  * would add waiters (docs/design.md#controller). */
-static bool first_contended(const struct ctl_policy *p, const struct window *w)
+static bool first_contended(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return p->dir > 0 && w->cont >= 0.25 && p->n > 1;
 }
@@ -446,12 +365,12 @@ static bool first_contended(const struct ctl_policy *p, const struct window *w)
  * would spend a window at two, more than a short delete can win back. The
  * hold is one window, so a delete that lasts tries two soon after; blocked
  * workers climb as before. */
-static bool first_one(const struct ctl_policy *p, const struct window *w)
+static bool first_one(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return p->windows == 1 && p->n == 1 && p->cfg.one_first && w->blk < 0.3;
 }
 
-static bool first_cut(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool first_cut(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	int to = trimmed_count(w->busy, p->n);
 	explainf(d, 0, w, "workers idle (busy %.0f%%): trimming", w->busy * 100);
@@ -461,40 +380,40 @@ static bool first_cut(struct ctl_policy *p, const struct window *w, struct ctl_d
 }
 
 /* Hold here; gentle probes look elsewhere once the signal changes. */
-static bool first_hold(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool first_hold(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	set_base(p, w->rate, w->lat, w->cont);
 	return enter_hold(p, p->n, w->rate, false, d);
 }
 
-static bool first_hold_one(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool first_hold_one(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
-	evidence(d->why, 0, w->cont, w->blk, w->capped,
-		 "one worker not blocked where a second usually loses: holding a window");
+	ctl_window_evidence(d->why, 0, w,
+			    "one worker not blocked where a second usually loses: holding a window");
 	bool ch = first_hold(p, w, d);
 	p->hold_left = 1;
 	return ch;
 }
 
-static bool climb_from_start(struct ctl_policy *p, const struct window *w, struct ctl_decision *d,
-			     const char *note)
+static bool climb_from_start(struct ctl_policy *p, const struct ctl_window *w,
+			     struct ctl_decision *d, const char *note)
 {
 	bool ch = start_climb(p, p->dir, w->rate, w->lat, w->cont, d);
 	p->base_cpu = w->cpu;
 	p->base_blk = w->blk;
 	if (ch)
-		evidence(d->why, 0, w->cont, w->blk, w->capped, note);
+		ctl_window_evidence(d->why, 0, w, note);
 	return ch;
 }
 
-static bool first_climb(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool first_climb(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	char note[96];
 	snprintf(note, sizeof note, "first window %.0f ops/s", w->rate);
 	return climb_from_start(p, w, d, note);
 }
 
-static bool first_knee_check(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool first_knee_check(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	char note[96];
 	snprintf(note, sizeof note,
@@ -503,7 +422,7 @@ static bool first_knee_check(struct ctl_policy *p, const struct window *w, struc
 	return climb_from_start(p, w, d, note);
 }
 
-static bool first_climb_down(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool first_climb_down(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	char note[96];
 	snprintf(note, sizeof note, "first window %.0f ops/s, contended: trying fewer", w->rate);
@@ -536,12 +455,12 @@ static bool probing(const struct ctl_policy *p)
 
 /* Clear signals, decided at once: more workers gained nothing, and they
  * idled, or waited on locks more, or queued (latency x1.5). */
-static bool up_idle(const struct ctl_policy *p, const struct window *w)
+static bool up_idle(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return up(p) && w->gain < w->thr && idle(w);
 }
 
-static bool up_contended(const struct ctl_policy *p, const struct window *w)
+static bool up_contended(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return up(p) && w->gain < w->thr && w->cont >= 0.25 &&
 	       w->cont > (p->base_cont > 0 ? p->base_cont : 0) + 0.05;
@@ -551,20 +470,20 @@ static bool up_contended(const struct ctl_policy *p, const struct window *w)
  * by Little's law most of the new ones only queued (the knee of a service
  * with a fixed number of requests in flight), even where the small gain
  * passes the band. */
-static double knee_gain(const struct ctl_policy *p, const struct window *w)
+static double knee_gain(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	double g = 0.25 * ((double)p->n / p->base_n - 1);
 	return g > w->thr ? g : w->thr;
 }
 
-static bool up_queueing(const struct ctl_policy *p, const struct window *w)
+static bool up_queueing(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return up(p) && w->lat > 0 && p->base_lat > 0 && w->lat > 1.5 * p->base_lat &&
 	       w->gain < knee_gain(p, w);
 }
 
 /* A probe's gain needs a second window unless it is large. */
-static bool gained(const struct ctl_policy *p, const struct window *w)
+static bool gained(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return w->gain > w->thr && (!probing(p) || p->cand_windows >= 2 || w->gain > 3 * w->thr);
 }
@@ -574,7 +493,7 @@ static bool gained(const struct ctl_policy *p, const struct window *w)
  * law the ones removed only waited in a queue elsewhere (docs/design.md#the-knee).
  * A gentle probe's flat window is confirmed by a second, as its gain is.
  * Blocked on a measured cap, the cap's own rules decide (blocked_on_cap). */
-static bool knee_below(const struct ctl_policy *p, const struct window *w)
+static bool knee_below(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return !up(p) && w->gain >= -p->cfg.band && w->blk >= 0.5 && !capped(w) && w->lat > 0 &&
 	       p->base_lat > 0 && w->lat <= 1.25 * p->base_lat * p->n / p->base_n &&
@@ -583,7 +502,7 @@ static bool knee_below(const struct ctl_policy *p, const struct window *w)
 
 /* Fewer workers at the latency of more: nothing queued, so the loss is
  * real from the first window (a step down is otherwise judged on two). */
-static bool down_no_queue(const struct ctl_policy *p, const struct window *w)
+static bool down_no_queue(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return !up(p) && w->gain < -2 * p->cfg.band && w->lat > 0 && p->base_lat > 0 &&
 	       w->lat >= 0.8 * p->base_lat;
@@ -591,7 +510,7 @@ static bool down_no_queue(const struct ctl_policy *p, const struct window *w)
 
 /* A step down is judged on two windows: the first still pays for the work
  * the larger count left behind (docs/design.md#controller). */
-static bool down_unconfirmed(const struct ctl_policy *p, const struct window *w)
+static bool down_unconfirmed(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return !up(p) && p->cand_windows < 2 && w->gain < w->thr;
 }
@@ -599,14 +518,14 @@ static bool down_unconfirmed(const struct ctl_policy *p, const struct window *w)
 /* Going back to the base needs less proof than leaving it: a loss beyond the
  * plain band ends the trial after one window, even where the noise makes
  * the threshold for a gain wider. */
-static bool inside_band(const struct ctl_policy *p, const struct window *w)
+static bool inside_band(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return w->gain >= -p->cfg.band && w->gain <= w->thr && p->cand_windows < 2;
 }
 
 /* A loss beyond the plain band (the threshold is never below the band, so
  * this includes every loss beyond the threshold). */
-static bool worse(const struct ctl_policy *p, const struct window *w)
+static bool worse(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return w->gain < -p->cfg.band;
 }
@@ -616,7 +535,7 @@ static bool worse(const struct ctl_policy *p, const struct window *w)
  * down), except down to one worker per CPU from a CPU-bound start above it,
  * or away from a count whose workers mostly waited on locks
  * (docs/design.md#controller). */
-static bool flat_down_keeps(const struct ctl_policy *p, const struct window *w)
+static bool flat_down_keeps(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	bool probe = probing(p);
 	return w->gain >= -w->thr && !up(p) &&
@@ -624,12 +543,12 @@ static bool flat_down_keeps(const struct ctl_policy *p, const struct window *w)
 		(probe && p->n >= p->cfg.ncpu && cpu_bound(p->base_blk, p->base_cont)));
 }
 
-static bool accept(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool accept(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	bool is_up = up(p);
 	bool overlap = w->blk >= 0.5 && !capped(w);
 	const char *note = is_up && overlap ? "blocked workers, adding" : "";
-	evidence(d->why, w->gain, w->cont, w->blk, w->capped, note);
+	ctl_window_evidence(d->why, w->gain, w, note);
 	if (p->phase != CTL_CLIMB)
 		p->climb_accepts = 0, p->tried_down = !is_up;
 	p->phase = CTL_CLIMB;
@@ -644,7 +563,7 @@ static bool accept(struct ctl_policy *p, const struct window *w, struct ctl_deci
 }
 
 /* Past the knee: remember where queueing began and step down again. */
-static bool knee_step(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool knee_step(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	explainf(d, w->gain, w, "latency x%.2f with %d of %d workers: the rest queued elsewhere",
 		 w->lat / p->base_lat, p->n, p->base_n);
@@ -664,15 +583,15 @@ static bool knee_step(struct ctl_policy *p, const struct window *w, struct ctl_d
 	return move_to(p, to, d);
 }
 
-static bool keep_fewer(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool keep_fewer(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
-	evidence(d->why, w->gain, w->cont, w->blk, w->capped, "flat, fewer threads");
+	ctl_window_evidence(d->why, w->gain, w, "flat, fewer threads");
 	return enter_hold(p, p->n, w->crate, false, d);
 }
 
 /* The candidate lost: back to the base (or, the first step up lost, below
  * it), holding the longer the clearer the loss. */
-static bool reject(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool reject(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	bool is_up = up(p), probe = probing(p);
 	p->fast_up = false;
@@ -704,27 +623,28 @@ static bool reject(struct ctl_policy *p, const struct window *w, struct ctl_deci
 	return enter_hold(p, p->base_n, p->base_rate, probe, d);
 }
 
-static bool reject_idle(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool reject_idle(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	explainf(d, w->gain, w, "workers idle (busy %.0f%%)", w->busy * 100);
 	return reject(p, w, d);
 }
 
-static bool reject_contention(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool reject_contention(struct ctl_policy *p, const struct ctl_window *w,
+			      struct ctl_decision *d)
 {
 	explainf(d, w->gain, w, "contention rose with threads");
 	p->ceiling = p->base_n;
 	return reject(p, w, d);
 }
 
-static bool reject_queueing(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool reject_queueing(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	explainf(d, w->gain, w, "latency x%.1f, %+.0f%% workers, no gain to match (queueing)",
 		 w->lat / p->base_lat, 100.0 * (p->n - p->base_n) / p->base_n);
 	return reject(p, w, d);
 }
 
-static bool reject_no_queue(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool reject_no_queue(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	if (p->knee)
 		explainf(d, w->gain, w,
@@ -736,15 +656,15 @@ static bool reject_no_queue(struct ctl_policy *p, const struct window *w, struct
 	return reject(p, w, d);
 }
 
-static bool reject_worse(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool reject_worse(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
-	evidence(d->why, w->gain, w->cont, w->blk, w->capped, "worse");
+	ctl_window_evidence(d->why, w->gain, w, "worse");
 	return reject(p, w, d);
 }
 
-static bool reject_flat(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool reject_flat(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
-	evidence(d->why, w->gain, w->cont, w->blk, w->capped, "flat");
+	ctl_window_evidence(d->why, w->gain, w, "flat");
 	return reject(p, w, d);
 }
 
@@ -767,7 +687,7 @@ static const struct rule candidate_rules[] = {
 /* Count windows whose rate left the reference by more than twice the band
  * (or three standard deviations of the noise); learn the noise from the
  * others. */
-static void track_drift(struct ctl_policy *p, const struct window *w)
+static void track_drift(struct ctl_policy *p, const struct ctl_window *w)
 {
 	double g = w->gain, dband = 2 * p->cfg.band;
 	if (p->noise_n >= 1 && 3 * sqrt(p->noise_var) > dband)
@@ -782,7 +702,7 @@ static void track_drift(struct ctl_policy *p, const struct window *w)
 
 /* The reference follows the rate (a drop is not averaged in while it is
  * judged); idle windows are counted; work coming back ends a cut. */
-static void track_settled(struct ctl_policy *p, const struct window *w)
+static void track_settled(struct ctl_policy *p, const struct ctl_window *w)
 {
 	if (!p->drift_down)
 		p->ref_rate = p->ref_rate > 0 ? 0.7 * p->ref_rate + 0.3 * w->rate : w->rate;
@@ -794,7 +714,7 @@ static void track_settled(struct ctl_policy *p, const struct window *w)
 }
 
 /* One more window of the hold went by (not when a clear signal acted). */
-static void count_down(struct ctl_policy *p, const struct window *w)
+static void count_down(struct ctl_policy *p, const struct ctl_window *w)
 {
 	p->hold_left--;
 }
@@ -802,64 +722,64 @@ static void count_down(struct ctl_policy *p, const struct window *w)
 /* A drop must last three windows: a journal commit or log stall is short,
  * and a climb based on a stalled window takes any count after it for a gain
  * (docs/design.md#controller). A rise needs two. */
-static bool drifted(const struct ctl_policy *p, const struct window *w)
+static bool drifted(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return (p->drift_down >= 3 || p->drift_up >= 2) && p->ref_rate > 0;
 }
 
 /* At one worker with nothing waiting for a second (a chain): the move is
  * the filesystem's, not ours to chase. */
-static bool drifted_on_chain(const struct ctl_policy *p, const struct window *w)
+static bool drifted_on_chain(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return drifted(p, w) && p->n == 1 && w->spare >= 0 && w->spare < p->cfg.band;
 }
 
 /* The rate rose while the workers stay blocked on a cap: the cap's own
  * burst (a throttle's budget, a commit ending), not room for more workers. */
-static bool drifted_up_on_cap(const struct ctl_policy *p, const struct window *w)
+static bool drifted_up_on_cap(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return drifted(p, w) && p->drift_up && blocked_busy(w) && capped(w);
 }
 
-static bool contended(const struct ctl_policy *p, const struct window *w)
+static bool contended(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return w->cont >= 0.4 && p->n > 1; /* most busy time waits on locks */
 }
 
-static bool contended_clear(const struct ctl_policy *p, const struct window *w)
+static bool contended_clear(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return contended(p, w) && p->down_failed_at != p->n;
 }
 
-static bool blocked_clear(const struct ctl_policy *p, const struct window *w)
+static bool blocked_clear(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return blocked_overlaps(w) && p->n < clampn(p, p->n + 1) && p->up_failed_at != p->n;
 }
 
 /* Blocked and all busy, but on a cap: the clear signal to add workers is
  * not one; the hold runs on (its probes up are vetoed too). */
-static bool blocked_on_cap(const struct ctl_policy *p, const struct window *w)
+static bool blocked_on_cap(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return blocked_busy(w) && capped(w) && p->hold_left > 1;
 }
 
-static bool hold_on(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool hold_on(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	p->hold_left--;
 	return false;
 }
 
-static bool starved(const struct ctl_policy *p, const struct window *w)
+static bool starved(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return p->starved >= 2;
 }
 
-static bool holding(const struct ctl_policy *p, const struct window *w)
+static bool holding(const struct ctl_policy *p, const struct ctl_window *w)
 {
 	return p->hold_left > 0;
 }
 
-static bool rebase(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool rebase(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	p->drift_down = p->drift_up = 0;
 	p->ref_rate = w->rate;
@@ -870,7 +790,7 @@ static bool rebase(struct ctl_policy *p, const struct window *w, struct ctl_deci
 /* The settled point's rate moved: the filesystem or the tree changed under
  * us. Climb again, towards more threads first unless locks or a cap say
  * otherwise (a cap's bursts read as drift). */
-static bool reclimb(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool reclimb(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	/* locks, or a rate that fell on a cap: more workers would only wait
 	 * longer */
@@ -882,7 +802,7 @@ static bool reclimb(struct ctl_policy *p, const struct window *w, struct ctl_dec
 	return start_climb(p, dir, w->rate, w->lat, w->cont, d);
 }
 
-static bool cut(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool cut(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	int to = trimmed_count(w->busy, p->n);
 	explainf(d, 0, w, "workers idle (busy %.0f%%): trimming", w->busy * 100);
@@ -894,7 +814,7 @@ static bool cut(struct ctl_policy *p, const struct window *w, struct ctl_decisio
 
 /* Leave the hold for a neighbour in DIR, halving under contention: a
  * one-worker step is lost in the noise (docs/design.md#controller). */
-static bool start_probe(struct ctl_policy *p, const struct window *w, struct ctl_decision *d,
+static bool start_probe(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d,
 			int dir, bool halve, const char *note)
 {
 	if (gentle_step(p, p->n, dir) == p->n) {
@@ -906,32 +826,32 @@ static bool start_probe(struct ctl_policy *p, const struct window *w, struct ctl
 	p->dir = dir;
 	set_base(p, p->ref_rate, w->lat, w->cont);
 	p->base_blk = w->blk; /* for the CPU-bound keep rule */
-	evidence(d->why, 0, w->cont, w->blk, w->capped, note);
+	ctl_window_evidence(d->why, 0, w, note);
 	int to = halve ? clampn(p, p->n / 2) : gentle_step(p, p->n, dir);
 	if (dir < 0 && to < p->cfg.ncpu && p->n > p->cfg.ncpu && cpu_bound(w->blk, w->cont))
 		to = p->cfg.ncpu; /* CPU-bound above the CPUs: try one per CPU */
 	return move_to(p, to, d);
 }
 
-static bool halve(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool halve(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	return start_probe(p, w, d, -1, true, "lock contention high");
 }
 
 /* A halving under contention lost once here: retry it after a hold, not
  * never (noisy windows: docs/design.md#controller). */
-static bool halve_again(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool halve_again(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	return start_probe(p, w, d, -1, true, "lock contention high, retrying fewer");
 }
 
-static bool probe_up(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool probe_up(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	return start_probe(p, w, d, +1, false, "workers blocked, probing up");
 }
 
 /* Reasons not to probe in DIR after all (then the hold starts over). */
-static bool veto_idle(const struct ctl_policy *p, const struct window *w, int dir)
+static bool veto_idle(const struct ctl_policy *p, const struct ctl_window *w, int dir)
 {
 	return dir > 0 && idle(w); /* more cannot help */
 }
@@ -939,13 +859,13 @@ static bool veto_idle(const struct ctl_policy *p, const struct window *w, int di
 /* Another worker could only take work that waited for one: waiting less than
  * the band, it cannot show a gain, and its hand-offs cost
  * (docs/design.md#controller). */
-static bool veto_no_waiting(const struct ctl_policy *p, const struct window *w, int dir)
+static bool veto_no_waiting(const struct ctl_policy *p, const struct ctl_window *w, int dir)
 {
 	return dir > 0 && w->spare >= 0 && w->spare < p->cfg.band;
 }
 
 /* CPU-bound at most one worker per CPU: fewer would leave a CPU idle. */
-static bool veto_cpu_bound(const struct ctl_policy *p, const struct window *w, int dir)
+static bool veto_cpu_bound(const struct ctl_policy *p, const struct ctl_window *w, int dir)
 {
 	return dir < 0 && p->n <= p->cfg.ncpu && w->blk >= 0 && w->blk < 0.4 &&
 	       (w->cont < 0 || w->cont < 0.1);
@@ -953,20 +873,20 @@ static bool veto_cpu_bound(const struct ctl_policy *p, const struct window *w, i
 
 /* Every CPU has a worker that rarely leaves it: another could only
  * time-slice, and a lucky window would ratchet the count up. */
-static bool veto_saturated(const struct ctl_policy *p, const struct window *w, int dir)
+static bool veto_saturated(const struct ctl_policy *p, const struct ctl_window *w, int dir)
 {
 	return dir > 0 && cpu_saturated(p, w->blk, w->cont, w->busy);
 }
 
 /* Blocked on a cap: another worker would queue behind it. */
-static bool veto_capped(const struct ctl_policy *p, const struct window *w, int dir)
+static bool veto_capped(const struct ctl_policy *p, const struct ctl_window *w, int dir)
 {
 	return dir > 0 && blocked_busy(w) && capped(w);
 }
 
 static const struct veto {
 	const char *name;
-	bool (*applies)(const struct ctl_policy *p, const struct window *w, int dir);
+	bool (*applies)(const struct ctl_policy *p, const struct ctl_window *w, int dir);
 } vetoes[] = {
 	{ CTL_RULE_VETO_IDLE, veto_idle },	     { CTL_RULE_VETO_NO_WAITING, veto_no_waiting },
 	{ CTL_RULE_VETO_CPU_BOUND, veto_cpu_bound }, { CTL_RULE_VETO_SATURATED, veto_saturated },
@@ -974,7 +894,7 @@ static const struct veto {
 };
 
 /* Probe the neighbours in turn, skipping a side without one. */
-static bool gentle_probe(struct ctl_policy *p, const struct window *w, struct ctl_decision *d)
+static bool gentle_probe(struct ctl_policy *p, const struct ctl_window *w, struct ctl_decision *d)
 {
 	int dir = p->probe_dir;
 	p->probe_dir = -p->probe_dir;
@@ -1010,18 +930,18 @@ static const struct rule hold_rules[] = {
 
 /* ---- One tick. ---- */
 
-static bool on_hold(struct ctl_policy *p, struct window *w, struct ctl_decision *d)
+static bool on_hold(struct ctl_policy *p, struct ctl_window *w, struct ctl_decision *d)
 {
 	w->gain = p->ref_rate > 0 ? w->rate / p->ref_rate - 1 : 0;
 	return walk(hold_rules, p, w, d);
 }
 
-static bool on_start(struct ctl_policy *p, struct window *w, struct ctl_decision *d)
+static bool on_start(struct ctl_policy *p, struct ctl_window *w, struct ctl_decision *d)
 {
 	return walk(start_rules, p, w, d);
 }
 
-static bool on_candidate(struct ctl_policy *p, struct window *w, struct ctl_decision *d)
+static bool on_candidate(struct ctl_policy *p, struct ctl_window *w, struct ctl_decision *d)
 {
 	p->cand_ops += w->ops;
 	p->cand_dt += w->dt;
@@ -1037,7 +957,7 @@ bool ctl_policy_tick(struct ctl_policy *p, const struct ctl_sample *s, struct ct
 	memset(d, 0, sizeof(*d));
 	d->from = d->to = p->n;
 	d->rule = CTL_RULE_MEASURING;
-	struct window w;
+	struct ctl_window w;
 	if (!(s->dt > 0) || !window_close(p, s, &w))
 		return false;
 	switch (p->phase) {

@@ -12,29 +12,9 @@
  * climbs again at once when the throughput at the settled point moves. */
 #ifndef ADAPTRM_CTL_POLICY_H
 #define ADAPTRM_CTL_POLICY_H
+#include "ctl/window.h"
+
 #include <stdbool.h>
-
-/* What one tick measured. Shares are of the active workers' busy time;
- * a negative value means "not measured" (no BPF, no schedstats). */
-struct ctl_sample {
-	double dt;	    /* seconds covered */
-	double ops;	    /* work done in it (syscalls, or entries removed) */
-	double lat_mean_us; /* unlinkat mean latency */
-	double lat_p99_us;
-	double contention; /* time waiting on locks / busy time */
-	double blocked;	   /* time blocked off-CPU (D state, FUSE waits) / busy time */
-	double busy;	   /* busy worker time / (active workers * dt): <1 when starved */
-	double cpu;	   /* on-CPU time / busy time: near 1 when CPU-bound */
-	double spare;	   /* share of dt work waited for a worker (1: a directory
-				 * big enough to share was read) */
-	double capped;	   /* share of the blocked time on a cap more workers cannot
-			    * pass (journal, log space, throttled I/O): BPF only */
-};
-
-/* A mean of measured values: negative ones ("not measured") are left out. */
-struct ctl_mean {
-	double sum, n;
-};
 
 struct ctl_policy_cfg {
 	int cap;		/* largest worker count (--max-threads) */
@@ -48,7 +28,6 @@ struct ctl_policy_cfg {
 
 enum ctl_phase { CTL_CLIMB, CTL_HOLD, CTL_PROBE };
 
-#define CTL_WHY_LEN 200
 
 /* The rule that decided a tick (ctl_decision.rule): one name each, in the
  * order the policy tries them (policy.c has the tables). */
@@ -113,12 +92,7 @@ struct ctl_policy {
 	bool fast_up;	   /* blocked workers made an up-step pay: one tick windows */
 
 	/* Window being accumulated at n. */
-	struct ctl_window_acc {
-		double ops, dt;
-		double r, r2; /* sum of tick rates and of their squares (noise) */
-		struct ctl_mean lat, cont, blk, busy, cpu, spare, capped;
-		int ticks;
-	} w;
+	struct ctl_window_acc w;
 
 	/* The base a probe or climb step is compared with. */
 	int base_n;

@@ -14,6 +14,7 @@
  * are missing). */
 #include "ctl/signals.h"
 #include "lib/clock.h"
+#include "lib/json.h"
 #include "lib/mountinfo.h"
 #include "lib/procfile.h"
 #include "lib/xalloc.h"
@@ -507,4 +508,35 @@ void ctl_signals_to_sample(const struct ctl_signals *sig, struct ctl_sample *out
 	out->cpu = sig->cpu;
 	out->spare = sig->spare;
 	out->capped = sig->capped;
+}
+
+static void num_or_null(struct json_writer *w, const char *key, double v)
+{
+	if (v < 0)
+		jw_null(w, key);
+	else
+		jw_double(w, key, v);
+}
+
+void ctl_signals_json(struct json_writer *w, const struct ctl_signals *s)
+{
+	if (s->stall_wait[0])
+		jw_string(w, "held_in", s->stall_wait);
+	jw_uint(w, "entries", s->ops);
+	jw_double(w, "throughput", s->rate);
+	num_or_null(w, "lat_mean_us", s->lat_mean_us);
+	num_or_null(w, "lat_p50_us", s->lat_p50_us);
+	num_or_null(w, "lat_p99_us", s->lat_p99_us);
+	num_or_null(w, "contention", s->contention);
+	num_or_null(w, "blocked", s->blocked);
+	num_or_null(w, "busy", s->busy);
+	num_or_null(w, "cpu", s->cpu);
+	num_or_null(w, "vcsw_per_entry", s->vcsw_per_op);
+	num_or_null(w, "spare", s->spare);
+	num_or_null(w, "capped", s->capped);
+	if (s->top_cause) {
+		jw_string(w, "wait_cause", s->top_cause);
+		jw_double(w, "wait_cause_share", s->top_share);
+	}
+	jw_bool(w, "bpf", s->bpf);
 }

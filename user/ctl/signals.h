@@ -52,6 +52,11 @@ struct ctl_signals {
 	char stall_wait[48];
 };
 
+struct json_writer;
+/* S's measured fields as members of the JSON object W is writing (the
+ * controller's time series: docs/json.md). */
+void ctl_signals_json(struct json_writer *w, const struct ctl_signals *s);
+
 struct ctl_source;
 
 /* BPF: try the probes (false: user space only). */

@@ -5,9 +5,11 @@
  * end (release.h). */
 #include "engine/dirnode.h"
 #include "engine/engine_int.h"
+#include "engine/opendir.h"
 #include "engine/plan.h"
 #include "engine/rawsys.h"
 #include "engine/release.h"
+#include "engine/slice.h"
 #include "lib/clock.h"
 #include "lib/env.h"
 #include "lib/msg.h"
@@ -28,7 +30,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DIR_OPEN_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
 #define GETDENTS_MIN 4096u
 #define GETDENTS_MAX (16u << 20)
 
@@ -249,8 +250,8 @@ static inline __attribute__((always_inline)) void remove_entry(struct worker *w,
 		unlink_failed(w, d, fd, name, -r);
 }
 
-/* Last-first (reverse mode): the subdirectories too, in the order the
- * unlink loop used to queue them, so that they are removed last-first. */
+/* Last-first (reverse mode): the subdirectories are reversed too, so that
+ * they go last-first as the files do. */
 static void reverse_newdirs(struct worker *w)
 {
 	for (size_t i = 0, j = w->n_newdirs; i + 1 < j; i++, j--) {
@@ -329,37 +330,10 @@ static size_t reader_slice(const struct worker *w, size_t n, size_t k)
 	return lead > even / 2 ? even - even / 2 : even - lead;
 }
 
-/* Copy entries [from, to) of ENTS (names at NAMES + name_off) into a chunk
- * of directory D for another worker; NULL if out of memory. */
-static struct chunk *chunk_of(struct dnode *d, const struct sort_ent *ents, const char *names,
-			      size_t from, size_t to)
-{
-	size_t bytes = 0;
-	for (size_t i = from; i < to; i++)
-		bytes += strlen(names + ents[i].name_off) + 1;
-	size_t n = to - from;
-	struct chunk *c = malloc(sizeof(*c) + n * sizeof(c->ents[0]) + bytes);
-	if (!c)
-		return NULL;
-	char *dst = (char *)&c->ents[n];
-	size_t off = 0;
-	c->d = d;
-	c->n = (uint32_t)n;
-	for (size_t i = 0; i < n; i++) {
-		const char *name = names + ents[from + i].name_off;
-		size_t len = strlen(name) + 1;
-		c->ents[i] = ents[from + i];
-		c->ents[i].name_off = (uint32_t)off;
-		memcpy(dst + off, name, len);
-		off += len;
-	}
-	return c;
-}
-
 /* Entries [from, to) of the worker's batch as a chunk. */
 static struct chunk *chunk_new(struct worker *w, struct dnode *d, size_t from, size_t to)
 {
-	return chunk_of(d, w->ents, w->names.buf, from, to);
+	return slice_chunk(d, w->ents, w->names.buf, from, to);
 }
 
 /* The batch's subdirectories become tasks at once, published before any
@@ -437,194 +411,8 @@ static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, uns
 	return local;
 }
 
-/* A slice whose entries took this long each, on average, is freeing data:
- * a big file's extents go in its last iput, after the directory's lock is
- * dropped (fs/namei.c, do_unlinkat), so two workers free two files at once
- * even in one directory, where small files' much shorter unlinks only
- * queue on that lock. Its rest is then worth an idle worker, however few
- * entries are left: a build directory's few big objects would otherwise
- * all go on the one worker that read them while the others wait
- * (docs/log.md#2026-11-26-btrfs-and-small-trees-of-big-files). */
-#define HEAVY_ENTRY_NS 100000u
-/* Entries between looks at the clock in a slice (a power of two). */
-#define HEAVY_CHECK 4u
-/* Each suspicion in a slice that the CPU clock refutes doubles the entries
- * the next one waits for, up to this many doublings (128 entries). A look
- * costs a syscall, and a loaded machine or a tracer stretches every
- * entry's wall time: without it the syscalls per file would grow with the
- * load. A new slice, as a build directory of big objects, starts short. */
-#define HEAVY_BACKOFF_MAX 5u
-/* A worker alone (the count at 1) hands a heavy slice's files of this size
- * or more to the large-file lane's thread and goes on with the rest: the
- * lane is no worker slot, so a short tree whose count never moves from 1
- * (btrfs's and xfs's start) still frees two files at once. */
-#define HEAVY_LANE_BYTES (1ull << 20)
-
-/* How a heavy slice's rest goes: half to an idle worker, or its big files
- * to the lane. */
-enum heavy_way { HEAVY_NONE, HEAVY_SHARE, HEAVY_LANE };
-
-/* Entries [lo, hi) of directory D (open as FD) left to unlink, names at
- * NAMES + name_off, taken from the front or (REVERSE) from the back. */
-struct slice {
-	struct dnode *d;
-	int fd;
-	const struct sort_ent *ents;
-	const char *names;
-	size_t lo, hi;
-	bool reverse;
-	bool lane; /* its big files go to the lane (HEAVY_LANE) */
-};
-
-/* HEAVY_ENTRY_NS, or the testing variable's value: 0 splits every slice
- * at every look, idle workers or not, so that tests reach the hand-off
- * without depending on timing. Read once. */
-static uint64_t heavy_entry_ns(void)
-{
-	static _Atomic int64_t cached = -1;
-	int64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
-	if (v < 0) {
-		int us = env_int(ENV_HEAVY_US, -1);
-		v = us < 0 ? HEAVY_ENTRY_NS : (int64_t)us * 1000;
-		atomic_store_explicit(&cached, v, memory_order_relaxed);
-	}
-	return (uint64_t)v;
-}
-
-/* Whether the worker is alone: no other worker may run (the lane may). */
-static bool alone(struct engine *e)
-{
-	return atomic_load_explicit(&e->knobs.active_threads, memory_order_relaxed) <= 1;
-}
-
-/* Where a heavy slice's rest goes: half to a worker waiting for work, or
- * the big files to the lane where the worker is alone and the lane is free
- * (not pacing --free-rate). */
-static enum heavy_way heavy_target(struct engine *e)
-{
-	bool lane_free = e->lane && !e->cfg.free_rate;
-	if (alone(e))
-		return lane_free ? HEAVY_LANE : HEAVY_NONE;
-	return engine_idle_workers(e) > 0 ? HEAVY_SHARE : HEAVY_NONE;
-}
-
-/* The clocks of a slice being unlinked: the wall clock at T0 with DONE
- * entries since, and the thread's CPU clock CPU0 read AT entries in, once
- * the wall clock said heavy (0: not read). A look that hands the rest on
- * leaves what it saw in SEEN, for --explain. */
-struct heavy_clock {
-	uint64_t t0, cpu0;
-	size_t done, at;
-	unsigned refuted; /* suspicions the CPU clock refuted: the next waits longer */
-	struct engine_slow_slice seen;
-};
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* A look at H after DONE entries: how the rest goes. Heavy by the wall
- * clock (cheap) is only a suspicion, as a worker preempted by other load
- * looks the same; the thread's CPU time over the next HEAVY_CHECK entries
- * (a syscall, so only then) confirms it: freeing extents is the thread's
- * own work. Not on a tree found cold, where slow entries are reads and the
- * type's sharing policy decides. */
-static __attribute__((noinline)) enum heavy_way heavy_look(struct worker *w, struct heavy_clock *h)
-{
-	struct engine *e = w->e;
-	uint64_t heavy = heavy_entry_ns(), now = now_ns();
-	if (heavy == 0) {
-		h->seen = (struct engine_slow_slice){ .forced = true,
-						      .entries = (unsigned)h->done,
-						      .wall_ns = (now - h->t0) / h->done };
-		return alone(e) && e->lane && !e->cfg.free_rate ? HEAVY_LANE : HEAVY_SHARE;
-	}
-	if (!h->cpu0) {
-		if (h->done >= (size_t)HEAVY_CHECK << h->refuted && now - h->t0 >= heavy * h->done &&
-		    !atomic_load_explicit(&e->cold, memory_order_relaxed)) {
-			h->cpu0 = thread_cpu_ns();
-			h->at = h->done;
-		}
-		return HEAVY_NONE;
-	}
-	uint64_t cpu = thread_cpu_ns() - h->cpu0;
-	h->cpu0 = 0;
-	if (cpu >= heavy * (h->done - h->at)) {
-		h->seen = (struct engine_slow_slice){ .entries = (unsigned)h->done,
-						      .wall_ns = (now - h->t0) / h->done,
-						      .cpu_ns = cpu / (h->done - h->at),
-						      .threshold_ns = heavy };
-		return heavy_target(e);
-	}
-	h->t0 = now; /* a lost CPU, not big files: a fresh, longer window */
-	h->done = 0;
-	if (h->refuted < HEAVY_BACKOFF_MAX)
-		h->refuted++;
-	return HEAVY_NONE;
-}
-
-/* The first slice handed on keeps what moved it for --explain: one
- * record per run, so that the explanation costs nothing per slice. */
-static __attribute__((noinline, cold)) void first_heavy(struct engine *e,
-							const struct engine_slow_slice *seen)
-{
-	if (atomic_exchange_explicit(&e->heavy_claimed, true, memory_order_relaxed))
-		return;
-	e->heavy_first = *seen;
-	atomic_store_explicit(&e->heavy_ready, true, memory_order_release);
-}
-
-bool engine_first_slow_slice(struct engine *e, struct engine_slow_slice *out)
-{
-	if (!atomic_load_explicit(&e->heavy_ready, memory_order_acquire))
-		return false;
-	*out = e->heavy_first;
-	return true;
-}
-
-/* A slice's big files go to the lane from now on (HEAVY_LANE), as SEEN
- * moved it. */
-static void to_lane(struct worker *w, struct engine_slow_slice *seen)
-{
-	stat_add(&w->st->heavy_lanes, 1);
-	seen->lane = true;
-	if (!atomic_load_explicit(&w->e->heavy_claimed, memory_order_relaxed))
-		first_heavy(w->e, seen);
-}
-
-/* Hand the far half of slice S's rest to another worker as a chunk. Out of
- * memory or room, the slice keeps it. */
-static void split_rest(struct worker *w, struct slice *s, const struct engine_slow_slice *seen)
-{
-	size_t give = (s->hi - s->lo) / 2;
-	if (give == 0)
-		return;
-	size_t from = s->reverse ? s->lo : s->hi - give;
-	struct chunk *c = chunk_of(s->d, s->ents, s->names, from, from + give);
-	if (!c)
-		return;
-	c->plan = w->unlink_plan;
-	atomic_fetch_add_explicit(&s->d->refs, 1, memory_order_relaxed);
-	if (!engine_push_chunks(w->e, &c, 1)) {
-		/* the slice's own reference keeps D alive */
-		atomic_fetch_sub_explicit(&s->d->refs, 1, memory_order_relaxed);
-		free(c);
-		return;
-	}
-	if (s->reverse)
-		s->lo += give;
-	else
-		s->hi -= give;
-	stat_add(&w->st->heavy_splits, 1);
-	if (!atomic_load_explicit(&w->e->heavy_claimed, memory_order_relaxed))
-		first_heavy(w->e, seen);
-}
-
 /* Unlink slice S, looking at the clock every HEAVY_CHECK entries for
- * heavy ones to share or hand to the lane (heavy_look). */
+ * heavy ones to share or hand to the lane (slice.c). */
 static void unlink_rest(struct worker *w, struct slice *s)
 {
 	struct heavy_clock h = { .t0 = now_ns() };
@@ -636,14 +424,7 @@ static void unlink_rest(struct worker *w, struct slice *s)
 			remove_entry(w, s->d, s->fd, name, s->ents[i].type, s->ents[i].ino);
 		if (s->lane || (++h.done & (HEAVY_CHECK - 1)) || s->hi - s->lo < 2)
 			continue;
-		enum heavy_way way = heavy_look(w, &h);
-		s->lane = way == HEAVY_LANE;
-		if (s->lane) {
-			to_lane(w, &h.seen);
-		} else if (way == HEAVY_SHARE) {
-			split_rest(w, s, &h.seen);
-			h = (struct heavy_clock){ .t0 = now_ns() };
-		}
+		slice_look(w, s, &h);
 	}
 }
 
@@ -755,154 +536,6 @@ static bool cold_check(struct worker *w, uint64_t t0, uint64_t t_end)
 		return false;
 	atomic_store_explicit(&w->e->cold, true, memory_order_relaxed);
 	return true;
-}
-
-/* Directory D cannot be scanned (ERR): report it; it fails and is released.
- * Gone (its parent was removed or moved out first) it is no failure, and
- * its release finds that its parent is gone too. */
-static __attribute__((noinline)) void dir_failed(struct worker *w, struct dnode *d, int err)
-{
-	if (!engine_gone(w->e, err)) {
-		engine_msg_cannot_remove(w, d, NULL, err);
-		engine_mark_failed(d);
-	}
-	engine_node_release(w, d);
-}
-
-/* Opening directory D (in its parent PFD, held) failed with ERR. Remove it
- * another way where GNU rm would, then finish D without an rmdir. */
-static __attribute__((noinline)) void open_failed(struct worker *w, struct dnode *d, int pfd, int err)
-{
-	struct engine *e = w->e;
-	bool gone = false;
-	if (err == ENOTDIR || err == ELOOP) {
-		/* no longer a directory (replaced under us): remove what is there */
-		stat_add(&w->st->syscalls, 1);
-		gone = unlinkat(pfd, d->name, 0) == 0;
-		if (gone) {
-			stat_add(&w->st->files, 1);
-			if (e->cfg.verbose)
-				engine_msg_removed(w, d, NULL, false);
-		}
-	} else if (err == EACCES || err == EPERM) {
-		/* unreadable: it can still go if it is empty (GNU does the same) */
-		stat_add(&w->st->syscalls, 1);
-		gone = unlinkat(pfd, d->name, AT_REMOVEDIR) == 0;
-		if (gone) {
-			stat_add(&w->st->dirs, 1);
-			if (e->cfg.verbose)
-				engine_msg_removed(w, d, NULL, true);
-		}
-	}
-	if (gone) {
-		atomic_fetch_add(&d->parent->progress, 1);
-	} else if (!engine_gone(e, err)) {
-		engine_msg_cannot_remove(w, d, NULL, err);
-		engine_mark_failed(d->parent);
-	}
-	fdc_put(&e->fdc, d->parent);
-	struct dnode *p = d->parent;
-	dnode_free(d);
-	engine_node_release(w, p);
-}
-
-/* -x: directory D is on another device; it stays, and so do its ancestors. */
-static __attribute__((noinline)) void skip_other_device(struct worker *w, struct dnode *d)
-{
-	engine_msg_path(w, &w->path, d, NULL);
-	sb_reset(&w->msg);
-	quote_append(&w->msg, w->path.buf, w->path.len);
-	warn_errno(0, "skipping %s, since it's on a different device", sb_str(&w->msg));
-	stat_add(&w->st->errors, 1);
-	engine_mark_failed(d);
-	engine_node_release(w, d);
-}
-
-/* D (a subdirectory, open as FD) is one of its own ancestors: the mount on
- * it is a bind of a directory above it. Only a mount closes such a loop, so
- * the ancestors are compared only where D's inode is not the one its parent
- * (PFD) listed and the mount changes there. */
-static bool in_cycle(struct worker *w, struct dnode *d, int fd, int pfd, const struct stat *st)
-{
-	struct dnode *p = d->parent;
-	if (st->st_ino == d->ino && st->st_dev == p->dev)
-		return false;
-	struct statx a, b;
-	stat_add(&w->st->syscalls, 2);
-	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &a) == 0 &&
-	    statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &b) == 0 &&
-	    (a.stx_mask & b.stx_mask & STATX_MNT_ID) && a.stx_mnt_id == b.stx_mnt_id)
-		return false;
-	for (; !(atomic_load(&p->flags) & DN_ANCHOR); p = p->parent)
-		if (p->dev == st->st_dev && p->ino == st->st_ino)
-			return true;
-	return false;
-}
-
-/* D is part of a directory cycle: GNU rm's warning; neither entered nor
- * removed, and its parent is kept (DN_KEPT). */
-static __attribute__((noinline)) void cycle_found(struct worker *w, struct dnode *d)
-{
-	struct dnode *p = d->parent;
-	engine_msg_cycle(w, d);
-	atomic_fetch_or(&p->flags, DN_KEPT);
-	dnode_free(d);
-	engine_node_release(w, p);
-}
-
-/* Open task D in its parent, check that it is the directory that was queued
- * and cache its fd: the fd, or -1 if D is finished already (removed another
- * way, or failed and released). */
-static int open_task_dir(struct worker *w, struct dnode *d, struct stat *st)
-{
-	struct engine *e = w->e;
-	int err = 0;
-	int pfd = fdc_get(&e->fdc, d->parent, &err);
-	if (pfd == -1) {
-		dir_failed(w, d, err);
-		return -1;
-	}
-	stat_add(&w->st->syscalls, 1);
-	int fd = fdc_openat(&e->fdc, pfd, d->name, DIR_OPEN_FLAGS);
-	if (fd < 0) {
-		open_failed(w, d, pfd, errno);
-		return -1;
-	}
-	stat_add(&w->st->syscalls, 1);
-	int r = sys_fstat(fd, st);
-	bool is_root = atomic_load(&d->parent->flags) & DN_ANCHOR;
-	bool stolen = atomic_load(&d->flags) & DN_STOLEN;
-	bool cycle = r == 0 && !is_root && !stolen && in_cycle(w, d, fd, pfd, st);
-	fdc_put(&e->fdc, d->parent);
-
-	if (r < 0) {
-		sys_close(fd);
-		dir_failed(w, d, -r);
-		return -1;
-	}
-	if ((is_root || stolen) && (st->st_dev != d->dev || st->st_ino != d->ino)) {
-		/* the operand was swapped between lstat and open, or what a
-		 * donor saw is not what this engine finds on its way down */
-		close(fd);
-		dir_failed(w, d, ESTALE);
-		return -1;
-	}
-	if (cycle) {
-		close(fd);
-		cycle_found(w, d);
-		return -1;
-	}
-	/* The parent is on the root's device, or it was skipped: by induction
-	 * this is GNU's "not on the root's device" (and works for a thief). */
-	if (e->cfg.one_file_system && !is_root && st->st_dev != d->parent->dev) {
-		close(fd);
-		skip_other_device(w, d);
-		return -1;
-	}
-	d->dev = st->st_dev;
-	d->ino = st->st_ino;
-	fdc_install(&e->fdc, d, fd);
-	return fd;
 }
 
 /* Entries a pass may read past what the directory could hold when first
@@ -1089,10 +722,7 @@ static __attribute__((noinline)) void share_gathered(struct worker *w, const str
 			    .hi = w->n_ents,
 			    .reverse = reverse,
 			    .lane = way == HEAVY_LANE };
-	if (way == HEAVY_SHARE)
-		split_rest(w, &sl, seen);
-	else
-		to_lane(w, seen);
+	slice_hand_on(w, &sl, way, seen);
 	unlink_rest(w, &sl);
 	w->n_ents = 0;
 	sb_reset(&w->names);
@@ -1111,7 +741,7 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 	uint64_t nread = s->nread;
 	size_t nrev = 0;
 	/* Unlinked as read, heavy entries (big files) are looked for
-	 * (heavy_look, over the read so far); once found, the rest of the
+	 * (slice_heavy_look, over the read so far); once found, the rest of the
 	 * read gathers into the batch to be shared. */
 	enum heavy_way way = HEAVY_NONE;
 	struct heavy_clock h = { .t0 = batching ? 0 : now_ns() };
@@ -1136,7 +766,7 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 		} else {
 			remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
 			if (!(++h.done & (HEAVY_CHECK - 1)))
-				way = heavy_look(w, &h);
+				way = slice_heavy_look(w, &h);
 		}
 	}
 	s->nread = nread;
@@ -1144,7 +774,7 @@ static inline __attribute__((always_inline)) void consume_batch(struct worker *w
 		const struct linux_dirent64 *de = w->rev[--nrev];
 		remove_entry(w, d, fd, de->d_name, de->d_type, de->d_ino);
 		if (!(++h.done & (HEAVY_CHECK - 1)) && nrev >= 2 &&
-		    (way = heavy_look(w, &h)) != HEAVY_NONE) {
+		    (way = slice_heavy_look(w, &h)) != HEAVY_NONE) {
 			gather_rev(w, s, nrev);
 			nrev = 0;
 		}
@@ -1191,7 +821,7 @@ static void scan_dir(struct worker *w, struct dnode *d)
 	}
 	struct stat st;
 	uint64_t opened = now_ns();
-	int fd = open_task_dir(w, d, &st);
+	int fd = engine_open_task_dir(w, d, &st);
 	if (fd == -1)
 		return;
 	struct scan s;

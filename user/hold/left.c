@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* Notes of what a deleter left (see left.h). */
 #include "hold/left.h"
+#include "lib/fdio.h"
 #include "lib/ownfile.h"
 #include "lib/xalloc.h"
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "hold/record.h"
+#include "lib/fdio.h"
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
@@ -151,20 +152,6 @@ void held_record_free(struct held_record *r)
 {
 	free(r->path);
 	r->path = NULL;
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 int held_record_write(int placefd, const struct held_record *r)

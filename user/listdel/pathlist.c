@@ -3,6 +3,7 @@
  * (pathlist.h); the unlinker and the replay are in pathdel.c. */
 #include "listdel/pathlist.h"
 #include "lib/env.h"
+#include "lib/fdio.h"
 #include "lib/xalloc.h"
 
 #include <errno.h>
@@ -306,20 +307,6 @@ void prune_spool_free(struct prune_spool *s)
 	free(s->last);
 	pathlist_keep_free(&s->keep);
 	free(s);
-}
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 static int spool_flush(struct prune_spool *s)
