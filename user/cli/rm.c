@@ -325,6 +325,7 @@ static enum op_action remove_tree(struct rm_state *r, struct operand *op, bool p
 		struct engine *e = get_engine(r);
 		if (r->ctl)
 			controller_begin_tree(r->ctl, op->pfd, op->base);
+		steer_apply(r->steer); /* every input's word before the first unlink */
 		ok = engine_begin_tree(e, op->pfd, op->base, display, &op->st);
 		while (ok && !engine_wait(e, 100))
 			tick(r);
@@ -535,6 +536,7 @@ static int serve(const struct rm_options *o, int nfiles, char **files, const str
 	}
 	if (op.copy)
 		controller_begin_tree(r.ctl, op.pfd, op.base);
+	steer_apply(r.steer);
 	engine_begin_serve(r.engine, face->serve_until);
 	while (!engine_wait(r.engine, 100))
 		tick(&r);
