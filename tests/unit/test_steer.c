@@ -88,8 +88,8 @@ Test(steer, the_smallest_input_wins_whichever_it_is)
 					want = sh;
 				if (cei > 0 && cei < want)
 					want = cei;
-				cr_assert_eq(steer_apply(s), want, "policy %d ceiling %d share %d", pol,
-					     cei, sh);
+				cr_assert_eq(steer_apply(s), want, "policy %d ceiling %d share %d",
+					     pol, cei, sh);
 				cr_assert_eq(engine_active_threads(e), want);
 			}
 	steer_free(s);
