@@ -318,7 +318,7 @@ struct scan {
 /* How many of N entries split K ways the reader keeps: fewer than an even
  * share, by what its next getdents64 call will take, so that the next
  * batch is read while the helpers still work and nobody waits for it
- * (docs/log.md#readers-slice). At least half an even share: the
+ * (docs/lab/log.md#readers-slice). At least half an even share: the
  * estimates come from the last batch. */
 static size_t reader_slice(const struct worker *w, size_t n, size_t k)
 {
@@ -444,7 +444,7 @@ static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, uns
  * queue on that lock. Its rest is then worth an idle worker, however few
  * entries are left: a build directory's few big objects would otherwise
  * all go on the one worker that read them while the others wait
- * (docs/log.md#2026-11-26-btrfs-and-small-trees-of-big-files). */
+ * (docs/lab/log.md#2026-11-26-btrfs-and-small-trees-of-big-files). */
 #define HEAVY_ENTRY_NS 100000u
 /* Entries between looks at the clock in a slice (a power of two). */
 #define HEAVY_CHECK 4u
