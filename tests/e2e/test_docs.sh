@@ -12,9 +12,10 @@
 #     by the hand parsers (--trace's -p);
 #   - variables: every "ADAPTRM_..." string literal in user/**/*.c (getenv
 #     calls and user/lib/env.c's table alike).
-# Every markdown link in README.md and docs/, and every docs/FILE.md#anchor
-# that the code, tests and scripts cite, must resolve (GitHub's heading
-# slugs), so that a renamed heading is caught with its citers. The man pages
+# Every markdown link in README.md, docs/ and docs/lab/, and every
+# docs/FILE.md#anchor and docs/lab/FILE.md#anchor that the code, tests and
+# scripts cite, must resolve (GitHub's heading slugs), so that a renamed
+# heading is caught with its citers. The man pages
 # pass groff's warnings, and README.md stays a user's short page.
 # DOCS_MAN, DOCS_COMPLETION and DOCS_SRC override the files checked (the
 # omission test uses them to check that an omission is caught); DOCS_ROOT
@@ -223,18 +224,20 @@ docs_anchors() {
 }
 
 # Prints "WHERE: TARGET" for every link that does not resolve: markdown
-# links in docs/*.md and README.md (relative targets only), and the
-# docs/FILE.md#anchor references in the sources, tests and scripts.
+# links in docs/*.md, docs/lab/*.md and README.md (relative targets only),
+# and the docs/FILE.md#anchor and docs/lab/FILE.md#anchor references in the
+# sources, tests and scripts.
 docs_broken_links() {
 	local root=${DOCS_ROOT:-$docs_repo} md where target file anchor
 	{
-		for md in "$root"/README.md "$root"/docs/*.md; do
+		for md in "$root"/README.md "$root"/docs/*.md "$root"/docs/lab/*.md; do
+			[ -e "$md" ] || continue
 			# inline code spans are not links
 			# shellcheck disable=SC2016 # the backquotes are markdown's
 			sed 's/`[^`]*`//g' "$md" | grep -oE '\]\([^) ]+\)' | sed -E 's/^\]\((.*)\)$/\1/' |
 				grep -vE '^(https?|mailto):' | sed "s|^|$md\t$(dirname "$md")/|"
 		done
-		grep -rnoE --exclude-dir=.output --exclude=test_docs.sh 'docs/[A-Za-z0-9_.-]+\.md#[A-Za-z0-9_-]+' \
+		grep -rnoE --exclude-dir=.output --exclude=test_docs.sh 'docs/([A-Za-z0-9_-]+/)?[A-Za-z0-9_.-]+\.md#[A-Za-z0-9_-]+' \
 			"$root"/user "$root"/bpf "$root"/tests "$root"/scripts "$root"/Makefile 2>/dev/null |
 			sed -E "s|^([^:]+:[0-9]+):(.*)$|\1\t$root/\2|"
 	} | while IFS=$'\t' read -r where target; do
@@ -268,15 +271,23 @@ test_docs_links_catch_breakage() {
 	# shellcheck disable=SC2016 # the backquotes are markdown's
 	printf '[x](docs/a.md#a-b) [y](docs/a.md#large-files-the-lane-and---free-rate) [z](docs/a.md#re-run-1) [h](docs/a.md#here) `[no](docs/none.md)`\n' >r/README.md
 	printf '/* see docs/a.md#re-run */\n' >r/user/x.c
+	# the notebook in docs/lab/: its links, and the code's links to it
+	mkdir -p r/docs/lab
+	printf '# Lab\n[a](../a.md#re-run) [self](#lab)\n' >r/docs/lab/b.md
+	printf '/* see docs/lab/b.md#lab */\n' >>r/user/x.c
 	out=$(DOCS_ROOT=$PWD/r docs_broken_links)
 	[ -z "$out" ] || fail "good links reported: $out"
 	printf '[w](docs/a.md#not-a-heading) [v](docs/gone.md) [u](#nowhere)\n' >>r/README.md
 	printf '/* see docs/a.md#re-run-2 */\n' >>r/user/x.c
+	printf '[g](../gone.md#x)\n' >>r/docs/lab/b.md
+	printf '/* see docs/lab/b.md#gone */\n' >>r/user/x.c
 	out=$(DOCS_ROOT=$PWD/r docs_broken_links)
 	grep -q 'README.md: docs/a.md#not-a-heading (no such anchor)' <<<"$out" || fail "missing anchor passed: $out"
 	grep -q 'README.md: docs/gone.md (no such file)' <<<"$out" || fail "missing file passed: $out"
 	grep -q 'README.md: .*#nowhere (no such anchor)' <<<"$out" || fail "missing local anchor passed: $out"
-	grep -q 'user/x.c:2: docs/a.md#re-run-2 (no such anchor)' <<<"$out" || fail "missing anchor in code passed: $out"
+	grep -q 'user/x.c:3: docs/a.md#re-run-2 (no such anchor)' <<<"$out" || fail "missing anchor in code passed: $out"
+	grep -q 'docs/lab/b.md: docs/lab/../gone.md#x (no such file)' <<<"$out" || fail "missing file from docs/lab passed: $out"
+	grep -q 'user/x.c:4: docs/lab/b.md#gone (no such anchor)' <<<"$out" || fail "missing anchor in docs/lab passed: $out"
 }
 
 # The README is a user's first screen and a few more: at most 250 lines (the

@@ -107,7 +107,7 @@ int controller_default_max_threads(int requested)
 /* Where to start when nothing was stored: xfs and btrfs lose with a second
  * unlinker in a directory, ext4 gains with 2, tmpfs scales to the CPUs, FUSE
  * and network filesystems hide their latency behind many workers. The
- * measurements behind each line: docs/log.md#start-point. */
+ * measurements behind each line: docs/lab/log.md#start-point. */
 static int prior_threads(const char *fs, const char *shape)
 {
 	int cpus = ncpus();
@@ -295,7 +295,7 @@ static int choose_start(struct controller *c, int cap, const char **from)
 
 /* btrfs: two workers unlinking meet in the fs tree's upper nodes and its
  * root's lock, so a second one usually loses in a short delete; the first
- * window holds one worker unless it is blocked (docs/log.md, "btrfs's first
+ * window holds one worker unless it is blocked (docs/lab/log.md, "btrfs's first
  * window"). */
 static bool one_first(const struct controller *c)
 {

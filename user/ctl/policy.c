@@ -7,7 +7,7 @@
  * start point, candidate_rules for a climb step or a gentle probe against its
  * base, hold_rules at the settled point. The rule's name is the decision's
  * (CTL_RULE_* in policy.h). Measurements behind the rules:
- * docs/log.md#controller.
+ * docs/lab/log.md#controller.
  *
  * Why these numbers:
  * - A window is 2 ticks of ~100 ms. One tick of a deletion holds a few

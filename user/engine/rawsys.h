@@ -2,7 +2,7 @@
 /* The engine's per-entry system calls, issued inline: through a wrapper
  * function, the ret after the syscall mispredicts on CPUs whose return stack
  * does not survive the kernel's return, and the same calls cost measurably
- * more (docs/log.md#inline-system-calls).
+ * more (docs/lab/log.md#inline-system-calls).
  *
  * So these must stay static inline, and the functions that call them in a
  * loop must be inlined into that loop. They return the result or -errno,

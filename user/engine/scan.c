@@ -319,7 +319,7 @@ struct scan {
 /* How many of N entries split K ways the reader keeps: fewer than an even
  * share, by what its next getdents64 call will take, so that the next
  * batch is read while the helpers still work and nobody waits for it
- * (docs/log.md#readers-slice). At least half an even share: the
+ * (docs/lab/log.md#readers-slice). At least half an even share: the
  * estimates come from the last batch. */
 static size_t reader_slice(const struct worker *w, size_t n, size_t k)
 {

@@ -15,7 +15,7 @@
  * queue on that lock. Its rest is then worth an idle worker, however few
  * entries are left: a build directory's few big objects would otherwise
  * all go on the one worker that read them while the others wait
- * (docs/log.md#2026-11-26-btrfs-and-small-trees-of-big-files). */
+ * (docs/lab/log.md#2026-11-26-btrfs-and-small-trees-of-big-files). */
 #define HEAVY_ENTRY_NS 100000u
 /* Each suspicion in a slice that the CPU clock refutes doubles the entries
  * the next one waits for, up to this many doublings (128 entries). A look
