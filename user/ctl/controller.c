@@ -592,9 +592,10 @@ static void sort_tick(struct controller *c, const struct ctl_signals *s, struct 
 }
 
 /* The ranks' shared budget (the steering's budget input, set by
- * adaptrm-mpi) bounds the policy; a move it forces is logged as any
- * decision. */
-static bool follow_budget(struct controller *c)
+ * adaptrm-mpi), which the steering applies whatever the policy says: the
+ * policy is told of it, so that it does not climb against it, and its move
+ * to the share is logged as any decision. */
+static bool policy_under_budget(struct controller *c)
 {
 	int cap = steer_budget_share(c->cfg.steer);
 	if (cap == c->pol.budget)
@@ -717,7 +718,7 @@ void controller_tick(struct controller *c)
 		sort_tick(c, &s, &d);
 	/* under a budget shared with other ranks the count is its share: a
 	 * rank's own climb reads the others' work as its gain or loss */
-	if (c->steer && (follow_budget(c) || c->pol.budget > 0))
+	if (c->steer && (policy_under_budget(c) || c->pol.budget > 0))
 		d = (struct ctl_decision){ 0 };
 	else if (c->steer && !ctl_trial_measuring(&c->share) && !ctl_trial_measuring(&c->sort) &&
 		 !d.changed) {
