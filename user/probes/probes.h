@@ -45,6 +45,10 @@ enum probe_group {
 	PROBE_G_BTRFS,
 	PROBE_G_BLOCK,
 	PROBE_G_ONCPU, /* perf_event cpu-clock sampling: on-CPU kernel stacks */
+	/* sched_waking, and the interrupt and softirq entries and exits: who
+	 * ended each wait (an interrupt's wake-up is not the interrupted
+	 * task's) */
+	PROBE_G_WAKERS,
 	PROBE_G_COUNT,
 };
 const char *probes_group_name(enum probe_group g);
@@ -59,7 +63,10 @@ enum probe_flag {
 };
 
 struct probe_snapshot {
-	uint64_t time_ns;			       /* CLOCK_MONOTONIC when read */
+	uint64_t time_ns; /* CLOCK_MONOTONIC when read */
+	/* the traced threads' lifetimes while traced (from their forks and
+	 * exits): the whole time the accounted states should add up to */
+	uint64_t life_ns;
 	uint32_t nthreads;			       /* live traced threads */
 	uint32_t ntgids;			       /* live traced processes */
 	uint32_t threads_seen;			       /* threads traced since start, live or not */
@@ -179,6 +186,16 @@ struct probe_cpu_sample {
 	uint64_t ips[PROBE_CPU_STACK_DEPTH];
 };
 int probes_cpu_samples(struct probes *p, struct probe_cpu_sample **out);
+
+/* Every traced wait's waker and every run-queue wait's holder of the CPU
+ * since start (walks a hash: for the final report), with the wait's stack
+ * (zeroed without one). *OUT is malloc'd; returns how many. */
+struct probe_waker {
+	struct probe_waker_key key;
+	uint64_t count, ns;
+	uint64_t ips[PROBE_STACK_DEPTH];
+};
+int probes_wakers(struct probes *p, struct probe_waker **out);
 
 /* Syscalls that wait for something else (children, events, time, other
  * threads): their off-CPU time is not the deleter's (x86-64 numbers). */

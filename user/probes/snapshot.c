@@ -97,6 +97,13 @@ int probes_read(struct probes *p, struct probe_snapshot *out)
 	}
 
 	long long th = __atomic_load_n(&p->skel->bss->live_threads, __ATOMIC_RELAXED);
+	/* the lives so far: ended ones, and the live threads' up to now */
+	uint64_t t0 = p->skel->bss->life_t0, nowns = probes_mono_ns();
+	uint64_t births = __atomic_load_n(&p->skel->bss->life_births, __ATOMIC_SEQ_CST);
+	uint64_t deaths = __atomic_load_n(&p->skel->bss->life_deaths, __ATOMIC_SEQ_CST);
+	double life =
+		(double)deaths - (double)births + (double)(th > 0 ? th : 0) * (double)(nowns - t0);
+	out->life_ns = life > 0 ? (uint64_t)life : 0;
 	long long pk = __atomic_load_n(&p->skel->bss->peak_threads, __ATOMIC_RELAXED);
 	out->threads_peak = pk > 0 ? (uint32_t)pk : 0;
 	long long tg = (long long)p->base_tgids + out->misc.tgids_delta;
@@ -128,6 +135,7 @@ void probes_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot
 	 * the two signed deltas are not meaningful per interval and are
 	 * only carried via nthreads/ntgids */
 	out->time_ns = sub0(now->time_ns, before->time_ns);
+	out->life_ns = sub0(now->life_ns, before->life_ns);
 	out->nthreads = now->nthreads;
 	out->ntgids = now->ntgids;
 	out->threads_seen = now->threads_seen;
@@ -201,9 +209,11 @@ const char *probes_lock_type_name(unsigned f)
 
 uint64_t probes_thread_ns(const struct probe_snapshot *s)
 {
-	uint64_t t = s->misc.oncpu_ns;
+	uint64_t t = s->misc.oncpu_ns + s->misc.state_rq_ns;
 
 	for (int k = 0; k < PROBE_OFFCPU_KINDS; k++)
 		t += s->misc.offcpu[k].total;
+	for (int k = 0; k < PROBE_XSTATE_COUNT; k++)
+		t += s->misc.state_ns[k];
 	return t;
 }

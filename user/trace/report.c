@@ -9,6 +9,7 @@
 #include "trace/fsfields.h"
 #include "trace/measure.h"
 #include "trace/oncpu.h"
+#include "trace/states.h"
 #include "trace/waits.h"
 
 #include <stdlib.h>
@@ -983,6 +984,8 @@ static const struct report_section {
 	{ "locks", text_locks, json_locks },
 	{ "offcpu", text_offcpu, json_offcpu },
 	{ "oncpu", text_oncpu, json_oncpu },
+	{ "states", trace_text_states, trace_json_states },
+	{ "wakers", trace_text_wakers, trace_json_wakers },
 	{ "wait_sites", text_wait_sites, json_wait_sites },
 	{ "runq", text_runq, json_runq },
 	{ "fs", text_fs, json_fs },

@@ -6,8 +6,10 @@
 #include "ctl/decision.h"
 #include "probes/cpuclass.h"
 #include "probes/probes.h"
+#include "probes/subsys.h"
 #include "trace/cgroups.h"
 #include "trace/waits.h"
+#include "trace/wakers.h"
 
 #define TRACE_MAX_CALLERS 10
 #define TRACE_SCHEMA "adaptrm-trace/1"
@@ -46,6 +48,11 @@ struct trace_cpu {
 	/* kernel samples by category, inside and outside system calls: the
 	 * weights that split syscall_ns and kernel_other_ns */
 	uint64_t samples_sys[TCPU_COUNT], samples_other[TCPU_COUNT];
+	/* kernel samples that a subsystem other than the delete's own
+	 * machinery spent (audit records, LSM hooks, notification, BPF), by
+	 * enum subsys, inside and outside system calls: apart from the
+	 * categories above */
+	uint64_t ss_sys[SS_COUNT], ss_other[SS_COUNT];
 };
 
 /* The limits the traced tasks' cgroups set, and what they did while
@@ -88,6 +95,9 @@ struct trace_result {
 					 * syscalls and outside lock waits, by cause */
 	struct trace_dev devs[PROBE_MAX_DEVS];
 	int ndevs;
+	/* who ended each wait, who held the CPU (wakers.h) */
+	struct trace_waker *wakers;
+	int nwakers;
 	/* on-CPU samples by category (trace/oncpu.h; CPU_USER: user mode);
 	 * the on-CPU and thread time themselves are in total->misc
 	 * (oncpu_ns, ...) and probes_thread_ns(total) */

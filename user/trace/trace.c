@@ -397,6 +397,7 @@ static bool collect(struct sampler *s)
 		ksyms_name(k, r->callers[i].ip, r->caller_names[i], sizeof r->caller_names[i]);
 	trace_collect_waits(s->p, r); /* after the callers: the verdict classifies them */
 	trace_collect_oncpu(s->p, r);
+	trace_collect_wakers(s->p, r);
 	s->final = final;
 	return true;
 }
@@ -417,6 +418,7 @@ static int finish(struct sampler *s)
 	if (folded_out.f)
 		status |= close_out(&folded_out, trace_write_folded(folded_out.f, s->p) != 0);
 	trace_free_waits(r);
+	trace_free_wakers(r);
 	r->total = NULL;
 	probes_snapshot_free(s->final);
 	s->final = NULL;
