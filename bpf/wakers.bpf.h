@@ -64,9 +64,10 @@ static __always_inline void task_id(struct task_struct *t, struct probe_waker_id
 		struct pool_workqueue *pwq = w ? BPF_CORE_READ(w, current_pwq) : NULL;
 		struct workqueue_struct *wq = pwq ? BPF_CORE_READ(pwq, wq) : NULL;
 
-		id->cls = PROBE_WAKER_WORKQUEUE;
-		if (wq)
-			bpf_probe_read_kernel(id->comm, sizeof id->comm - 1, &wq->name);
+		/* between work items it is a plain kernel thread */
+		id->cls = PROBE_WAKER_KTHREAD;
+		if (wq && !bpf_probe_read_kernel(id->comm, sizeof id->comm - 1, &wq->name))
+			id->cls = PROBE_WAKER_WORKQUEUE;
 	} else {
 		id->cls = PROBE_WAKER_KTHREAD;
 	}

@@ -909,17 +909,20 @@ static void memory_reclaim(const struct finding_ctx *c, struct finding_sink *k)
 static void directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_hist *w = &c->s->lock[PROBE_LCB_F_WRITE].wait;
-	char b1[32], b2[32];
+	const int cause = TC_DIR_LOCK;
+	char b1[32], b2[32], holder[320];
 
 	if (c->dir_lock <= 0)
 		return;
+	/* the releaser wakes the waiter: it names the holder */
+	trace_wakers_phrase(c->r, trace_waker_of_cause, &cause, holder, sizeof holder);
 	add(k, sh(c, c->dir_lock),
 	    "Directory-lock contention: the threads waited %s, spinning, asleep and queued to "
 	    "run once woken, for the "
 	    "parent directory's i_rwsem, which every unlink takes for write (%llu rwsem write "
-	    "waits, p99 %s), with up to %u threads. %s",
+	    "waits, p99 %s), with up to %u threads%s. %s",
 	    trace_fmt_ns(c->dir_lock, b1, sizeof b1), (unsigned long long)w->count,
-	    trace_fmt_ns(hist_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads,
+	    trace_fmt_ns(hist_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads, holder,
 	    /* one deleting thread cannot wait for itself: the holder is another
 	     * process, and fewer workers would change nothing */
 	    c->r->max_threads > 1 ? "Fewer workers unlinking in one directory (one directory "
@@ -1761,9 +1764,16 @@ double trace_findings_total(const struct trace_finding *f, int n)
 }
 
 /* Other load on the CPUs is context, not the delete's cause: it ranks
- * first only when it is most of the time; otherwise it goes after every
- * other cause (the delete's own explain the rest). */
+ * first only when it is most of the time and no cause of the delete's own
+ * (its CPU aside, which any delete spends) holds half of the rest;
+ * otherwise it goes after every other cause. */
 #define CONTEXT_FIRST_SHARE 0.5
+static bool baseline(const struct trace_finding *f)
+{
+	return !strcmp(f->id, "kernel_cpu") || !strcmp(f->id, "user_cpu") ||
+	       !strcmp(f->id, "minor_parts");
+}
+
 static void demote_context(struct trace_finding *f, int n)
 {
 	int i = 0;
@@ -1771,7 +1781,13 @@ static void demote_context(struct trace_finding *f, int n)
 	while (i < n &&
 	       (strcmp(f[i].id, "cpu_contention") || !strstr(f[i].text, "while other tasks held")))
 		i++;
-	if (i >= n || f[i].share > CONTEXT_FIRST_SHARE)
+	if (i >= n)
+		return;
+	bool explained = false;
+	for (int j = 0; j < n; j++)
+		if (j != i && f[j].cause && !baseline(&f[j]) && f[j].share >= 0.5 * (1 - f[i].share))
+			explained = true;
+	if (f[i].share > CONTEXT_FIRST_SHARE && !explained)
 		return;
 	struct trace_finding ctx = f[i];
 	for (; i + 1 < n && f[i + 1].cause; i++)
