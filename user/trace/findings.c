@@ -391,23 +391,28 @@ static bool subsys_claims(const struct trace_wait_site *w)
 }
 
 /* The run-queue wait behind a process or kernel thread that itself ended
- * the traced threads' waits in a subsystem (the helper that answers each
- * call: auditd and kauditd for audit records): what they wait for, not
- * other load. It moves from the waits behind other tasks into that
- * subsystem's part. */
+ * the traced threads' waits is what they wait for, not other load: the
+ * helper that answers each call (auditd and kauditd for audit records)
+ * moves into that subsystem's part, and the process that holds the
+ * directory lock (another reader) into the lock's. */
 static void helper_runq(struct finding_ctx *c)
 {
 	struct trace_waker_sum h[16];
-	int n = trace_wakers_by_who(c->r, trace_waker_held, NULL, h, 16, NULL);
+	int n = trace_wakers_by_who(c->r, trace_waker_held, NULL, h, 16, NULL), cause;
 
 	for (int i = 0; i < n && c->runq_other > 0; i++) {
 		if (h[i].who.cls < PROBE_WAKER_PROCESS || h[i].who.cls > PROBE_WAKER_WORKQUEUE)
 			continue;
-		int ss = trace_waker_serves(c->r, &h[i].who);
-		if (ss < 0 || subsys_own(ss) || c->sub_wait[ss] + c->sub_cpu[ss] <= 0)
+		int ss = trace_waker_serves(c->r, &h[i].who, &cause);
+		double *to = NULL;
+		if (ss >= 0 && !subsys_own(ss) && c->sub_wait[ss] + c->sub_cpu[ss] > 0)
+			to = &c->sub_runq[ss];
+		else if (cause == TC_DIR_LOCK && c->dir_lock > 0)
+			to = &c->dir_lock;
+		if (!to)
 			continue;
 		double take = h[i].ns < c->runq_other ? h[i].ns : c->runq_other;
-		c->sub_runq[ss] += take;
+		*to += take;
 		c->runq_other -= take;
 	}
 }

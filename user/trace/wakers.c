@@ -178,11 +178,12 @@ bool trace_waker_in_xstate(const struct trace_waker *w, const void *arg)
 	return w->state == PROBE_WAKE_XSTATE + *(const unsigned *)arg;
 }
 
-int trace_waker_serves(const struct trace_result *r, const struct probe_waker_id *id)
+int trace_waker_serves(const struct trace_result *r, const struct probe_waker_id *id, int *cause)
 {
-	double by[SS_COUNT] = { 0 }, any = 0;
+	double by[SS_COUNT] = { 0 }, byc[TC_COUNT] = { 0 }, any = 0;
 	int best = -1;
 
+	*cause = -1;
 	for (int i = 0; i < r->nwakers; i++) {
 		const struct trace_waker *w = &r->wakers[i];
 		if (w->state == PROBE_WAKE_HELD || w->state >= PROBE_WAKE_XSTATE)
@@ -192,10 +193,15 @@ int trace_waker_serves(const struct trace_result *r, const struct probe_waker_id
 		any += (double)w->ns;
 		if (w->subsys >= 0 && w->subsys < SS_COUNT)
 			by[w->subsys] += (double)w->ns;
+		if (w->cause >= 0 && w->cause < TC_COUNT)
+			byc[w->cause] += (double)w->ns;
 	}
 	for (int s = 0; s < SS_COUNT; s++)
 		if (by[s] > 0 && (best < 0 || by[s] > by[best]))
 			best = s;
+	for (int c = 0; c < TC_COUNT; c++)
+		if (byc[c] > 0 && (*cause < 0 || byc[c] > byc[*cause]))
+			*cause = c;
 	return any > 0 ? best : -1;
 }
 

@@ -64,9 +64,10 @@ bool trace_waker_held(const struct trace_waker *w, const void *arg);
 bool trace_waker_in_xstate(const struct trace_waker *w, const void *arg);
 
 /* Whether ID ended (or, one step up, caused) any wait of R's traced
- * threads outside the run queue: a helper they wait for. Returns the kernel
- * subsystem most of those waits were in (-1: none). */
-int trace_waker_serves(const struct trace_result *r, const struct probe_waker_id *id);
+ * threads outside the run queue: a helper they wait for, or a holder of
+ * what they wait for. Returns the kernel subsystem most of those waits
+ * were in (-1: none), and their most frequent cause in *CAUSE (-1: none). */
+int trace_waker_serves(const struct trace_result *r, const struct probe_waker_id *id, int *cause);
 
 /* The report's "wakers" section, text and JSON. */
 void trace_text_wakers(FILE *f, const struct trace_result *r);
