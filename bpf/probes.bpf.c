@@ -845,6 +845,13 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 	__u64 off, rq = 0;
 	__u8 kind;
 
+	/* no entry: the thread's first switch in since tracing began (every
+	 * switch out and every new thread makes one); it was off CPU since
+	 * then in a state the probes did not see begin */
+	if (!o && life_t0 && now > life_t0 && (m = misc_get())) {
+		__sync_fetch_and_add(&m->pretrace_ns, now - life_t0);
+		__sync_fetch_and_add(&m->pretrace_count, 1);
+	}
 	if (!o || !o->ts)
 		return 0;
 	off = now - o->ts;

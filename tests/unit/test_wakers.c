@@ -236,6 +236,24 @@ Test(wakers, time_in_no_state_is_not_accounted)
 	synth_free(x);
 }
 
+/* A thread already waiting when the probes attached (-p) was off CPU in a
+ * state they did not see begin: counted, ranked with what is not a cause. */
+Test(wakers, off_cpu_before_tracing_is_no_cause)
+{
+	struct synth *x = synth_new();
+	on_cpu(x, 600 * MS);
+	x->s->misc.pretrace_ns = 900 * MS;
+	x->s->misc.pretrace_count = 1;
+	x->s->life_ns = 1500 * MS;
+	x->n = trace_findings(&x->r, x->f, TRACE_MAX_FINDINGS);
+	cr_assert_str_neq(x->f[0].id, "before_trace");
+	cr_assert_str_eq(x->f[x->n - 1].id, "before_trace");
+	cr_assert(!x->f[x->n - 1].cause);
+	cr_assert_float_eq(x->f[x->n - 1].share, 0.6, 1e-9);
+	cr_assert(!has(x, "not_accounted"));
+	synth_free(x);
+}
+
 /* A lock's releaser wakes its waiter: the directory lock names the holder. */
 Test(wakers, directory_lock_names_the_holder)
 {

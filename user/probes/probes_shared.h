@@ -210,6 +210,9 @@ struct probe_misc {
 	 * in stopped_ns */
 	unsigned long long state_ns[PROBE_XSTATE_COUNT], state_count[PROBE_XSTATE_COUNT];
 	unsigned long long state_rq_ns; /* run-queue waits after those states (in runq) */
+	/* off CPU from the start of tracing to a thread's first switch in: a
+	 * thread that was already waiting (-p), in a state not seen begin */
+	unsigned long long pretrace_ns, pretrace_count;
 	unsigned long long wakers_lost; /* wakers hash full */
 	/* btrfs (traced threads) */
 	struct probe_hist btrfs_tree_lock; /* extent-buffer lock waits >= PROBE_BTRFS_CONTENDED_NS */

@@ -209,7 +209,7 @@ const char *probes_lock_type_name(unsigned f)
 
 uint64_t probes_thread_ns(const struct probe_snapshot *s)
 {
-	uint64_t t = s->misc.oncpu_ns + s->misc.state_rq_ns;
+	uint64_t t = s->misc.oncpu_ns + s->misc.state_rq_ns + s->misc.pretrace_ns;
 
 	for (int k = 0; k < PROBE_OFFCPU_KINDS; k++)
 		t += s->misc.offcpu[k].total;

@@ -12,9 +12,15 @@ static const struct subsys_info {
 } info[SS_COUNT] = {
 	[SS_VFS] = { "vfs", "the VFS (lookups, unlinks, dentries and inodes)",
 		     "cat /proc/PID/stack while it waits",
-		     "the catalogue's entries for the filesystem say what changes it", true },
-	[SS_FS] = { "filesystem", "the filesystem", "cat /proc/PID/stack while it waits",
-		    "the catalogue's entries for the filesystem say what changes it", true },
+		     "the task that ends these waits (named above) holds what the delete needs: "
+		     "stop it, or delete when it is done",
+		     true },
+	[SS_FS] = { "filesystem", "the filesystem's own work (its journal, log or workers)",
+		    "cat /proc/PID/stack while it waits; the waker above is the filesystem's "
+		    "thread or work item",
+		    "the filesystem's own work: its mount options and the delete's order and "
+		    "thread count change it",
+		    true },
 	[SS_BLOCK] = { "block", "the block layer and the device",
 		       "iostat -x 1; cat /sys/block/DEV/stat",
 		       "a faster or less loaded device, or fewer reads (a warm cache)", true },
@@ -293,6 +299,15 @@ static const struct family {
 					 "file_*",
 					 "ksys_*",
 					 "__fdget*",
+					 "sync_*",
+					 "__sync_*",
+					 "writeback_*",
+					 "__writeback_*",
+					 "wb_*",
+					 "iterate_supers*",
+					 "do_fsync",
+					 "vfs_fsync*",
+					 "write_inode_now",
 					 NULL } },
 };
 

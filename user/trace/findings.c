@@ -56,6 +56,7 @@ struct finding_ctx {
 	double sigstop;	    /* stopped by a signal (job control) */
 	double frozen;	    /* frozen (cgroup freezer) */
 	double other_state; /* parked, dying, new */
+	double pretrace;    /* off CPU since before tracing began */
 	double unaccounted; /* the lifetimes beyond every part (states.h) */
 	double life;	    /* the lifetimes, less the helpers' */
 	/* by kernel subsystem (probes/subsys.h): waits at sites the catalogue
@@ -512,7 +513,8 @@ static double partition_sum(const struct finding_ctx *c)
 {
 	double sum = c->user + c->quota + c->runq_own + c->runq_other + c->dir_lock + c->buf_reads +
 		     c->wb_throttle + c->idle + c->lost + c->stopped + c->tracer_cpu +
-		     c->xfs_sync_commit + c->gc_runq + c->sigstop + c->frozen + c->other_state;
+		     c->xfs_sync_commit + c->gc_runq + c->sigstop + c->frozen + c->other_state +
+		     c->pretrace;
 	for (int k = 0; k < SS_COUNT; k++)
 		sum += c->sub_wait[k] + c->sub_cpu[k] + c->sub_runq[k];
 	for (int k = 0; k < TCPU_COUNT; k++)
@@ -550,6 +552,7 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 	c->sigstop = (double)m->state_ns[PROBE_XSTATE_SIGNAL_STOP];
 	c->frozen = (double)m->state_ns[PROBE_XSTATE_FROZEN];
 	c->other_state = (double)m->state_ns[PROBE_XSTATE_OTHER];
+	c->pretrace = (double)m->pretrace_ns;
 	cpu_parts(c, in_busy);
 	tracer_cpu_part(c);
 	lock_spin_parts(c);
@@ -1592,6 +1595,12 @@ static void states(const struct finding_ctx *c, struct finding_sink *k)
 		k->id = t[i].id;
 		t[i].fn(c->r, t[i].ns, text, sizeof text);
 		add(k, sh(c, t[i].ns), "%s", text);
+	}
+	if (c->pretrace > 0) {
+		k->id = "before_trace";
+		trace_pretrace_text(c->r, c->pretrace, text, sizeof text);
+		add(k, sh(c, c->pretrace), "%s", text);
+		k->out[k->n - 1].cause = false;
 	}
 	if (c->unaccounted > 0) {
 		k->id = "not_accounted";

@@ -535,6 +535,12 @@ static void json_oncpu(struct json_writer *w, const struct trace_result *r)
 	jw_uint(w, "samples_user", m->cpu_samples_user);
 	jw_uint(w, "samples_kernel", kernel);
 	jw_uint(w, "samples_no_stack", m->cpu_samples_nostack);
+	/* the samples a subsystem other than the delete's own spent */
+	jw_object(w, "subsystem_samples");
+	for (int ss = 0; ss < SS_COUNT; ss++)
+		if (r->cpu.ss_sys[ss] + r->cpu.ss_other[ss])
+			jw_uint(w, subsys_id(ss), r->cpu.ss_sys[ss] + r->cpu.ss_other[ss]);
+	jw_end(w);
 	jw_array(w, "kernel_categories");
 	for (int i = 0; i < n; i++) {
 		jw_object(w, NULL);
@@ -864,6 +870,8 @@ static void json_wait_sites(struct json_writer *w, const struct trace_result *r)
 		jw_object(w, NULL);
 		jw_string(w, "site", s->site);
 		jw_string(w, "cause", trace_cause_id(s->cause));
+		if (s->subsys >= 0)
+			jw_string(w, "subsystem", subsys_id(s->subsys));
 		if (s->lock)
 			jw_string(w, "lock", s->lock);
 		jw_string(w, "state", s->state == PROBE_OFFCPU_BLOCKED ? "D" : "S");

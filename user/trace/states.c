@@ -37,6 +37,8 @@ void trace_states_of(const struct trace_result *r, struct trace_states *s)
 		s->x[k] = (double)m->state_ns[k];
 		s->accounted += s->x[k];
 	}
+	s->pretrace = (double)m->pretrace_ns;
+	s->accounted += s->pretrace;
 	s->life = (double)r->total->life_ns;
 	s->not_accounted = s->life > s->accounted ? s->life - s->accounted : 0;
 }
@@ -81,6 +83,17 @@ void trace_other_state_text(const struct trace_result *r, double ns, char *buf, 
 		 "dying, new).",
 		 trace_fmt_ns(ns, b1, sizeof b1),
 		 (unsigned long long)r->total->misc.state_count[PROBE_XSTATE_OTHER]);
+}
+
+void trace_pretrace_text(const struct trace_result *r, double ns, char *buf, size_t len)
+{
+	char b1[32];
+
+	snprintf(buf, len,
+		 "Off CPU since before tracing began, not a cause the trace can name: %s in %llu "
+		 "threads that were already waiting when the probes attached (-p), in a state "
+		 "they did not see begin. Attach earlier, or trace the command itself.",
+		 trace_fmt_ns(ns, b1, sizeof b1), (unsigned long long)r->total->misc.pretrace_count);
 }
 
 void trace_not_accounted_text(const struct trace_result *r, double ns, double whole, char *buf,
@@ -148,6 +161,7 @@ void trace_json_states(struct json_writer *w, const struct trace_result *r)
 	jw_uint(w, "sleeping_ns", (uint64_t)s.sleeping);
 	for (int k = 0; k < PROBE_XSTATE_COUNT; k++)
 		jw_uint(w, xids[k], (uint64_t)s.x[k]);
+	jw_uint(w, "before_trace_ns", (uint64_t)s.pretrace);
 	jw_uint(w, "accounted_ns", (uint64_t)s.accounted);
 	jw_uint(w, "lifetime_ns", (uint64_t)s.life);
 	jw_uint(w, "not_accounted_ns", (uint64_t)s.not_accounted);

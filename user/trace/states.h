@@ -21,6 +21,7 @@ struct trace_states {
 	double blocked;		      /* D, at wait sites */
 	double sleeping;	      /* S, at wait sites and idle */
 	double x[PROBE_XSTATE_COUNT]; /* stopped, frozen, other (enum probe_xstate) */
+	double pretrace; /* off CPU since before tracing began, in a state not seen begin */
 	double accounted;	      /* the sum of the above */
 	double life;		      /* the threads' lifetimes while traced (0: not measured) */
 	double not_accounted;	      /* life beyond the accounted states */
@@ -32,6 +33,7 @@ void trace_states_of(const struct trace_result *r, struct trace_states *s);
 void trace_signal_stop_text(const struct trace_result *r, double ns, char *buf, size_t len);
 void trace_frozen_text(const struct trace_result *r, double ns, char *buf, size_t len);
 void trace_other_state_text(const struct trace_result *r, double ns, char *buf, size_t len);
+void trace_pretrace_text(const struct trace_result *r, double ns, char *buf, size_t len);
 void trace_not_accounted_text(const struct trace_result *r, double ns, double whole, char *buf,
 			      size_t len);
 

@@ -265,11 +265,35 @@ static void json_id(struct json_writer *w, const char *key, const struct probe_w
 	jw_end(w);
 }
 
+static int cmp_waker_ns(const void *a, const void *b)
+{
+	const struct trace_waker *x = *(const struct trace_waker *const *)a;
+	const struct trace_waker *y = *(const struct trace_waker *const *)b;
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : 0;
+}
+
+/* The JSON keeps the heaviest entries: thousands of sites by waker would
+ * bury the report; the rest are summed in wakers_rest_ns. */
+#define JSON_WAKERS 200
+
 void trace_json_wakers(struct json_writer *w, const struct trace_result *r)
 {
+	const struct trace_waker **order = r->nwakers ? calloc((size_t)r->nwakers, sizeof *order) :
+							NULL;
+	uint64_t rest = 0;
+	int n = 0;
+
+	for (int i = 0; order && i < r->nwakers; i++)
+		order[n++] = &r->wakers[i];
+	if (n)
+		qsort(order, (size_t)n, sizeof *order, cmp_waker_ns);
 	jw_array(w, "wakers");
-	for (int i = 0; i < r->nwakers; i++) {
-		const struct trace_waker *k = &r->wakers[i];
+	for (int i = 0; i < n; i++) {
+		const struct trace_waker *k = order[i];
+		if (i >= JSON_WAKERS) {
+			rest += k->ns;
+			continue;
+		}
 		jw_object(w, NULL);
 		jw_string(w, "state", state_word(k->state));
 		if (k->site[0])
@@ -286,4 +310,6 @@ void trace_json_wakers(struct json_writer *w, const struct trace_result *r)
 		jw_end(w);
 	}
 	jw_end(w);
+	jw_uint(w, "wakers_rest_ns", rest);
+	free(order);
 }
