@@ -21,10 +21,10 @@ struct trace_states {
 	double blocked;		      /* D, at wait sites */
 	double sleeping;	      /* S, at wait sites and idle */
 	double x[PROBE_XSTATE_COUNT]; /* stopped, frozen, other (enum probe_xstate) */
-	double pretrace; /* off CPU since before tracing began, in a state not seen begin */
-	double accounted;	      /* the sum of the above */
-	double life;		      /* the threads' lifetimes while traced (0: not measured) */
-	double not_accounted;	      /* life beyond the accounted states */
+	double pretrace;      /* off CPU since before tracing began, in a state not seen begin */
+	double accounted;     /* the sum of the above */
+	double life;	      /* the threads' lifetimes while traced (0: not measured) */
+	double not_accounted; /* life beyond the accounted states */
 };
 void trace_states_of(const struct trace_result *r, struct trace_states *s);
 
