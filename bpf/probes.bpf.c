@@ -156,7 +156,8 @@ struct {
 #define FSW_SLOTS 8
 _Static_assert(PROBE_FSW_COUNT <= FSW_SLOTS, "FSW_SLOTS too small");
 
-/* A traced thread off CPU: since when, why, and since when runnable. */
+/* A traced thread off CPU: since when, why, and since when runnable. It
+ * starts as struct probe_offcpu_head, which user space reads. */
 struct offcpu {
 	__u64 ts;      /* switched out (0: on CPU) */
 	__u64 wake_ts; /* sched_wakeup after ts (0: not yet) */

@@ -102,6 +102,12 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 int probes_add_pid(struct probes *p, pid_t pid);
 /* The processes traced now (up to MAX, in OUT): how many. */
 int probes_traced_tgids(struct probes *p, pid_t *out, int max);
+/* The end of a trace: add to S (just read) the waits still open (live
+ * threads off CPU since their last switch out) and the threads off CPU
+ * since tracing began that no event has shown (misc.open_ns, pretrace_ns):
+ * their time up to now belongs to the whole. Not for the reads in between,
+ * whose differences must stay counters. */
+void probes_add_open_waits(struct probes *p, struct probe_snapshot *s);
 /* Counters since probes_start. Returns 0, or -errno. */
 int probes_read(struct probes *p, struct probe_snapshot *out);
 bool probes_group_attached(const struct probes *p, enum probe_group g);

@@ -141,6 +141,14 @@ struct probe_waker_val {
 };
 #define PROBE_MAX_WAKERS 4096
 
+/* The start of bpf/probes.bpf.c's per-thread off-CPU entry (the
+ * offcpu_start hash's value), which user space reads for the waits still
+ * open at a read. */
+struct probe_offcpu_head {
+	unsigned long long ts; /* switched out (0: on CPU) */
+	unsigned long long wake_ts;
+};
+
 /* Everything else, one per-CPU value. */
 struct probe_misc {
 	struct probe_hist unlinkat_dir;	  /* unlinkat(AT_REMOVEDIR) latency, ns (also in sc[263]) */
@@ -213,6 +221,9 @@ struct probe_misc {
 	/* off CPU from the start of tracing to a thread's first switch in: a
 	 * thread that was already waiting (-p), in a state not seen begin */
 	unsigned long long pretrace_ns, pretrace_count;
+	/* (user space, at the end: probes_add_open_waits) the waits still
+	 * open then: live threads off CPU since their last switch out */
+	unsigned long long open_ns;
 	unsigned long long wakers_lost; /* wakers hash full */
 	/* btrfs (traced threads) */
 	struct probe_hist btrfs_tree_lock; /* extent-buffer lock waits >= PROBE_BTRFS_CONTENDED_NS */

@@ -491,7 +491,7 @@ static double wait_parts(struct finding_ctx *c)
 	/* runq holds the run-queue waits after the other states too */
 	double off = (double)(m->offcpu[PROBE_OFFCPU_BLOCKED].total +
 			      m->offcpu[PROBE_OFFCPU_SLEEPING].total) -
-		     ((double)m->runq.total - (double)m->state_rq_ns);
+		     ((double)m->runq.total - (double)m->state_rq_ns) + (double)m->open_ns;
 	c->idle = off - sites - c->lost;
 	if (c->idle < 0)
 		c->idle = 0;

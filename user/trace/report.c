@@ -735,6 +735,7 @@ static void json_intervals(struct json_writer *w, const struct trace_result *r)
 		jw_uint(w, "blocked_ns", v->blocked_ns);
 		jw_uint(w, "sleeping_ns", v->sleeping_ns);
 		jw_uint(w, "preempted_ns", v->preempted_ns);
+		jw_uint(w, "other_state_ns", v->other_state_ns);
 		jw_uint(w, "oncpu_ns", v->oncpu_ns);
 		jw_uint(w, "oncpu_syscall_ns", v->oncpu_syscall_ns);
 		jw_uint(w, "oncpu_wait_syscall_ns", v->oncpu_wait_syscall_ns);

@@ -25,6 +25,9 @@ struct trace_interval {
 	/* the threads' whole time, split as the verdict's top parts are: on CPU
 	 * (of it inside busy and inside waiting system calls), and preempted */
 	uint64_t oncpu_ns, oncpu_syscall_ns, oncpu_wait_syscall_ns, preempted_ns;
+	/* stopped, frozen, other states and off CPU since before tracing,
+	 * with their run-queue waits: the rest of the whole time */
+	uint64_t other_state_ns;
 };
 
 /* On-CPU time of the traced threads, from the probes' accounting and the

@@ -31,7 +31,8 @@ void trace_states_of(const struct trace_result *r, struct trace_states *s)
 	if (ds < 0)
 		ds = 0;
 	s->blocked = blocked < ds ? blocked : ds;
-	s->sleeping = ds - s->blocked;
+	/* the waits still open at the end are idle until they end */
+	s->sleeping = ds - s->blocked + (double)m->open_ns;
 	s->accounted = s->user + s->kernel + s->runnable + s->blocked + s->sleeping;
 	for (int k = 0; k < PROBE_XSTATE_COUNT; k++) {
 		s->x[k] = (double)m->state_ns[k];

@@ -186,6 +186,10 @@ static void add_row(struct sampler *s, const struct probe_snapshot *snap)
 		.oncpu_syscall_ns = d->misc.oncpu_syscall_ns,
 		.oncpu_wait_syscall_ns = d->misc.oncpu_wait_syscall_ns,
 		.preempted_ns = d->misc.offcpu[PROBE_OFFCPU_PREEMPTED].total,
+		.other_state_ns = probes_thread_ns(d) - d->misc.oncpu_ns -
+				  d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total -
+				  d->misc.offcpu[PROBE_OFFCPU_SLEEPING].total -
+				  d->misc.offcpu[PROBE_OFFCPU_PREEMPTED].total,
 	};
 }
 
@@ -372,6 +376,7 @@ static bool collect(struct sampler *s)
 		probes_snapshot_free(final);
 		return false;
 	}
+	probes_add_open_waits(s->p, final);
 	r->wall_ns = now_ns() - s->start_ns;
 	if (r->cgroups) {
 		trace_cgroups_end(&cgroups);
