@@ -1809,6 +1809,30 @@ static void demote_context(struct trace_finding *f, int n)
 	f[i] = ctx;
 }
 
+/* Ranked by what removing the cause would save: the deleter's own kernel
+ * CPU (the unlinks' work, which any delete spends) saves nothing, so a
+ * removable cause of at least this share of the whole ranks before it. */
+#define REMOVABLE_FIRST_SHARE 0.1
+static void demote_baseline(struct trace_finding *f, int n)
+{
+	int b = 0;
+
+	while (b < n && strcmp(f[b].id, "kernel_cpu"))
+		b++;
+	if (b >= n)
+		return;
+	int last = b;
+	for (int j = b + 1; j < n && f[j].cause; j++)
+		if (!baseline(&f[j]) && strcmp(f[j].id, "cpu_contention") &&
+		    f[j].share >= REMOVABLE_FIRST_SHARE)
+			last = j;
+	if (last == b)
+		return;
+	struct trace_finding k = f[b];
+	memmove(&f[b], &f[b + 1], (size_t)(last - b) * sizeof *f);
+	f[last] = k;
+}
+
 /* Parts under this share of the time that is not idle are merged into one
  * "minor_parts" finding. */
 #define MINOR_SHARE 0.01
@@ -1877,6 +1901,7 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 			 "Smaller parts: %d under 1%% each, lock types under 5%% (%s%s).", minor,
 			 names, minor > 4 ? ", ..." : "");
 	}
+	demote_baseline(top, n);
 	demote_context(top, n);
 	/* each top-level finding, then what explains it (never more than it);
 	 * cut at MAX */
