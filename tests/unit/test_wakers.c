@@ -293,6 +293,21 @@ Test(wakers, other_load_ranks_as_context)
 	synth_free(x);
 }
 
+/* A lone thread under a small quota beside other load waits behind the
+ * load (the holders say so), not behind itself. */
+Test(wakers, a_lone_thread_waits_behind_the_holders)
+{
+	struct synth *x = synth_new();
+	x->r.wall_ns = 3000 * MS;
+	x->r.limits.cpu_quota = 0.2;
+	on_cpu(x, 600 * MS);
+	held_by(x, 2200 * MS, who(PROBE_WAKER_PROCESS, 31, "sim1"));
+	first(x);
+	cr_assert(!has(x, "cpu_oversubscription"));
+	cr_assert(has(x, "cpu_contention"));
+	synth_free(x);
+}
+
 static uint64_t rnd(unsigned *seed, uint64_t n)
 {
 	*seed = *seed * 1103515245u + 12345u;

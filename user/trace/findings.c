@@ -311,6 +311,23 @@ static void fs_worker_runq(struct finding_ctx *c)
  * ended does not tell this apart: short kernel workers end most waits
  * whoever held the CPU before them. */
 #define OWN_EXCESS_MIN 0.5
+
+/* The run-queue time traced threads held the CPU for (-1: no holders
+ * recorded). */
+static double traced_holders_ns(const struct trace_result *r)
+{
+	double ns = 0;
+	bool any = false;
+
+	for (int i = 0; i < r->nwakers; i++) {
+		if (r->wakers[i].state != PROBE_WAKE_HELD)
+			continue;
+		any = true;
+		if (r->wakers[i].who.cls == PROBE_WAKER_TRACED)
+			ns += (double)r->wakers[i].ns;
+	}
+	return any ? ns : -1;
+}
 static void runnable_parts(struct finding_ctx *c)
 {
 	const struct probe_misc *m = c->m;
@@ -346,6 +363,12 @@ static void runnable_parts(struct finding_ctx *c)
 		if (c->runnable - c->cpus >= OWN_EXCESS_MIN)
 			c->runq_own = excess < rest ? excess : rest;
 	}
+	/* the wait behind each other is at most what traced threads held
+	 * the CPU for, where the holders were seen: beside other load a
+	 * lone thread under a quota waits behind the load, not itself */
+	double held_traced = traced_holders_ns(c->r);
+	if (held_traced >= 0 && c->runq_own > held_traced)
+		c->runq_own = held_traced;
 	c->runq_other = rest - c->runq_own;
 	fs_worker_runq(c);
 }

@@ -92,8 +92,9 @@ void trace_pretrace_text(const struct trace_result *r, double ns, char *buf, siz
 
 	snprintf(buf, len,
 		 "Off CPU since before tracing began, not a cause the trace can name: %s in %llu "
-		 "threads that were already waiting when the probes attached (-p), in a state "
-		 "they did not see begin. Attach earlier, or trace the command itself.",
+		 "threads that were already waiting when the probes attached (a -p target's "
+		 "idle threads, a command before it starts), in a state they did not see "
+		 "begin. Attach earlier, or trace the command itself.",
 		 trace_fmt_ns(ns, b1, sizeof b1), (unsigned long long)r->total->misc.pretrace_count);
 }
 
