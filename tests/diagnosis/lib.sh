@@ -67,13 +67,15 @@ show_verdict() {
 
 share_sum() { jq -r '[.findings[] | select(has("explains") | not) | .share] | add // 0 | . * 1000 | round / 1000' "$1"; }
 
-# first_id JSON [IGNORED_IDS]: the top-ranked finding's id, skipping IGNORED_IDS
-# (what is not a cause, idle_waits, is never the top)
+# first_id JSON [IGNORED_IDS]: the top-ranked finding's id in the verdict's
+# rank order (by share, but other load that is context and the deleter's
+# own kernel CPU after the causes), skipping IGNORED_IDS (what is not a
+# cause, idle_waits, is never the top)
 first_id() {
 	jq -r --arg skip " ${2:-} " '[.findings[] | select(.cause != false)
 		| select(has("explains") | not)
 		| select(.id as $id | $skip | contains(" " + $id + " ") | not)]
-		| sort_by(-.share) | .[0].id // "none"' "$1"
+		| .[0].id // "none"' "$1"
 }
 
 # expect_top JSON "ALLOWED IDS" [IGNORED_IDS]: the top finding (skipping
