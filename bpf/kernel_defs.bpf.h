@@ -46,6 +46,9 @@
 #ifndef __TASK_TRACED
 #define __TASK_TRACED 0x00000008 /* t: stopped for a ptrace tracer */
 #endif
+#ifndef TASK_FROZEN
+#define TASK_FROZEN 0x00008000 /* the freezer's (cgroup or system) */
+#endif
 
 /* fs/xfs/xfs_buf.h: a buffer's flags (xfs is a module on some kernels,
  * and arm64's vmlinux.h lacks the type); XBF_READ marks a read */

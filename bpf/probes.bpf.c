@@ -47,6 +47,11 @@ const volatile __u8 wait_sc[PROBE_NR_SYSCALLS];
  * may miss a concurrent maximum by one. */
 long long live_threads;
 long long peak_threads;
+/* The traced threads' lifetimes while traced, apart from the accounting of
+ * their states: the sums of their starts and of their ends since life_t0
+ * (set by user space, which adds the threads it found at attach). Whatever
+ * the states miss shows as the difference. */
+__u64 life_t0, life_births, life_deaths;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -151,7 +156,8 @@ struct {
 #define FSW_SLOTS 8
 _Static_assert(PROBE_FSW_COUNT <= FSW_SLOTS, "FSW_SLOTS too small");
 
-/* A traced thread off CPU: since when, why, and since when runnable. */
+/* A traced thread off CPU: since when, why, and since when runnable. It
+ * starts as struct probe_offcpu_head, which user space reads. */
 struct offcpu {
 	__u64 ts;      /* switched out (0: on CPU) */
 	__u64 wake_ts; /* sched_wakeup after ts (0: not yet) */
@@ -162,7 +168,11 @@ struct offcpu {
 	/* the CPU the thread waits to run on (where it was preempted, or
 	 * woken onto) and that CPU's filesystem workers' time then */
 	__u32 rq_cpu;
+	__u8 xstate; /* enum probe_xstate, for kind OFFCPU_OTHER */
 	__u64 fsw0[FSW_SLOTS];
+	/* who woke it, that one's own waker, and who held the CPU it then
+	 * waited for (wakers.bpf.h) */
+	struct probe_waker_id who, via, holder;
 };
 #define OFFCPU_OTHER PROBE_OFFCPU_KINDS /* dead, parked, new: not counted */
 
@@ -472,6 +482,8 @@ static __always_inline struct probe_dev_stat *dev_get(__u32 dev)
 	return d;
 }
 
+#include "wakers.bpf.h"
+
 /* ---- processes: follow descendants ---- */
 
 static __always_inline int do_fork(__u64 *ctx)
@@ -497,6 +509,7 @@ static __always_inline int do_fork(__u64 *ctx)
 		__sync_fetch_and_add(&m->threads_delta, 1);
 		__sync_fetch_and_add(&m->forks, 1);
 	}
+	__sync_fetch_and_add(&life_births, bpf_ktime_get_ns() - life_t0);
 	__sync_fetch_and_add(&live_threads, 1);
 	if (live_threads > peak_threads)
 		peak_threads = live_threads;
@@ -521,6 +534,7 @@ static __always_inline int do_exit(__u64 *ctx)
 	m = misc_get();
 	if (m)
 		__sync_fetch_and_add(&m->threads_delta, -1);
+	__sync_fetch_and_add(&life_deaths, bpf_ktime_get_ns() - life_t0);
 	__sync_fetch_and_add(&live_threads, -1);
 	if (group_dead) {
 		bpf_map_delete_elem(&tgids, &tgid);
@@ -792,8 +806,12 @@ __noinline int switch_ctx(__u32 tid, __u32 sleeping)
 	return ctx;
 }
 
+/* KIND: enum probe_offcpu_kind or OFFCPU_OTHER, with enum probe_xstate
+ * << 8 (a global function takes five arguments) */
 __noinline int switch_out(__u32 tid, __u32 kind, __u32 ctx, int stackid, __u64 now)
 {
+	__u32 xstate = kind >> 8;
+
 	struct offcpu *o, init = {};
 
 	o = bpf_map_lookup_or_try_init(&offcpu_start, &tid, &init);
@@ -801,7 +819,12 @@ __noinline int switch_out(__u32 tid, __u32 kind, __u32 ctx, int stackid, __u64 n
 		count_lost();
 		return 0;
 	}
+	kind &= 0xff;
 	o->kind = kind;
+	o->xstate = xstate;
+	o->who.cls = PROBE_WAKER_NONE;
+	o->via.cls = PROBE_WAKER_NONE;
+	o->holder.cls = PROBE_WAKER_NONE;
 	o->ctx = ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK | PROBE_WAIT_FOR_CHILD |
 			PROBE_WAIT_STOPPED);
 	o->stackid = stackid;
@@ -823,6 +846,13 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 	__u64 off, rq = 0;
 	__u8 kind;
 
+	/* no entry: the thread's first switch in since tracing began (every
+	 * switch out and every new thread makes one); it was off CPU since
+	 * then in a state the probes did not see begin */
+	if (!o && life_t0 && now > life_t0 && (m = misc_get())) {
+		__sync_fetch_and_add(&m->pretrace_ns, now - life_t0);
+		__sync_fetch_and_add(&m->pretrace_count, 1);
+	}
 	if (!o || !o->ts)
 		return 0;
 	off = now - o->ts;
@@ -873,6 +903,24 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 			__sync_fetch_and_add(&m->stopped_ns, off - rq);
 			__sync_fetch_and_add(&m->stops, 1);
 		}
+		if (kind == OFFCPU_OTHER) {
+			__u32 x = o->xstate & 3;
+
+			__sync_fetch_and_add(&m->state_ns[x], off - rq);
+			__sync_fetch_and_add(&m->state_count[x], 1);
+			if (o->wake_ts)
+				__sync_fetch_and_add(&m->state_rq_ns, rq);
+		}
+	}
+	/* every wait's waker, and every run-queue wait's holder of the CPU */
+	if (kind != PROBE_OFFCPU_PREEMPTED && off > rq)
+		wakers_add(o->stackid,
+			   kind < PROBE_OFFCPU_KINDS ? kind : PROBE_WAKE_XSTATE + (o->xstate & 3),
+			   &o->who, &o->via, off - rq);
+	if (rq && (kind == PROBE_OFFCPU_PREEMPTED || o->wake_ts)) {
+		struct probe_waker_id none = {};
+
+		wakers_add(-1, PROBE_WAKE_HELD, &o->holder, &none, rq);
 	}
 	if (kind == PROBE_OFFCPU_BLOCKED ||
 	    (kind == PROBE_OFFCPU_SLEEPING && (o->ctx & PROBE_WAIT_IN_SYSCALL))) {
@@ -980,7 +1028,7 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 	__u64 now = 0;
 
 	if (prev_traced) {
-		__u32 kind, wctx;
+		__u32 kind, wctx, xstate = PROBE_XSTATE_OTHER;
 		int stackid = -1;
 
 		if (preempt || state == TASK_RUNNING)
@@ -996,6 +1044,12 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 		 * D nor S, yet it is the thread's time */
 		if (kind == OFFCPU_OTHER && (state & (__TASK_TRACED | __TASK_STOPPED)))
 			wctx |= PROBE_WAIT_STOPPED;
+		if (state & __TASK_TRACED)
+			xstate = PROBE_XSTATE_TRACER_STOP;
+		else if (state & __TASK_STOPPED)
+			xstate = PROBE_XSTATE_SIGNAL_STOP;
+		else if (state & TASK_FROZEN)
+			xstate = PROBE_XSTATE_FROZEN;
 		/* a stack for every D wait, and for sampled S waits inside
 		 * busy syscalls (S in wait4, futex or poll is the thread's
 		 * choice); prev is current here */
@@ -1011,7 +1065,14 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 			  wctx & PROBE_WAIT_IN_WAIT_SC ? ON_WAIT_SYSCALL :
 							 ON_USER,
 			  false);
-		switch_out(ptid, kind, wctx, stackid, now);
+		switch_out(ptid, kind | xstate << 8, wctx, stackid, now);
+		/* preempted: the task that takes the CPU holds it */
+		if (kind == PROBE_OFFCPU_PREEMPTED) {
+			struct offcpu *o = bpf_map_lookup_elem(&offcpu_start, &ptid);
+
+			if (o)
+				task_id(next, &o->holder);
+		}
 	}
 	ntid = BPF_CORE_READ(next, pid);
 	if (!now)
@@ -1029,6 +1090,10 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 			c->tid = ntid;
 			c->since = now;
 		}
+		/* woken: the task that last held the CPU it waited for */
+		struct offcpu *o = bpf_map_lookup_elem(&offcpu_start, &ntid);
+		if (o && o->ts && o->kind != PROBE_OFFCPU_PREEMPTED)
+			task_id(prev, &o->holder);
 		switch_in(ntid, prev_traced && ptid != ntid, tgid_flags(BPF_CORE_READ(next, tgid)),
 			  now);
 	}
@@ -1071,6 +1136,7 @@ static __always_inline int do_sched_wakeup_new(__u64 *ctx)
 }
 
 TP_BOTH(sched_wakeup, do_sched_wakeup(ctx))
+TP_BOTH(sched_waking, do_sched_waking(ctx))
 TP_BOTH(sched_wakeup_new, do_sched_wakeup_new(ctx))
 TP_BOTH(sched_switch, do_sched_switch(ctx))
 

@@ -68,13 +68,15 @@ show_verdict() {
 
 share_sum() { jq -r '[.findings[] | select(has("explains") | not) | .share] | add // 0 | . * 1000 | round / 1000' "$1"; }
 
-# first_id JSON [IGNORED_IDS]: the top-ranked finding's id, skipping IGNORED_IDS
-# (what is not a cause, idle_waits, is never the top)
+# first_id JSON [IGNORED_IDS]: the top-ranked finding's id in the verdict's
+# rank order (by share, but other load that is context and the deleter's
+# own kernel CPU after the causes), skipping IGNORED_IDS (what is not a
+# cause, idle_waits, is never the top)
 first_id() {
 	jq -r --arg skip " ${2:-} " '[.findings[] | select(.cause != false)
 		| select(has("explains") | not)
 		| select(.id as $id | $skip | contains(" " + $id + " ") | not)]
-		| sort_by(-.share) | .[0].id // "none"' "$1"
+		| .[0].id // "none"' "$1"
 }
 
 # expect_top JSON "ALLOWED IDS" [IGNORED_IDS]: the top finding (skipping
@@ -334,3 +336,70 @@ wchan_sampler() {
 wchan_share() {
 	awk -v re="$2" '{ n++ } $0 ~ re { m++ } END { printf "%.2f", n ? m / n : 0 }' "$1"
 }
+
+# expect_first JSON ID: the verdict's first finding, in its rank order (not
+# by share: other load is ranked as context), is ID
+expect_first() {
+	local got
+	got=$(jq -r '.findings[0].id // "none"' "$1")
+	[ "$got" = "$2" ] || miss "first finding is '$got', expected '$2' -- verdict: $(verdict "$1")"
+}
+
+# expect_states_whole JSON: every thread-second is in a state: the states
+# and what no state holds add up to the threads' lifetimes within 2%, and
+# that remainder is under 5% of it or is the first finding
+expect_states_whole() {
+	local j=$1 life acc na
+	life=$(jq -r '.states.lifetime_ns // 0' "$j")
+	acc=$(jq -r '.states.accounted_ns // 0' "$j")
+	na=$(jq -r '.states.not_accounted_ns // 0' "$j")
+	awk -v l="$life" -v a="$acc" -v n="$na" 'BEGIN { w = l > a ? l : a
+		exit !(w > 0 && a + n >= 0.98 * w && a + n <= 1.02 * w) }' ||
+		miss "states $acc + not accounted $na ns do not add up to the lifetimes $life ns"
+	if ! awk -v l="$life" -v n="$na" 'BEGIN { exit !(n < 0.05 * l) }' &&
+		[ "$(jq -r '.findings[0].id' "$j")" != not_accounted ]; then
+		miss "not accounted: $na of $life ns, and not the first finding"
+	fi
+}
+
+# proc_state PID: the state letter of /proc/PID/stat (R, S, D, T, t, ...)
+proc_state() { sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
+
+# wait_pidfile FILE: the pid a traced command wrote first (see wchan_sampler)
+wait_pidfile() {
+	local i
+	for i in $(seq 500); do
+		[ -s "$1" ] && cat "$1" && return 0
+		sleep 0.01
+	done
+	fail "no pid in $1"
+}
+
+# audit_rule DIR: every unlinkat under DIR audited (auditctl -F dir=, so that
+# nothing else on the machine is), with an audit daemon behind: auditd is
+# started here when none runs, and stopped by its pid at exit; the rule is
+# removed at exit. DIAG_AUDIT_KEY is the rule's key.
+audit_rule() {
+	local dir=$1 pid was i
+	if ! command -v auditd >/dev/null || ! command -v auditctl >/dev/null; then
+		skip "needs auditd and auditctl (apt-get install auditd)"
+	fi
+	DIAG_AUDIT_KEY=adaptrm-diag-$$
+	if [ "$(audit_status pid)" = 0 ]; then
+		was=$(audit_status enabled)
+		auditd -n >/dev/null 2>&1 &
+		pid=$!
+		on_exit "auditctl -e $was"
+		on_exit "kill $pid; wait $pid"
+		for i in $(seq 100); do
+			[ "$(audit_status pid)" = "$pid" ] && break
+			sleep 0.05
+		done
+	fi
+	auditctl -a always,exit -F arch=b64 -S unlinkat -F dir="$dir" -k "$DIAG_AUDIT_KEY" >/dev/null ||
+		skip "cannot add an audit rule"
+	on_exit "auditctl -d always,exit -F arch=b64 -S unlinkat -F dir=$dir -k $DIAG_AUDIT_KEY"
+}
+
+# audit_status FIELD: a field of auditctl -s (pid, enabled, backlog_wait_time_actual, lost)
+audit_status() { auditctl -s | awk -v f="$1" '$1 == f { print $2 }'; }

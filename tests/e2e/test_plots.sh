@@ -48,7 +48,7 @@ test_plot_trace() {
 	expect_gone t
 	[ "$(jq '.intervals | length' t.json)" -ge 2 ] || fail "fewer than two intervals"
 	# the rows' parts add up to the verdict's whole time
-	expect_eq "$(jq '[.intervals[] | .oncpu_ns + .blocked_ns + .sleeping_ns + .preempted_ns] | add' t.json)" \
+	expect_eq "$(jq '[.intervals[] | .oncpu_ns + .blocked_ns + .sleeping_ns + .preempted_ns + .other_state_ns] | add' t.json)" \
 		"$(jq .oncpu.thread_ns t.json)" "the intervals' parts against the whole time"
 	/usr/bin/python3 "$PLOTS/plot-trace.py" t.json -o t.png >out || fail "plot-trace failed"
 	expect_eq "$(cat out)" t.png

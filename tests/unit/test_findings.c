@@ -88,6 +88,7 @@ static struct trace_wait_site *site(struct synth *x, const char *name, int cause
 	w->ctx = PROBE_WAIT_IN_SYSCALL;
 	w->count = count;
 	w->total_ns = w->blocked_ns = w->in_syscall_ns = w->heaviest_ns = ns;
+	w->subsys = -1; /* no frames: the catalogue's alone (subsys_site sets one) */
 	x->r.wait_ns[cause] += ns;
 	x->r.have_sites = true;
 	return w;
@@ -144,6 +145,10 @@ static void check_verdict(const struct synth *x)
 				      f[i].share, p->id, p->share);
 			continue;
 		}
+		/* other load is context and the deleter's own kernel CPU saves
+		 * nothing: each placed by its own rule (test_wakers.c) */
+		if (!strcmp(f[i].id, "cpu_contention") || !strcmp(f[i].id, "kernel_cpu"))
+			continue;
 		if (last) {
 			cr_assert(last->cause || !f[i].cause, "cause %s after %s", f[i].id, last->id);
 			if (last->cause == f[i].cause)
@@ -229,9 +234,9 @@ Test(findings, cpu_quota)
 	struct synth *x = synth_new();
 	quota_case(x, 1.5, 300 * MS);
 	cr_assert_eq(verdict(x), 3);
-	cr_assert_str_eq(x->f[0].id, "kernel_cpu");
-	cr_assert_float_eq(x->f[0].share, 0.6, 1e-9);
-	cr_assert_str_eq(x->f[1].id, "cpu_quota");
+	cr_assert_str_eq(x->f[1].id, "kernel_cpu");
+	cr_assert_float_eq(x->f[1].share, 0.6, 1e-9);
+	cr_assert_str_eq(x->f[0].id, "cpu_quota");
 	expect(x, "cpu_quota", 0.3,
 	       "CPU quota: the cgroup /sys/fs/cgroup/ci.slice/job.scope may use 150% of a CPU "
 	       "(CFS bandwidth) and throttled the traced threads 40 times for 300.00 ms",
@@ -304,7 +309,7 @@ Test(findings, cpu_oversubscription)
 	       "threads",
 	       on, "Fewer workers (one per CPU) would not wait");
 	cr_assert(!has(x, "cpu_contention"));
-	cr_assert_eq(rank_of(x, "cpu_oversubscription"), 1);
+	cr_assert_eq(rank_of(x, "cpu_oversubscription"), 0);
 	synth_free(x);
 }
 
@@ -321,7 +326,8 @@ Test(findings, cpu_contention_with_many_threads)
 	synth_free(x);
 }
 
-/* Both: each cause with its own part, the larger first, whichever it is. */
+/* Both: each cause with its own part; other load, under most of the time,
+ * is context and ranks after the threads' own oversubscription. */
 Test(findings, oversubscription_and_contention_each_with_its_part)
 {
 	struct synth *x = synth_new();
@@ -331,7 +337,7 @@ Test(findings, oversubscription_and_contention_each_with_its_part)
 	verdict(x);
 	expect(x, "cpu_oversubscription", wait_share(250, 250), "waited 250.00 ms", "Fewer workers");
 	expect(x, "cpu_contention", wait_share(250, 750), "runnable for 750.00 ms");
-	cr_assert_lt(rank_of(x, "cpu_contention"), rank_of(x, "cpu_oversubscription"));
+	cr_assert_lt(rank_of(x, "cpu_oversubscription"), rank_of(x, "cpu_contention"));
 	synth_free(x);
 
 	x = synth_new();
@@ -617,7 +623,9 @@ Test(findings, ptrace_stops_and_tracer_cpu)
 	struct synth *x = synth_new();
 	set_cpu(x, 600 * MS, 200 * MS);
 	x->s->misc.stopped_ns = 700 * MS;
+	x->s->misc.state_ns[PROBE_XSTATE_TRACER_STOP] = 700 * MS;
 	x->s->misc.stops = 60000;
+	x->s->misc.state_count[PROBE_XSTATE_TRACER_STOP] = 60000;
 	x->s->misc.tracer_oncpu_ns = 400 * MS;
 	verdict(x);
 	/* whole: 800 ms on CPU (400 of them the tracer's) and 700 ms stopped */
@@ -821,7 +829,8 @@ static void read_case(const char *name, const char *detail, const char *id, cons
 		 "site %s; the delete's devices served 100 requests, p50 ",
 		 what, name);
 	expect(x, id, 0.3, evidence, "a wait took 3.00 ms on average): a cold cache.", remedy);
-	cr_assert_str_eq(x->f[1].id, id);
+	/* removing the cause saves its part; the deleter's own CPU saves nothing */
+	cr_assert_str_eq(x->f[0].id, id);
 	cr_assert(!has(x, "device_throttled") && !has(x, "slow_device"));
 	synth_free(x);
 }
@@ -1217,7 +1226,7 @@ Test(findings, fuse_daemon)
 	       "requests (5.00 ms each on average, top site request_wait_answer+0x1c1), with up "
 	       "to 2 threads",
 	       "or more daemon threads");
-	cr_assert_str_eq(x->f[1].id, "fuse_daemon");
+	cr_assert_str_eq(x->f[0].id, "fuse_daemon");
 	synth_free(x);
 }
 
@@ -1475,7 +1484,8 @@ Test(findings, minor_parts_ranked_by_their_sum)
 	synth_free(x);
 }
 
-/* Ranked by share, largest first; cut at MAX. */
+/* Ranked by share, largest first, the deleter's own kernel CPU after the
+ * causes of a tenth or more; cut at MAX. */
 Test(findings, ranked_by_share_and_cut_at_max)
 {
 	struct synth *x = synth_new();
@@ -1484,12 +1494,12 @@ Test(findings, ranked_by_share_and_cut_at_max)
 	site(x, "b+0x1", TC_JOURNAL, NULL, 1, 300 * MS);
 	site(x, "c+0x1", TC_XFS_LOG, NULL, 1, 200 * MS);
 	cr_assert_eq(verdict(x), 4);
-	cr_assert_str_eq(x->f[0].id, "kernel_cpu");
-	cr_assert_str_eq(x->f[1].id, "journal_commit_waits");
-	cr_assert_str_eq(x->f[2].id, "xfs_log_waits");
-	cr_assert_str_eq(x->f[3].id, "inode_table_reads");
+	cr_assert_str_eq(x->f[0].id, "journal_commit_waits");
+	cr_assert_str_eq(x->f[1].id, "xfs_log_waits");
+	cr_assert_str_eq(x->f[2].id, "inode_table_reads");
+	cr_assert_str_eq(x->f[3].id, "kernel_cpu");
 	cr_assert_eq(trace_findings(&x->r, x->f, 2), 2);
-	cr_assert_str_eq(x->f[1].id, "journal_commit_waits");
+	cr_assert_str_eq(x->f[1].id, "xfs_log_waits");
 	synth_free(x);
 }
 

@@ -42,6 +42,13 @@ static const struct tp_group tp_groups[] = {
 	{ "sched_switch", PROBE_G_OFFCPU },
 	{ "sched_wakeup", PROBE_G_RUNQ },
 	{ "sched_wakeup_new", PROBE_G_RUNQ },
+	{ "sched_waking", PROBE_G_WAKERS },
+	{ "irq_handler_entry", PROBE_G_WAKERS },
+	{ "irq_handler_exit", PROBE_G_WAKERS },
+	{ "softirq_entry", PROBE_G_WAKERS },
+	{ "softirq_exit", PROBE_G_WAKERS },
+	{ "hrtimer_expire_entry", PROBE_G_WAKERS },
+	{ "hrtimer_expire_exit", PROBE_G_WAKERS },
 	{ "ext4_unlink_enter", PROBE_G_EXT4 },
 	{ "ext4_unlink_exit", PROBE_G_EXT4 },
 	{ "ext4_free_blocks", PROBE_G_EXT4 },
@@ -66,7 +73,7 @@ static const struct tp_group tp_groups[] = {
 
 static const char *const group_names[PROBE_G_COUNT] = {
 	"proc", "syscalls", "locks", "offcpu", "runq",	"ext4",
-	"jbd2", "xfs",	    "btrfs", "block",  "oncpu",
+	"jbd2", "xfs",	    "btrfs", "block",  "oncpu", "wakers",
 };
 
 const char *probes_group_name(enum probe_group g)
@@ -385,6 +392,10 @@ int probes_add_pid(struct probes *p, pid_t pid)
 	uint32_t before = p->base_threads;
 	p->base_tgids++;
 	count_threads(pid, &p->base_threads);
+	/* the threads found here start their lives while traced now */
+	__atomic_add_fetch(&p->skel->bss->life_births,
+			   (probes_mono_ns() - p->skel->bss->life_t0) * (p->base_threads - before),
+			   __ATOMIC_SEQ_CST);
 	long long now = __atomic_add_fetch(&p->skel->bss->live_threads,
 					   (long long)(p->base_threads - before), __ATOMIC_SEQ_CST);
 	if (now > p->skel->bss->peak_threads)
@@ -570,6 +581,7 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 				 "");
 		goto fail;
 	}
+	p->skel->bss->life_t0 = probes_mono_ns();
 	attach_groups(p, flags, group_ok);
 	if (!p->attached[PROBE_G_PROC] || !p->attached[PROBE_G_SYSCALLS]) {
 		snprintf(err, errlen, "cannot attach the syscall and process probes: %s", p->notes);

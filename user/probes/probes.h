@@ -46,6 +46,10 @@ enum probe_group {
 	PROBE_G_BTRFS,
 	PROBE_G_BLOCK,
 	PROBE_G_ONCPU, /* perf_event cpu-clock sampling: on-CPU kernel stacks */
+	/* sched_waking, and the interrupt and softirq entries and exits: who
+	 * ended each wait (an interrupt's wake-up is not the interrupted
+	 * task's) */
+	PROBE_G_WAKERS,
 	PROBE_G_COUNT,
 };
 const char *probes_group_name(enum probe_group g);
@@ -60,7 +64,10 @@ enum probe_flag {
 };
 
 struct probe_snapshot {
-	uint64_t time_ns;			       /* CLOCK_MONOTONIC when read */
+	uint64_t time_ns; /* CLOCK_MONOTONIC when read */
+	/* the traced threads' lifetimes while traced (from their forks and
+	 * exits): the whole time the accounted states should add up to */
+	uint64_t life_ns;
 	uint32_t nthreads;			       /* live traced threads */
 	uint32_t ntgids;			       /* live traced processes */
 	uint32_t threads_seen;			       /* threads traced since start, live or not */
@@ -96,6 +103,12 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 int probes_add_pid(struct probes *p, pid_t pid);
 /* The processes traced now (up to MAX, in OUT): how many. */
 int probes_traced_tgids(struct probes *p, pid_t *out, int max);
+/* The end of a trace: add to S (just read) the waits still open (live
+ * threads off CPU since their last switch out) and the threads off CPU
+ * since tracing began that no event has shown (misc.open_ns, pretrace_ns):
+ * their time up to now belongs to the whole. Not for the reads in between,
+ * whose differences must stay counters. */
+void probes_add_open_waits(struct probes *p, struct probe_snapshot *s);
 /* Counters since probes_start. Returns 0, or -errno. */
 int probes_read(struct probes *p, struct probe_snapshot *out);
 bool probes_group_attached(const struct probes *p, enum probe_group g);
@@ -180,6 +193,16 @@ struct probe_cpu_sample {
 	uint64_t ips[PROBE_CPU_STACK_DEPTH];
 };
 int probes_cpu_samples(struct probes *p, struct probe_cpu_sample **out);
+
+/* Every traced wait's waker and every run-queue wait's holder of the CPU
+ * since start (walks a hash: for the final report), with the wait's stack
+ * (zeroed without one). *OUT is malloc'd; returns how many. */
+struct probe_waker {
+	struct probe_waker_key key;
+	uint64_t count, ns;
+	uint64_t ips[PROBE_STACK_DEPTH];
+};
+int probes_wakers(struct probes *p, struct probe_waker **out);
 
 /* Syscalls that wait for something else (children, events, time, other
  * threads): their off-CPU time is not the deleter's (x86-64 numbers). */

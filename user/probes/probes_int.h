@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "probes/probes.h"
 
@@ -36,5 +37,14 @@ struct probes {
 	bool live_ksyms_tried;
 	char notes[1024];
 };
+
+/* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns's clock. */
+static inline uint64_t probes_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 #endif

@@ -92,6 +92,64 @@ enum probe_offcpu_kind {
 #define PROBE_S_SAMPLE 16
 #define PROBE_STACK_UNSAMPLED (-2)
 
+/* The states a switched-out thread may be in besides D, S and runnable:
+ * each counted on its own (probe_misc.state_ns), so that no switch out is
+ * lost. */
+enum probe_xstate {
+	PROBE_XSTATE_SIGNAL_STOP, /* T: stopped by a signal (SIGSTOP, job control) */
+	PROBE_XSTATE_TRACER_STOP, /* t: stopped for a ptrace tracer */
+	PROBE_XSTATE_FROZEN,	  /* the cgroup freezer or the system freezer */
+	PROBE_XSTATE_OTHER,	  /* parked, dead, new, anything else */
+	PROBE_XSTATE_COUNT,
+};
+
+/* Who ended a traced thread's off-CPU wait, seen in its own context at
+ * sched_waking (the waker is current there), or who held the CPU it waited
+ * for (PROBE_WAKE_HELD). */
+enum probe_waker_class {
+	PROBE_WAKER_NONE,      /* no wake-up seen (the wait began before tracing) */
+	PROBE_WAKER_TRACED,    /* a traced thread */
+	PROBE_WAKER_PROCESS,   /* another process, by name and pid */
+	PROBE_WAKER_KTHREAD,   /* a kernel thread, by name */
+	PROBE_WAKER_WORKQUEUE, /* a kworker, by its work item's workqueue */
+	PROBE_WAKER_HARDIRQ,   /* an interrupt handler: a device, or a timer */
+	PROBE_WAKER_SOFTIRQ,   /* a softirq: timers, block completions, RCU, network */
+	PROBE_WAKER_IDLE,      /* (PROBE_WAKE_HELD) the CPU was idle */
+	PROBE_WAKER_CLASSES,
+};
+/* probe_waker_key.state: the off-CPU kinds, the extra states from
+ * PROBE_WAKE_XSTATE, and the run-queue wait charged to the CPU's holder */
+#define PROBE_WAKE_XSTATE 4 /* + enum probe_xstate */
+#define PROBE_WAKE_HELD 16
+#define PROBE_COMM_LEN 16
+struct probe_waker_id {
+	unsigned int tgid; /* 0 for interrupts */
+	unsigned char cls; /* enum probe_waker_class */
+	unsigned char pad[3];
+	char comm[PROBE_COMM_LEN]; /* task name; a kworker's workqueue */
+};
+/* The wakers hash: a wait's site (stack id as the wait sites'), its state,
+ * its waker, and the waker's own waker (one step up the chain: a daemon
+ * woken by the disk's interrupt). */
+struct probe_waker_key {
+	int stackid;
+	unsigned char state;
+	unsigned char pad[3];
+	struct probe_waker_id who, via;
+};
+struct probe_waker_val {
+	unsigned long long count, ns;
+};
+#define PROBE_MAX_WAKERS 4096
+
+/* The start of bpf/probes.bpf.c's per-thread off-CPU entry (the
+ * offcpu_start hash's value), which user space reads for the waits still
+ * open at a read. */
+struct probe_offcpu_head {
+	unsigned long long ts; /* switched out (0: on CPU) */
+	unsigned long long wake_ts;
+};
+
 /* Everything else, one per-CPU value. */
 struct probe_misc {
 	struct probe_hist unlinkat_dir;	  /* unlinkat(AT_REMOVEDIR) latency, ns (also in sc[263]) */
@@ -156,6 +214,18 @@ struct probe_misc {
 	 * less the run-queue waits after, and how often */
 	unsigned long long stopped_ns, stops;
 	unsigned long long tracer_oncpu_ns; /* on CPU in a ptrace tracer (in oncpu_ns) */
+	/* off CPU in each state besides D, S and runnable, less the run-queue
+	 * waits after (those are in runq), and how often; the stops are also
+	 * in stopped_ns */
+	unsigned long long state_ns[PROBE_XSTATE_COUNT], state_count[PROBE_XSTATE_COUNT];
+	unsigned long long state_rq_ns; /* run-queue waits after those states (in runq) */
+	/* off CPU from the start of tracing to a thread's first switch in: a
+	 * thread that was already waiting (-p), in a state not seen begin */
+	unsigned long long pretrace_ns, pretrace_count;
+	/* (user space, at the end: probes_add_open_waits) the waits still
+	 * open then: live threads off CPU since their last switch out */
+	unsigned long long open_ns;
+	unsigned long long wakers_lost; /* wakers hash full */
 	/* btrfs (traced threads) */
 	struct probe_hist btrfs_tree_lock; /* extent-buffer lock waits >= PROBE_BTRFS_CONTENDED_NS */
 	struct probe_hist btrfs_reserve;   /* space-reservation ticket waits, ns */

@@ -7,7 +7,9 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -62,6 +64,72 @@ static void sum_cpus(struct probes *p, void *dst, uint32_t key, size_t vsz, size
 	}
 }
 
+/* The state letter of thread TID of TGID from /proc (0 if gone). */
+static char thread_state(pid_t tgid, uint32_t tid)
+{
+	char path[80], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task/%u/stat", (int)tgid, tid);
+	FILE *f = fopen(path, "re");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	char *paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+/* At a read at NOW, the live threads of the traced processes that are off
+ * CPU and have had no switch in or out since tracing began (a pool's idle
+ * workers, a process waiting when -p attached): *UNSEEN of them, off CPU
+ * since the start in a state the probes did not see begin; and *OPEN, the
+ * time of the waits still open (off CPU since their last switch out). From
+ * /proc and the off-CPU map: every switch out and every new thread makes
+ * an entry. */
+static void open_waits(struct probes *p, uint64_t now, uint64_t *unseen, uint64_t *open)
+{
+	const struct bpf_map *m = p->skel->maps.offcpu_start;
+	size_t vsz = bpf_map__value_size(m);
+	unsigned char *val = vsz >= sizeof(struct probe_offcpu_head) ? malloc(vsz) : NULL;
+	pid_t tgids[256];
+	int n = probes_traced_tgids(p, tgids, 256);
+
+	*unseen = *open = 0;
+	for (int i = 0; val && i < n; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/task", (int)tgids[i]);
+		DIR *d = opendir(path);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			uint32_t tid = (uint32_t)strtoul(e->d_name, NULL, 10);
+			if (!tid)
+				continue;
+			if (bpf_map__lookup_elem(m, &tid, sizeof tid, val, vsz, 0)) {
+				char st = thread_state(tgids[i], tid);
+				/* a thread running since the start has its
+				 * time on CPU counted from its first event */
+				*unseen += st && st != 'R';
+				continue;
+			}
+			const struct probe_offcpu_head *h = (const void *)val;
+			if (h->ts && h->ts < now)
+				*open += now - h->ts;
+		}
+		if (d)
+			closedir(d);
+	}
+	free(val);
+}
+
+void probes_add_open_waits(struct probes *p, struct probe_snapshot *s)
+{
+	uint64_t unseen, open, now = probes_mono_ns(), t0 = p->skel->bss->life_t0;
+
+	open_waits(p, now, &unseen, &open);
+	s->misc.pretrace_ns += unseen * (now > t0 ? now - t0 : 0);
+	s->misc.pretrace_count += unseen;
+	s->misc.open_ns += open;
+}
+
 int probes_read(struct probes *p, struct probe_snapshot *out)
 {
 	struct timespec ts;
@@ -98,6 +166,14 @@ int probes_read(struct probes *p, struct probe_snapshot *out)
 	}
 
 	long long th = __atomic_load_n(&p->skel->bss->live_threads, __ATOMIC_RELAXED);
+	/* the lives so far: ended ones, and the live threads' up to now */
+	uint64_t t0 = p->skel->bss->life_t0, nowns = probes_mono_ns();
+	uint64_t births = __atomic_load_n(&p->skel->bss->life_births, __ATOMIC_SEQ_CST);
+	uint64_t deaths = __atomic_load_n(&p->skel->bss->life_deaths, __ATOMIC_SEQ_CST);
+	double life =
+		(double)deaths - (double)births + (double)(th > 0 ? th : 0) * (double)(nowns - t0);
+	out->life_ns = life > 0 ? (uint64_t)life : 0;
+
 	long long pk = __atomic_load_n(&p->skel->bss->peak_threads, __ATOMIC_RELAXED);
 	out->threads_peak = pk > 0 ? (uint32_t)pk : 0;
 	long long tg = (long long)p->base_tgids + out->misc.tgids_delta;
@@ -129,6 +205,7 @@ void probes_snapshot_sub(struct probe_snapshot *out, const struct probe_snapshot
 	 * the two signed deltas are not meaningful per interval and are
 	 * only carried via nthreads/ntgids */
 	out->time_ns = sub0(now->time_ns, before->time_ns);
+	out->life_ns = sub0(now->life_ns, before->life_ns);
 	out->nthreads = now->nthreads;
 	out->ntgids = now->ntgids;
 	out->threads_seen = now->threads_seen;
@@ -202,9 +279,11 @@ const char *probes_lock_type_name(unsigned f)
 
 uint64_t probes_thread_ns(const struct probe_snapshot *s)
 {
-	uint64_t t = s->misc.oncpu_ns;
+	uint64_t t = s->misc.oncpu_ns + s->misc.state_rq_ns + s->misc.pretrace_ns + s->misc.open_ns;
 
 	for (int k = 0; k < PROBE_OFFCPU_KINDS; k++)
 		t += s->misc.offcpu[k].total;
+	for (int k = 0; k < PROBE_XSTATE_COUNT; k++)
+		t += s->misc.state_ns[k];
 	return t;
 }

@@ -75,10 +75,12 @@ union stack_key {
 	struct probe_caller_key caller;
 	struct probe_wait_key wait;
 	struct probe_cpu_key cpu;
+	struct probe_waker_key waker;
 };
 _Static_assert(offsetof(struct probe_caller_key, stackid) == 0, "caller key");
 _Static_assert(offsetof(struct probe_wait_key, stackid) == 0, "wait key");
 _Static_assert(offsetof(struct probe_cpu_key, stackid) == 0, "cpu key");
+_Static_assert(offsetof(struct probe_waker_key, stackid) == 0, "waker key");
 
 /* Add to A the frames of every stack a key of hash M names; CPU: the
  * stacks are the on-CPU sampler's. */
@@ -109,6 +111,7 @@ static void name_stack_frames(struct probes *p)
 	p->ksyms_tried = true;
 	add_stacks(p, p->skel->maps.callers, false, &a);
 	add_stacks(p, p->skel->maps.wait_sites, false, &a);
+	add_stacks(p, p->skel->maps.wakers, false, &a);
 	add_stacks(p, p->skel->maps.cpu_samples, true, &a);
 	size_t u = 0;
 	if (a.n) {
@@ -248,6 +251,34 @@ int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
 		stack_of(p, k.stackid, w->ips);
 	}
 	n = spread_unsampled(all, n);
+	*out = all;
+	return n;
+}
+
+int probes_wakers(struct probes *p, struct probe_waker **out)
+{
+	const struct bpf_map *m = p->skel->maps.wakers;
+	struct probe_waker_key k, next, *prev = NULL;
+	struct probe_waker_val v;
+	struct probe_waker *all = NULL;
+	int n = 0;
+	size_t cap = 0;
+
+	*out = NULL;
+	if (bpf_map__get_next_key(m, NULL, &next, sizeof next))
+		return 0;
+	name_stack_frames(p);
+	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
+		k = next;
+		prev = &k;
+		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
+			continue;
+		if (!try_grow(&all, &cap, (size_t)n + 1, 64))
+			break;
+		struct probe_waker *w = &all[n++];
+		*w = (struct probe_waker){ .key = k, .count = v.count, .ns = v.ns };
+		stack_of(p, k.stackid, w->ips);
+	}
 	*out = all;
 	return n;
 }

@@ -14,7 +14,10 @@
 #include "probes/hist.h"
 #include "trace/measure.h"
 #include "trace/result.h"
+#include "trace/states.h"
+#include "trace/subsys.h"
 #include "trace/waits.h"
+#include "trace/wakers.h"
 
 #include <sched.h>
 #include <stdarg.h>
@@ -50,7 +53,17 @@ struct finding_ctx {
 	double journal_space, wb_throttle;
 	double xfs_sync_commit; /* xfs log waits of synchronous commits */
 	double idle, lost;
-	double stopped;	   /* stopped for a ptrace tracer or by a signal */
+	double stopped;	    /* stopped for a ptrace tracer */
+	double sigstop;	    /* stopped by a signal (job control) */
+	double frozen;	    /* frozen (cgroup freezer) */
+	double other_state; /* parked, dying, new */
+	double pretrace;    /* off CPU since before tracing began */
+	double unaccounted; /* the lifetimes beyond every part (states.h) */
+	double life;	    /* the lifetimes, less the helpers' */
+	/* by kernel subsystem (probes/subsys.h): waits at sites the catalogue
+	 * does not claim, CPU of subsystems other than the delete's own, and
+	 * run-queue waits behind the helpers that end those waits */
+	double sub_wait[SS_COUNT], sub_cpu[SS_COUNT], sub_runq[SS_COUNT];
 	double tracer_cpu; /* a traced ptrace tracer's CPU (strace -f rm) */
 	/* evidence */
 	uint64_t read_waits; /* waits of the metadata-read and block-I/O parts */
@@ -141,6 +154,13 @@ static void cpu_parts(struct finding_ctx *c, double blocked_in_busy)
 		ns += cpu->samples_sys[k];
 		no += cpu->samples_other[k];
 	}
+	for (int k = 0; k < SS_COUNT; k++) {
+		ns += cpu->ss_sys[k];
+		no += cpu->ss_other[k];
+	}
+	for (int k = 0; ns + no && k < SS_COUNT; k++)
+		c->sub_cpu[k] = (ns ? sys * (double)cpu->ss_sys[k] / (double)ns : 0) +
+				(no ? other * (double)cpu->ss_other[k] / (double)no : 0);
 	for (int k = 0; k < TCPU_COUNT; k++) {
 		c->kcpu[k] += ns	       ? sys * (double)cpu->samples_sys[k] / (double)ns :
 			      k == TCPU_UNLINK ? sys :
@@ -292,6 +312,23 @@ static void fs_worker_runq(struct finding_ctx *c)
  * ended does not tell this apart: short kernel workers end most waits
  * whoever held the CPU before them. */
 #define OWN_EXCESS_MIN 0.5
+
+/* The run-queue time traced threads held the CPU for (-1: no holders
+ * recorded). */
+static double traced_holders_ns(const struct trace_result *r)
+{
+	double ns = 0;
+	bool any = false;
+
+	for (int i = 0; i < r->nwakers; i++) {
+		if (r->wakers[i].state != PROBE_WAKE_HELD)
+			continue;
+		any = true;
+		if (r->wakers[i].who.cls == PROBE_WAKER_TRACED)
+			ns += (double)r->wakers[i].ns;
+	}
+	return any ? ns : -1;
+}
 static void runnable_parts(struct finding_ctx *c)
 {
 	const struct probe_misc *m = c->m;
@@ -327,6 +364,12 @@ static void runnable_parts(struct finding_ctx *c)
 		if (c->runnable - c->cpus >= OWN_EXCESS_MIN)
 			c->runq_own = excess < rest ? excess : rest;
 	}
+	/* the wait behind each other is at most what traced threads held
+	 * the CPU for, where the holders were seen: beside other load a
+	 * lone thread under a quota waits behind the load, not itself */
+	double held_traced = traced_holders_ns(c->r);
+	if (held_traced >= 0 && c->runq_own > held_traced)
+		c->runq_own = held_traced;
 	c->runq_other = rest - c->runq_own;
 	fs_worker_runq(c);
 }
@@ -360,6 +403,45 @@ static double behind_reads(struct finding_ctx *c, const struct trace_wait_site *
 	return f * ns;
 }
 
+/* A wait site the subsystem layer takes from the catalogue: a site no
+ * entry knows (any subsystem, the delete's own too, so that no wait is
+ * "a site the table does not know"), and a lock of a subsystem other than
+ * the delete's own (a frozen filesystem's sb_start_write is no contention
+ * between threads). */
+static bool subsys_claims(const struct trace_wait_site *w)
+{
+	if (w->subsys < 0 || w->subsys >= SS_COUNT)
+		return false;
+	return w->cause == TC_OTHER || (w->cause == TC_LOCK && !subsys_own(w->subsys));
+}
+
+/* The run-queue wait behind a process or kernel thread that itself ended
+ * the traced threads' waits is what they wait for, not other load: the
+ * helper that answers each call (auditd and kauditd for audit records)
+ * moves into that subsystem's part, and the process that holds the
+ * directory lock (another reader) into the lock's. */
+static void helper_runq(struct finding_ctx *c)
+{
+	struct trace_waker_sum h[16];
+	int n = trace_wakers_by_who(c->r, trace_waker_held, NULL, h, 16, NULL), cause;
+
+	for (int i = 0; i < n && c->runq_other > 0; i++) {
+		if (h[i].who.cls < PROBE_WAKER_PROCESS || h[i].who.cls > PROBE_WAKER_WORKQUEUE)
+			continue;
+		int ss = trace_waker_serves(c->r, &h[i].who, &cause);
+		double *to = NULL;
+		if (ss >= 0 && !subsys_own(ss) && c->sub_wait[ss] + c->sub_cpu[ss] > 0)
+			to = &c->sub_runq[ss];
+		else if (cause == TC_DIR_LOCK && c->dir_lock > 0)
+			to = &c->dir_lock;
+		if (!to)
+			continue;
+		double take = h[i].ns < c->runq_other ? h[i].ns : c->runq_other;
+		*to += take;
+		c->runq_other -= take;
+	}
+}
+
 /* Blocked and sleeping, by the class of each wait site (every D wait, and
  * S waits inside busy system calls); the rest of the off-CPU time outside
  * the run queue is idle: poll, futex, wait4, sleeps. Returns the blocked
@@ -379,6 +461,10 @@ static double wait_parts(struct finding_ctx *c)
 		 * D waits (a sync's commit) are still the delete's */
 		if (w->helper && w->state == PROBE_OFFCPU_SLEEPING) {
 			c->helpers += ns;
+			continue;
+		}
+		if (subsys_claims(w)) {
+			c->sub_wait[w->subsys] += ns + (w->cause == TC_LOCK ? handoff_runq(c, w) : 0);
 			continue;
 		}
 		switch (w->cause) {
@@ -426,9 +512,10 @@ static double wait_parts(struct finding_ctx *c)
 		}
 	}
 	c->lost = (double)m->wait_sites_lost_ns;
+	/* runq holds the run-queue waits after the other states too */
 	double off = (double)(m->offcpu[PROBE_OFFCPU_BLOCKED].total +
 			      m->offcpu[PROBE_OFFCPU_SLEEPING].total) -
-		     (double)m->runq.total;
+		     ((double)m->runq.total - (double)m->state_rq_ns) + (double)m->open_ns;
 	c->idle = off - sites - c->lost;
 	if (c->idle < 0)
 		c->idle = 0;
@@ -450,7 +537,10 @@ static double partition_sum(const struct finding_ctx *c)
 {
 	double sum = c->user + c->quota + c->runq_own + c->runq_other + c->dir_lock + c->buf_reads +
 		     c->wb_throttle + c->idle + c->lost + c->stopped + c->tracer_cpu +
-		     c->xfs_sync_commit + c->gc_runq;
+		     c->xfs_sync_commit + c->gc_runq + c->sigstop + c->frozen + c->other_state +
+		     c->pretrace;
+	for (int k = 0; k < SS_COUNT; k++)
+		sum += c->sub_wait[k] + c->sub_cpu[k] + c->sub_runq[k];
 	for (int k = 0; k < TCPU_COUNT; k++)
 		sum += c->kcpu[k];
 	for (int i = 0; i < PROBE_FSW_COUNT; i++)
@@ -482,13 +572,24 @@ static void ctx_init(struct finding_ctx *c, const struct trace_result *r)
 	c->entries = files + dirs;
 
 	double in_busy = wait_parts(c);
-	c->stopped = (double)m->stopped_ns;
+	c->stopped = (double)m->state_ns[PROBE_XSTATE_TRACER_STOP];
+	c->sigstop = (double)m->state_ns[PROBE_XSTATE_SIGNAL_STOP];
+	c->frozen = (double)m->state_ns[PROBE_XSTATE_FROZEN];
+	c->other_state = (double)m->state_ns[PROBE_XSTATE_OTHER];
+	c->pretrace = (double)m->pretrace_ns;
 	cpu_parts(c, in_busy);
 	tracer_cpu_part(c);
 	lock_spin_parts(c);
 	runnable_parts(c);
-	/* the whole time is the sum of its parts: each measured on its own */
+	helper_runq(c);
+	/* the whole time is the sum of its parts, each measured on its own,
+	 * and what the threads' lifetimes hold beyond them: not accounted */
 	c->base = partition_sum(c);
+	c->life = (double)s->life_ns - c->helpers;
+	if (r->attached[PROBE_G_OFFCPU] && c->life > c->base) {
+		c->unaccounted = c->life - c->base;
+		c->base = c->life;
+	}
 	if (c->base <= 0)
 		c->base = 1;
 
@@ -669,6 +770,32 @@ static void cpu_oversubscription(const struct finding_ctx *c, struct finding_sin
 	    trace_fmt_ns(c->runq_own, b1, sizeof b1), c->runnable, c->r->max_threads, c->cpus);
 }
 
+/* "; held by NAME (pid N) 61%, NAME 20%" for the untraced tasks that
+ * held the CPUs the threads waited for, into BUF. */
+static const char *cpu_holders(const struct finding_ctx *c, char *buf, size_t len)
+{
+	struct trace_waker_sum h[8];
+	double total;
+	int n = trace_wakers_by_who(c->r, trace_waker_held, NULL, h, 8, &total);
+	size_t used = 0;
+
+	*buf = '\0';
+	for (int i = 0, shown = 0; i < n && shown < 3 && total > 0; i++) {
+		if (h[i].who.cls == PROBE_WAKER_TRACED || h[i].who.cls == PROBE_WAKER_IDLE ||
+		    h[i].ns < 0.1 * total)
+			continue;
+		char name[96];
+		int w = snprintf(buf + used, len - used, "%s%s %.0f%%",
+				 shown++ ? ", " : "; the CPUs held by ",
+				 trace_waker_name(&h[i].who, name, sizeof name),
+				 100 * h[i].ns / total);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	return buf;
+}
+
 /* The rest of the run-queue wait was behind other tasks (and the traced
  * threads' own turns, with no more of them than CPUs). */
 static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
@@ -718,12 +845,16 @@ static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 		    c->cpus, also);
 		return;
 	}
+	char holders[256], quiet[32];
 	add(k, sh(c, ns),
 	    "CPU contention: the threads were runnable for %s while other tasks held the CPUs "
 	    "(%.0f%% of it behind tasks that are not traced: other processes, kernel "
-	    "workers%s). Nothing in the deleter changes this: run it when the CPUs are free, or "
-	    "give it a larger CPU weight (nice, cpu.shares).",
-	    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->not_traced, also);
+	    "workers%s%s); on a quiet machine the delete would take about %s. Nothing in the "
+	    "deleter changes this: run it when the CPUs are free, or give it a larger CPU weight "
+	    "(nice, cpu.shares).",
+	    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->not_traced, also,
+	    cpu_holders(c, holders, sizeof holders),
+	    trace_fmt_ns((double)c->r->wall_ns * (1 - sh(c, ns)), quiet, sizeof quiet));
 }
 
 /* The waits to run behind the delete's filesystems' own kernel threads
@@ -810,17 +941,20 @@ static void memory_reclaim(const struct finding_ctx *c, struct finding_sink *k)
 static void directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_hist *w = &c->s->lock[PROBE_LCB_F_WRITE].wait;
-	char b1[32], b2[32];
+	const int cause = TC_DIR_LOCK;
+	char b1[32], b2[32], holder[320];
 
 	if (c->dir_lock <= 0)
 		return;
+	/* the releaser wakes the waiter: it names the holder */
+	trace_wakers_phrase(c->r, trace_waker_of_cause, &cause, holder, sizeof holder);
 	add(k, sh(c, c->dir_lock),
 	    "Directory-lock contention: the threads waited %s, spinning, asleep and queued to "
 	    "run once woken, for the "
 	    "parent directory's i_rwsem, which every unlink takes for write (%llu rwsem write "
-	    "waits, p99 %s), with up to %u threads. %s",
+	    "waits, p99 %s), with up to %u threads%s. %s",
 	    trace_fmt_ns(c->dir_lock, b1, sizeof b1), (unsigned long long)w->count,
-	    trace_fmt_ns(hist_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads,
+	    trace_fmt_ns(hist_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads, holder,
 	    /* one deleting thread cannot wait for itself: the holder is another
 	     * process, and fewer workers would change nothing */
 	    c->r->max_threads > 1 ? "Fewer workers unlinking in one directory (one directory "
@@ -1439,11 +1573,64 @@ static void ptrace_stops(const struct finding_ctx *c, struct finding_sink *k)
 	add(k, sh(c, c->stopped + c->tracer_cpu),
 	    "Stopped by a tracer: the threads were stopped for %s in %llu stops, for a ptrace "
 	    "tracer (strace, gdb, ltrace stop a thread at every system call's entry and exit "
-	    "until they let it go on) or by SIGSTOP; the tracer ran %s on CPU. Run the delete "
+	    "until they let it go on); the tracer ran %s on CPU. Run the delete "
 	    "without the tracer, or measure it with a tracer that does not stop it (perf trace, "
 	    "adaptrm --trace).",
-	    trace_fmt_ns(c->stopped, b1, sizeof b1), (unsigned long long)c->m->stops,
+	    trace_fmt_ns(c->stopped, b1, sizeof b1),
+	    (unsigned long long)c->m->state_count[PROBE_XSTATE_TRACER_STOP],
 	    trace_fmt_ns(c->tracer_cpu, b2, sizeof b2));
+}
+
+/* Every kernel subsystem's part the catalogue left: its waits, its CPU
+ * and the waits to run behind its helpers (trace/subsys.c words it). */
+static void subsystems(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char text[sizeof k->out->text];
+
+	for (int ss = 0; ss < SS_COUNT; ss++) {
+		double ns = c->sub_wait[ss] + c->sub_cpu[ss] + c->sub_runq[ss];
+		if (ns <= 0)
+			continue;
+		k->id = trace_subsys_finding_id(ss);
+		trace_subsys_text(c->r, ss, c->sub_wait[ss], c->sub_cpu[ss], c->sub_runq[ss], text,
+				  sizeof text);
+		add(k, sh(c, ns), "%s", text);
+	}
+}
+
+/* The states that are causes of their own: a stop by a signal, a
+ * freeze, any other state; and what no state holds. */
+static void states(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char text[sizeof k->out->text];
+	const struct {
+		const char *id;
+		double ns;
+		void (*fn)(const struct trace_result *, double, char *, size_t);
+	} t[] = {
+		{ "signal_stop", c->sigstop, trace_signal_stop_text },
+		{ "frozen", c->frozen, trace_frozen_text },
+		{ "other_states", c->other_state, trace_other_state_text },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		if (t[i].ns <= 0)
+			continue;
+		k->id = t[i].id;
+		t[i].fn(c->r, t[i].ns, text, sizeof text);
+		add(k, sh(c, t[i].ns), "%s", text);
+	}
+	if (c->pretrace > 0) {
+		k->id = "before_trace";
+		trace_pretrace_text(c->r, c->pretrace, text, sizeof text);
+		add(k, sh(c, c->pretrace), "%s", text);
+		k->out[k->n - 1].cause = false;
+	}
+	if (c->unaccounted > 0) {
+		k->id = "not_accounted";
+		trace_not_accounted_text(c->r, c->unaccounted, c->life, text, sizeof text);
+		add(k, sh(c, c->unaccounted), "%s", text);
+	}
 }
 
 static void idle_waits(const struct finding_ctx *c, struct finding_sink *k)
@@ -1570,6 +1757,8 @@ static const struct finding_rule {
 	{ "kernel_cpu", kernel_cpu, false },
 	{ "user_cpu", user_cpu, false },
 	{ "other_waits", plain_causes, false },
+	{ "subsystems", subsystems, false },
+	{ "states", states, false },
 	{ "idle_waits", idle_waits, false },
 	{ "scattered_inode_order", scattered_inodes, true },
 	{ "small_getdents_batches", small_getdents, true },
@@ -1610,6 +1799,62 @@ double trace_findings_total(const struct trace_finding *f, int n)
 		if (!f[i].explains)
 			t += f[i].share;
 	return t;
+}
+
+/* Other load on the CPUs is context, not the delete's cause: it ranks
+ * first only when it is most of the time and no cause of the delete's own
+ * (its CPU aside, which any delete spends) holds half of the rest;
+ * otherwise it goes after every other cause. */
+#define CONTEXT_FIRST_SHARE 0.5
+static bool baseline(const struct trace_finding *f)
+{
+	return !strcmp(f->id, "kernel_cpu") || !strcmp(f->id, "user_cpu") ||
+	       !strcmp(f->id, "minor_parts");
+}
+
+static void demote_context(struct trace_finding *f, int n)
+{
+	int i = 0;
+
+	while (i < n &&
+	       (strcmp(f[i].id, "cpu_contention") || !strstr(f[i].text, "while other tasks held")))
+		i++;
+	if (i >= n)
+		return;
+	bool explained = false;
+	for (int j = 0; j < n; j++)
+		if (j != i && f[j].cause && !baseline(&f[j]) && f[j].share >= 0.5 * (1 - f[i].share))
+			explained = true;
+	if (f[i].share > CONTEXT_FIRST_SHARE && !explained)
+		return;
+	struct trace_finding ctx = f[i];
+	for (; i + 1 < n && f[i + 1].cause; i++)
+		f[i] = f[i + 1];
+	f[i] = ctx;
+}
+
+/* Ranked by what removing the cause would save: the deleter's own kernel
+ * CPU (the unlinks' work, which any delete spends) saves nothing, so a
+ * removable cause of at least this share of the whole ranks before it. */
+#define REMOVABLE_FIRST_SHARE 0.1
+static void demote_baseline(struct trace_finding *f, int n)
+{
+	int b = 0;
+
+	while (b < n && strcmp(f[b].id, "kernel_cpu"))
+		b++;
+	if (b >= n)
+		return;
+	int last = b;
+	for (int j = b + 1; j < n && f[j].cause; j++)
+		if (!baseline(&f[j]) && strcmp(f[j].id, "cpu_contention") &&
+		    f[j].share >= REMOVABLE_FIRST_SHARE)
+			last = j;
+	if (last == b)
+		return;
+	struct trace_finding k = f[b];
+	memmove(&f[b], &f[b + 1], (size_t)(last - b) * sizeof *f);
+	f[last] = k;
 }
 
 /* Parts under this share of the time that is not idle are merged into one
@@ -1680,6 +1925,8 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 			 "Smaller parts: %d under 1%% each, lock types under 5%% (%s%s).", minor,
 			 names, minor > 4 ? ", ..." : "");
 	}
+	demote_baseline(top, n);
+	demote_context(top, n);
 	/* each top-level finding, then what explains it (never more than it);
 	 * cut at MAX */
 	int m = 0;

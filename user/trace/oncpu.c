@@ -43,6 +43,27 @@ static int verdict_cat(int cat)
 	}
 }
 
+/* The subsystem that spent a sampled stack's CPU when it is not the
+ * delete's own machinery (audit's records formatted on the way out of each
+ * unlinkat, an LSM's checks, notification events, BPF programs): -1 for
+ * the filesystem's own work, which the categories split. Interrupts that
+ * hit the thread stay with the categories. */
+static int cpu_subsys(const char *const *frames, int nf)
+{
+	int ss = subsys_of_stack(frames, nf, NULL, NULL);
+
+	switch (ss) {
+	case SS_AUDIT:
+	case SS_NOTIFY:
+	case SS_SECURITY:
+	case SS_BPF:
+	case SS_TRACING:
+	case SS_CGROUP:
+	case SS_SIGNAL: return ss;
+	default: return -1;
+	}
+}
+
 /* The on-CPU times (probes' accounting, cut at every syscall boundary):
  * inside busy syscalls the kernel's; outside them, user mode and the
  * kernel's faults and interrupts taken there, told apart by the samples
@@ -93,6 +114,11 @@ void trace_collect_oncpu(struct probes *p, struct trace_result *r)
 		}
 		int cat = cpu_classify(frames, nf, &site);
 		r->cpu_samples[cat] += s[i].count;
+		int ss = cpu_subsys(frames, nf);
+		if (ss >= 0) {
+			(in_busy ? r->cpu.ss_sys : r->cpu.ss_other)[ss] += s[i].count;
+			continue;
+		}
 		if (in_busy)
 			r->cpu.samples_sys[verdict_cat(cat)] += s[i].count;
 		else

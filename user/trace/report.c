@@ -10,6 +10,7 @@
 #include "trace/fsfields.h"
 #include "trace/measure.h"
 #include "trace/oncpu.h"
+#include "trace/states.h"
 #include "trace/waits.h"
 
 #include <stdlib.h>
@@ -535,6 +536,12 @@ static void json_oncpu(struct json_writer *w, const struct trace_result *r)
 	jw_uint(w, "samples_user", m->cpu_samples_user);
 	jw_uint(w, "samples_kernel", kernel);
 	jw_uint(w, "samples_no_stack", m->cpu_samples_nostack);
+	/* the samples a subsystem other than the delete's own spent */
+	jw_object(w, "subsystem_samples");
+	for (int ss = 0; ss < SS_COUNT; ss++)
+		if (r->cpu.ss_sys[ss] + r->cpu.ss_other[ss])
+			jw_uint(w, subsys_id(ss), r->cpu.ss_sys[ss] + r->cpu.ss_other[ss]);
+	jw_end(w);
 	jw_array(w, "kernel_categories");
 	for (int i = 0; i < n; i++) {
 		jw_object(w, NULL);
@@ -729,6 +736,7 @@ static void json_intervals(struct json_writer *w, const struct trace_result *r)
 		jw_uint(w, "blocked_ns", v->blocked_ns);
 		jw_uint(w, "sleeping_ns", v->sleeping_ns);
 		jw_uint(w, "preempted_ns", v->preempted_ns);
+		jw_uint(w, "other_state_ns", v->other_state_ns);
 		jw_uint(w, "oncpu_ns", v->oncpu_ns);
 		jw_uint(w, "oncpu_syscall_ns", v->oncpu_syscall_ns);
 		jw_uint(w, "oncpu_wait_syscall_ns", v->oncpu_wait_syscall_ns);
@@ -864,6 +872,8 @@ static void json_wait_sites(struct json_writer *w, const struct trace_result *r)
 		jw_object(w, NULL);
 		jw_string(w, "site", s->site);
 		jw_string(w, "cause", trace_cause_id(s->cause));
+		if (s->subsys >= 0)
+			jw_string(w, "subsystem", subsys_id(s->subsys));
 		if (s->lock)
 			jw_string(w, "lock", s->lock);
 		jw_string(w, "state", s->state == PROBE_OFFCPU_BLOCKED ? "D" : "S");
@@ -984,6 +994,8 @@ static const struct report_section {
 	{ "locks", text_locks, json_locks },
 	{ "offcpu", text_offcpu, json_offcpu },
 	{ "oncpu", text_oncpu, json_oncpu },
+	{ "states", trace_text_states, trace_json_states },
+	{ "wakers", trace_text_wakers, trace_json_wakers },
 	{ "wait_sites", text_wait_sites, json_wait_sites },
 	{ "runq", text_runq, json_runq },
 	{ "fs", text_fs, json_fs },

@@ -7,8 +7,10 @@
 #include "ctl/decision.h"
 #include "probes/cpuclass.h"
 #include "probes/probes.h"
+#include "probes/subsys.h"
 #include "trace/cgroups.h"
 #include "trace/waits.h"
+#include "trace/wakers.h"
 
 #define TRACE_MAX_CALLERS 10
 #define TRACE_SCHEMA "adaptrm-trace/1"
@@ -24,6 +26,9 @@ struct trace_interval {
 	/* the threads' whole time, split as the verdict's top parts are: on CPU
 	 * (of it inside busy and inside waiting system calls), and preempted */
 	uint64_t oncpu_ns, oncpu_syscall_ns, oncpu_wait_syscall_ns, preempted_ns;
+	/* stopped, frozen, other states and off CPU since before tracing,
+	 * with their run-queue waits: the rest of the whole time */
+	uint64_t other_state_ns;
 };
 
 /* On-CPU time of the traced threads, from the probes' accounting and the
@@ -47,6 +52,11 @@ struct trace_cpu {
 	/* kernel samples by category, inside and outside system calls: the
 	 * weights that split syscall_ns and kernel_other_ns */
 	uint64_t samples_sys[TCPU_COUNT], samples_other[TCPU_COUNT];
+	/* kernel samples that a subsystem other than the delete's own
+	 * machinery spent (audit records, LSM hooks, notification, BPF), by
+	 * enum subsys, inside and outside system calls: apart from the
+	 * categories above */
+	uint64_t ss_sys[SS_COUNT], ss_other[SS_COUNT];
 };
 
 /* The limits the traced tasks' cgroups set, and what they did while
@@ -89,6 +99,9 @@ struct trace_result {
 					 * syscalls and outside lock waits, by cause */
 	struct trace_dev devs[PROBE_MAX_DEVS];
 	int ndevs;
+	/* who ended each wait, who held the CPU (wakers.h) */
+	struct trace_waker *wakers;
+	int nwakers;
 	/* on-CPU samples by category (trace/oncpu.h; CPU_USER: user mode);
 	 * the on-CPU and thread time themselves are in total->misc
 	 * (oncpu_ns, ...) and probes_thread_ns(total) */

@@ -187,6 +187,10 @@ static void add_row(struct sampler *s, const struct probe_snapshot *snap)
 		.oncpu_syscall_ns = d->misc.oncpu_syscall_ns,
 		.oncpu_wait_syscall_ns = d->misc.oncpu_wait_syscall_ns,
 		.preempted_ns = d->misc.offcpu[PROBE_OFFCPU_PREEMPTED].total,
+		.other_state_ns = probes_thread_ns(d) - d->misc.oncpu_ns -
+				  d->misc.offcpu[PROBE_OFFCPU_BLOCKED].total -
+				  d->misc.offcpu[PROBE_OFFCPU_SLEEPING].total -
+				  d->misc.offcpu[PROBE_OFFCPU_PREEMPTED].total,
 	};
 }
 
@@ -373,6 +377,7 @@ static bool collect(struct sampler *s)
 		probes_snapshot_free(final);
 		return false;
 	}
+	probes_add_open_waits(s->p, final);
 	r->wall_ns = now_ns() - s->start_ns;
 	if (r->cgroups) {
 		trace_cgroups_end(&cgroups);
@@ -398,6 +403,7 @@ static bool collect(struct sampler *s)
 		ksyms_name(k, r->callers[i].ip, r->caller_names[i], sizeof r->caller_names[i]);
 	trace_collect_waits(s->p, r); /* after the callers: the verdict classifies them */
 	trace_collect_oncpu(s->p, r);
+	trace_collect_wakers(s->p, r);
 	s->final = final;
 	return true;
 }
@@ -418,6 +424,7 @@ static int finish(struct sampler *s)
 	if (folded_out.f)
 		status |= close_out(&folded_out, trace_write_folded(folded_out.f, s->p) != 0);
 	trace_free_waits(r);
+	trace_free_wakers(r);
 	r->total = NULL;
 	probes_snapshot_free(s->final);
 	s->final = NULL;

@@ -4,6 +4,7 @@
 #include "lib/xalloc.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
+#include "probes/subsys.h"
 #include "trace/result.h"
 
 #include <dirent.h>
@@ -433,6 +434,7 @@ void trace_collect_waits(struct probes *p, struct trace_result *r)
 			w->helper = raw[i].ctx & PROBE_WAIT_HELPER;
 			w->fs = frames_fs(frames, nf);
 			w->other_fs = other_fs(r, w->fs);
+			w->subsys = nf ? subsys_of_stack(frames, nf, NULL, NULL) : -1;
 		}
 		if (raw[i].total_ns >= w->heaviest_ns) {
 			/* the frames shown are the heaviest stack's */

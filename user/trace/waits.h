@@ -58,6 +58,7 @@ struct trace_wait_site {
 	bool helper;		/* of processes that removed nothing (PROBE_WAIT_HELPER) */
 	const char *fs;		/* the filesystem its frames name ("ext4"), or NULL */
 	bool other_fs;		/* FS is on none of the delete's devices */
+	int subsys;		/* enum subsys of its frames (probes/subsys.h), -1: no stack */
 };
 
 /* A device with filesystem or block events while tracing. */
