@@ -308,7 +308,7 @@ check_spdx() {
 		bpf/*) want=GPL-2.0-or-later ;;
 		*) want=GPL-3.0-or-later ;;
 		esac
-		head -3 "$f" | grep -q "SPDX-License-Identifier: $want\$" ||
+		head -3 "$f" | grep -Eq "SPDX-License-Identifier: $want( \*/)?\$" ||
 			finding "$f:1" "no SPDX-License-Identifier: $want line in its first three lines"
 	done < <(git ls-files '*.c' '*.h' '*.sh' '*.py' '*.mk' Makefile .ci/run 2>/dev/null)
 }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Syscall auditing: a rule that audits every unlinkat of the delete, with
 # the audit daemon behind. Each unlinkat formats an audit record on its way
 # out; when kauditd and auditd fall behind, the backlog fills and each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A frozen filesystem (fsfreeze -f, as a snapshot or backup freezes it):
 # every writer waits in sb_start_write (mnt_want_write) until it is thawed.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Another process reads the directory being deleted, again and again: each
 # getdents64 holds the directory's i_rwsem shared, and every unlink needs
 # it exclusive, so the deleter waits for the reader.

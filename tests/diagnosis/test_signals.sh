@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Job control: the delete is stopped by SIGSTOP for two seconds and then
 # continued (a shell's Ctrl-Z and fg do the same).
 
