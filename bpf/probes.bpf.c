@@ -345,11 +345,18 @@ struct {
 	__type(value, __u64);
 } fs_start SEC(".maps");
 
+/* A block request in flight, by its address: who created it (PROBE_BIO_*,
+ * from block_io_start) and when it was issued (0 until block_rq_issue). */
+struct bio_rq {
+	__u64 ts;
+	__u32 cls;
+	__u32 seen; /* set by block_io_start */
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u64);
-	__type(value, __u64);
+	__type(value, struct bio_rq);
 } bio_start SEC(".maps");
 
 /* A filter in front of the tgids hash: a byte per tgid modulo its size,
@@ -1367,42 +1374,99 @@ static __always_inline __u32 rq_dev(struct request *rq)
 	return BPF_CORE_READ(rq, part, bd_dev);
 }
 
+#define BIO_S_IFMT 0170000
+#define BIO_S_IFREG 0100000
+
+/* Who the request RQ is for, from the task that creates it (current):
+ * PROBE_BIO_TRACED, _FS or _OTHER (probes_shared.h). A kernel thread's
+ * request is its filesystem's work (journal, metadata, discards) unless it
+ * writes a regular file's pages: writeback of a file's data is for the
+ * process that wrote it, and a delete writes none. */
+static __always_inline __u32 bio_class(struct request *rq, __u32 op)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	struct address_space *mapping;
+	struct page *pg;
+
+	if (traced(BPF_CORE_READ(t, tgid)))
+		return PROBE_BIO_TRACED;
+	if (!(BPF_CORE_READ(t, flags) & PF_KTHREAD))
+		return PROBE_BIO_OTHER;
+	if (op != bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
+		return PROBE_BIO_FS;
+	pg = BPF_CORE_READ(rq, bio, bi_io_vec, bv_page);
+	mapping = pg ? BPF_CORE_READ(pg, mapping) : NULL;
+	/* the low bits mark anonymous and movable pages, which no file owns */
+	if (!mapping || ((unsigned long)mapping & 3))
+		return PROBE_BIO_FS;
+	if ((BPF_CORE_READ(mapping, host, i_mode) & BIO_S_IFMT) == BIO_S_IFREG)
+		return PROBE_BIO_OTHER;
+	return PROBE_BIO_FS;
+}
+
+/* A request is created (in the task that queued its bio): remember who. */
+static __always_inline int do_io_start(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx[0];
+	__u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
+	struct bio_rq v = { .cls = bio_class(rq, op), .seen = 1 };
+	__u64 key = ctx[0];
+
+	bpf_map_update_elem(&bio_start, &key, &v, BPF_ANY);
+	return 0;
+}
+
 static __always_inline int do_rq_issue(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx[0];
-	__u64 key = ctx[0], now = bpf_ktime_get_ns();
-	struct probe_dev_stat *d = dev_get(rq_dev(rq));
+	__u64 key = ctx[0];
 	__u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
+	struct bio_rq *v = bpf_map_lookup_elem(&bio_start, &key), fresh = {};
+
+	/* without block_io_start (an older kernel), the issuer stands in */
+	if (!v || !v->seen) {
+		fresh.cls = bio_class(rq, op);
+		bpf_map_update_elem(&bio_start, &key, &fresh, BPF_ANY);
+		v = bpf_map_lookup_elem(&bio_start, &key);
+		if (!v)
+			return 0;
+	}
+	v->ts = bpf_ktime_get_ns();
+	v->seen = 0; /* a request's address is used again for the next */
+
+	struct probe_dev_stat *d = dev_get(rq_dev(rq));
+	__u32 cls = v->cls < PROBE_BIO_CLASSES ? v->cls : PROBE_BIO_OTHER;
 	__u32 bytes = BPF_CORE_READ(rq, __data_len);
 
-	if (d) {
-		__sync_fetch_and_add(&d->bio_bytes, bytes);
-		/* the value from the running kernel's BTF, not vmlinux.h's */
-		if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD)) {
-			__sync_fetch_and_add(&d->bio_discards, 1);
-			__sync_fetch_and_add(&d->bio_discard_bytes, bytes);
-		}
+	if (!d)
+		return 0;
+	__sync_fetch_and_add(&d->bio_by[cls].bytes, bytes);
+	/* the value from the running kernel's BTF, not vmlinux.h's */
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD)) {
+		__sync_fetch_and_add(&d->bio_by[cls].discards, 1);
+		__sync_fetch_and_add(&d->bio_by[cls].discard_bytes, bytes);
 	}
-	bpf_map_update_elem(&bio_start, &key, &now, BPF_ANY);
 	return 0;
 }
 
 static __always_inline int do_rq_complete(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx[0];
-	__u64 key = ctx[0], *ts;
+	__u64 key = ctx[0];
 	struct probe_dev_stat *d;
+	struct bio_rq *v;
 
-	ts = bpf_map_lookup_elem(&bio_start, &key);
-	if (!ts)
+	v = bpf_map_lookup_elem(&bio_start, &key);
+	if (!v || !v->ts)
 		return 0;
 	d = dev_get(rq_dev(rq));
-	if (d)
-		hist_add(&d->bio_lat, bpf_ktime_get_ns() - *ts);
+	if (d && v->cls < PROBE_BIO_CLASSES)
+		hist_add(&d->bio_by[v->cls].lat, bpf_ktime_get_ns() - v->ts);
 	bpf_map_delete_elem(&bio_start, &key);
 	return 0;
 }
 
+TP_BOTH(block_io_start, do_io_start(ctx))
 TP_BOTH(block_rq_issue, do_rq_issue(ctx))
 TP_BOTH(block_rq_complete, do_rq_complete(ctx))
 

@@ -61,7 +61,15 @@ static const struct tp_group tp_groups[] = {
 	{ "block_rq_issue", PROBE_G_BLOCK },
 	{ "block_rq_complete", PROBE_G_BLOCK },
 	{ "xfs_inode_set_need_inactive", PROBE_G_XFS },
+	{ "block_io_start", PROBE_G_BLOCK }, /* optional: tp_optional() */
 };
+
+/* Tracepoints whose group a kernel without them keeps, less their
+ * programs (block_io_start came in Linux 6.5; block_rq_issue stands in). */
+static bool tp_optional(const char *tp)
+{
+	return !strcmp(tp, "block_io_start");
+}
 
 static const char *const group_names[PROBE_G_COUNT] = {
 	"proc", "syscalls", "locks", "offcpu", "runq",	"ext4",
@@ -264,11 +272,17 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 		group_ok[g] = group_wanted(flags, g);
 	if (no_oncpu)
 		group_ok[PROBE_G_ONCPU] = false;
+	const char *missing[8];
+	int nmissing = 0;
 	for (size_t i = 0; vmlinux && i < sizeof tp_groups / sizeof *tp_groups; i++) {
 		char type[128];
 		snprintf(type, sizeof type, "btf_trace_%s", tp_groups[i].tp);
-		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
+		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) >= 0)
+			continue;
+		if (!tp_optional(tp_groups[i].tp))
 			group_ok[tp_groups[i].g] = false;
+		else if (nmissing < (int)(sizeof missing / sizeof *missing))
+			missing[nmissing++] = tp_groups[i].tp;
 	}
 	bpf_object__for_each_program(prog, skel->obj)
 	{
@@ -276,6 +290,8 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 		const char *tp = prog_tp(prog, &is_btf);
 		int g = tp ? group_of(tp) : -1;
 		bool load = g >= 0 && group_ok[g] && is_btf == use_btf;
+		for (int i = 0; load && i < nmissing; i++)
+			load = strcmp(tp, missing[i]) != 0;
 		if (prog == skel->progs.cpu_sample)
 			load = group_ok[PROBE_G_ONCPU];
 		bpf_program__set_autoload(prog, load);

@@ -579,7 +579,7 @@ static void text_devices(FILE *f, const struct trace_result *r)
 			if (!d || td->traced != (pass == 0))
 				continue;
 			if (!d->jbd2_commits && !d->bio_lat.count && !d->bio_discards &&
-			    !d->ext4_discards)
+			    !d->ext4_discards && !d->other_lat.count && !d->other_discards)
 				continue;
 			if (pass == 1 && !any_other) {
 				fprintf(f,
@@ -595,6 +595,8 @@ static void text_devices(FILE *f, const struct trace_result *r)
 				trace_fs_text(f, ind, TRACE_FS_LINE_BLOCK, NULL, d);
 			if (d->ext4_discards)
 				trace_fs_text(f, ind, TRACE_FS_LINE_EXT4_DISCARDS, NULL, d);
+			if (d->other_lat.count || d->other_discards)
+				trace_fs_text(f, ind, TRACE_FS_LINE_OTHER_BLOCK, NULL, d);
 			if (pass == 0 && d->bio_lat.count && r->all)
 				print_hist_time(f, "block I/O latency", &d->bio_lat);
 		}
@@ -653,7 +655,7 @@ static void json_fs(struct json_writer *w, const struct trace_result *r)
 	traced_devs_total(r, &t);
 
 	jw_object(w, "fs");
-	static const char *const groups[] = { "ext4", "jbd2", "xfs", "btrfs", "block" };
+	static const char *const groups[] = { "ext4", "jbd2", "xfs", "btrfs", "block", "other_block" };
 	for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
 		trace_fs_json(w, groups[i], m, &t);
 	jw_array(w, "devices");
@@ -674,6 +676,7 @@ static void json_fs(struct json_writer *w, const struct trace_result *r)
 		jw_uint(w, "ext4_discard_blocks", d->ext4_discard_blocks);
 		trace_fs_json(w, "jbd2", NULL, d);
 		trace_fs_json(w, "block", NULL, d);
+		trace_fs_json(w, "other_block", NULL, d);
 		jw_end(w);
 	}
 	jw_end(w);

@@ -12,6 +12,7 @@
 #include "probes/hist.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
+#include "trace/blockio.h"
 #include "trace/cgroups.h"
 #include "trace/compare.h"
 #include "trace/oncpu.h"
@@ -395,7 +396,8 @@ static bool collect(struct sampler *s)
 	const struct ksyms *k = probes_ksyms(s->p);
 	for (int i = 0; i < r->ncallers; i++)
 		ksyms_name(k, r->callers[i].ip, r->caller_names[i], sizeof r->caller_names[i]);
-	trace_collect_waits(s->p, r); /* after the callers: the verdict classifies them */
+	trace_collect_waits(s->p, r);	 /* after the callers: the verdict classifies them */
+	trace_block_split_all(final, r); /* after the delete's devices are known */
 	trace_collect_oncpu(s->p, r);
 	s->final = final;
 	return true;
