@@ -663,23 +663,29 @@ test_trace_oncpu_busy_loop_and_sleep() {
 	[ "$sl" -gt "$on" ] || fail "sleep 1: sleeping $sl ns, on CPU $on ns"
 }
 
-# --folded: every line "stack count", on-CPU and off-CPU stacks (the reader
-# at the pipe's end sleeps in read, a busy syscall: an S wait site), sorted
-# by count; the JSON splits the on-CPU kernel samples by category.
+# --folded and --folded-offcpu: every line "stack count", on-CPU stacks
+# (samples) in one file and off-CPU stacks (microseconds) in the other (the
+# reader at the pipe's end sleeps in read, a busy syscall: an S wait site),
+# sorted by count; the JSON splits the on-CPU kernel samples by category.
 test_trace_folded_stacks() {
 	need_bpf
 	make_tree d 200 200
-	"$ADAPTRM" --trace --json t.json --folded f.txt -- sh -c 'rm -rfv d | cat >/dev/null' >/dev/null
+	"$ADAPTRM" --trace --json t.json --folded f.txt --folded-offcpu off.txt -- \
+		sh -c 'rm -rfv d | cat >/dev/null' >/dev/null
 	expect_gone d
 	need_oncpu t.json
 	[ -s f.txt ] || fail "empty folded file"
+	[ -s off.txt ] || fail "empty off-CPU folded file"
 	local bad
-	bad=$(grep -cvE '^[^ ]+ [0-9]+$' f.txt || true)
-	expect_eq "$bad" 0 "lines not in the folded format: $(grep -vE '^[^ ]+ [0-9]+$' f.txt | head -3)"
+	bad=$(cat f.txt off.txt | grep -cvE '^[^ ]+ [0-9]+$' || true)
+	expect_eq "$bad" 0 "lines not in the folded format: $(cat f.txt off.txt | grep -vE '^[^ ]+ [0-9]+$' | head -3)"
 	grep -q '^oncpu;' f.txt || fail "no on-CPU stacks: $(head -3 f.txt)"
-	grep -Eq '^offcpu-[DS];' f.txt || fail "no off-CPU stacks: $(head -3 f.txt)"
+	if grep -q '^offcpu' f.txt; then fail "off-CPU stacks among the samples"; fi
+	grep -Eq '^offcpu-[DS];' off.txt || fail "no off-CPU stacks: $(head -3 off.txt)"
+	if grep -q '^oncpu' off.txt; then fail "on-CPU samples among the microseconds"; fi
 	grep -q '^oncpu;.*do_unlinkat' f.txt || fail "no unlink in the on-CPU stacks"
 	awk '{ print $NF }' f.txt | sort -c -rn || fail "not sorted by count"
+	awk '{ print $NF }' off.txt | sort -c -rn || fail "off-CPU not sorted by count"
 	expect_eq "$(jq '[.oncpu.kernel_categories[].share] | add | . > 0.999 and . < 1.001' t.json)" true \
 		"category shares do not sum to 1"
 }

@@ -3,6 +3,7 @@
  * data as JSON (schema in README "Tracing"). */
 #include "trace/report.h"
 #include "lib/json.h"
+#include "lib/wrap.h"
 #include "probes/hist.h"
 #include "trace/cgroups.h"
 #include "trace/findings.h"
@@ -997,8 +998,18 @@ static const struct report_section {
 
 void trace_report_text(FILE *f, const struct trace_result *r)
 {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = r->width ? open_memstream(&buf, &len) : NULL;
+
+	/* the sections print whole lines; the wrap, if any, is done once here */
 	for (size_t i = 0; i < NSECTIONS; i++)
-		sections[i].text(f, r);
+		sections[i].text(m ? m : f, r);
+	if (m) {
+		fclose(m);
+		wrap_text(f, buf, r->width);
+		free(buf);
+	}
 }
 
 void trace_report_json(FILE *f, const struct trace_result *r)

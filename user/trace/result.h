@@ -101,6 +101,7 @@ struct trace_result {
 	const struct trace_cgroups *cgroups;
 	uint64_t interval_ns; /* --interval as asked (0: none) */
 	bool all;	      /* --all: every syscall's histogram in the text */
+	int width;	      /* columns the text wraps at (0: none) */
 	struct trace_cpu cpu;
 	struct trace_limits limits;
 };
