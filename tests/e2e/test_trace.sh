@@ -501,14 +501,19 @@ test_trace_compare_sections_and_order() {
 		'{"unlink_ns":{"count":100,"total":1,"buckets":[]},"freed_blocks":7,
 		  "inode_jump":{"count":100,"total":1,"buckets":[[1,90],[65536,10]]}}'
 	fake_trace b.json '[{"name":"unlinkat","nr":263,"calls":100,"total_ns":200000},
-		{"name":"close","nr":3,"calls":5,"total_ns":5000000}]' \
+		{"name":"close","nr":3,"calls":5,"total_ns":50000000}]' \
 		'[{"id":"directory_lock_contention","share":0.2,"text":"b says"}]' \
 		'{"unlink_ns":{"count":100,"total":1,"buckets":[]},"freed_blocks":9,
 		  "inode_jump":{"count":100,"total":1,"buckets":[[65536,100]]}}'
 	"$ADAPTRM" --trace --compare a.json b.json >out.txt
-	# syscall rows: unlinkat (0.9 s in A) first, then close (5 ms in B)
+	# syscall rows: unlinkat (0.9 s in A) first, then close (50 ms in B);
+	# sched_getaffinity, too small to matter, only in a closing line
 	expect_eq "$(awk '/^syscall /{on=1; next} on && /^wall /{exit} on {print $1}' out.txt | tr '\n' ' ')" \
-		"unlinkat close sched_getaffinity " "syscall row order"
+		"unlinkat close " "syscall row order"
+	grep -q '^(1 syscalls alike .*: sched_getaffinity)$' out.txt || fail "no line for the alike syscall"
+	"$ADAPTRM" --trace --all --compare a.json b.json >all.txt
+	expect_eq "$(awk '/^syscall /{on=1; next} on && /^wall /{exit} on {print $1}' all.txt | tr '\n' ' ')" \
+		"unlinkat close sched_getaffinity " "syscall rows with --all"
 	# one column start for the calls of every row, the long name included
 	local cols
 	cols=$(awk '/^syscall /{on=1; next} on && /^wall /{exit} on {print index($0, " " $2 " ") + length($2)}' out.txt | sort -u | wc -l)

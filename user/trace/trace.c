@@ -132,7 +132,8 @@ static void usage(int status)
 		"  --interval SEC    sample every SEC seconds and add a per-interval table\n"
 		"  --no-callers      do not record kernel stacks of contended locks\n"
 		"  --all             show the histogram of every syscall (default: the deletion\n"
-		"                    syscalls with at least 100 calls; the JSON has them all)\n"
+		"                    syscalls with at least 100 calls; the JSON has them all);\n"
+		"                    before --compare, every row, not only those that differ\n"
 		"  -p PID            attach to a running process and its descendants until\n"
 		"                    they exit or Ctrl-C\n"
 		"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n",
@@ -937,7 +938,7 @@ int trace_main(int argc, char **argv)
 				warn_errno(0, "--compare needs exactly two JSON files");
 				usage(1);
 			}
-			return trace_compare(av[optind], av[optind + 1]);
+			return trace_compare(av[optind], av[optind + 1], trace_all);
 		case 'p': pid = parse_pid(optarg); break;
 		}
 	}
