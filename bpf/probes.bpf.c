@@ -61,7 +61,9 @@ struct {
 struct sc_start {
 	__u64 ts;
 	__u32 nr;
-	__u32 rmdir;
+	__u16 rmdir;
+	__u8 marks; /* the TGID_* flags this thread has set on its process */
+	__u8 pad;
 	__u64 last_ino; /* the inode this thread's last ext4 unlink removed */
 };
 struct {
@@ -436,10 +438,11 @@ enum { ON_USER, ON_SYSCALL, ON_WAIT_SYSCALL };
  * tracees is not empty. */
 static __always_inline bool is_tracer(void)
 {
-	struct task_struct *t = (void *)bpf_get_current_task();
-	__u64 head = (__u64)t + bpf_core_field_offset(struct task_struct, ptraced);
+	/* a plain load through the BTF pointer, not a probe-read helper call:
+	 * this runs at every system call's entry and exit */
+	struct task_struct *t = bpf_get_current_task_btf();
 
-	return (__u64)BPF_CORE_READ(t, ptraced.next) != head;
+	return t->ptraced.next != &t->ptraced;
 }
 
 static __always_inline void oncpu_cut(__u32 tid, __u64 now, int where, bool keep)
@@ -616,8 +619,13 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 #ifdef __NR_rmdir
 	    || nr == __NR_rmdir
 #endif
-	)
-		mark_removes(id >> 32, TGID_REMOVES | TGID_UNLINKED);
+	) {
+		/* once per thread, not a hash lookup on every unlink */
+		if (s->marks != (TGID_REMOVES | TGID_UNLINKED)) {
+			mark_removes(id >> 32, TGID_REMOVES | TGID_UNLINKED);
+			s->marks = TGID_REMOVES | TGID_UNLINKED;
+		}
+	}
 	if (nr == PROBE_NR_UNLINKAT) /* unlinkat(dirfd, path, flags) */
 		s->rmdir = ((btf ? PT_REGS_PARM3_SYSCALL(regs) : PT_REGS_PARM3_CORE_SYSCALL(regs)) &
 			    AT_REMOVEDIR) != 0;
@@ -656,8 +664,10 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 
 		if (m)
 			hist_add(&m->getdents_bytes, (__u64)ret);
-		if (ret > DOT_DOTDOT_BYTES)
+		if (ret > DOT_DOTDOT_BYTES && !(s->marks & TGID_REMOVES)) {
 			mark_removes(bpf_get_current_pid_tgid() >> 32, TGID_REMOVES);
+			s->marks |= TGID_REMOVES;
+		}
 	} else if (nr == PROBE_NR_UNLINKAT && s->rmdir) {
 		struct probe_misc *m = misc_get();
 

@@ -42,3 +42,14 @@ test_trace_report_wraps() {
 	awk '/^  1\. \[/ { on = 1; next } on && /^            [^ ]/ { found = 1 } on && !/^            / { on = 0 }
 		END { exit !found }' narrow.txt || fail "no hanging continuation: $(grep -A2 '^  1\. ' narrow.txt)"
 }
+
+# The tracer's own start is measured, so that its fixed cost is in view.
+test_trace_reports_its_start_cost() {
+	need_bpf_ev
+	command -v jq >/dev/null || skip "needs jq"
+	"$ADAPTRM" --trace --json t.json -- true >report.txt
+	[ "$(jq '.probes_load_ns > 0 and .probes_attach_ns > 0' t.json)" = true ] ||
+		fail "no start cost: $(jq -c '{probes_load_ns, probes_attach_ns}' t.json)"
+	grep -Eq '^  probes. start: loaded in [0-9.]+ ms, attached in [0-9.]+ ms$' report.txt ||
+		fail "no start cost in the header: $(grep probes report.txt)"
+}

@@ -3,6 +3,7 @@
  * each tracepoint has a tp_btf and a raw_tp program, and each group of
  * tracepoints attaches on its own. */
 #include "probes/probes.h"
+#include "lib/clock.h"
 #include "lib/env.h"
 #include "probes.skel.h"
 #include "probes/ksyms.h"
@@ -577,6 +578,7 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 	libbpf_set_print(libbpf_quiet);
 	p->ncpus = libbpf_num_possible_cpus();
 
+	uint64_t t0 = now_ns();
 	if ((e = load_skeleton(p, flags, group_ok))) {
 		snprintf(err, errlen, "cannot load the BPF probes: %s%s", strerror(e < 0 ? -e : e),
 			 e == -EPERM || e == EPERM ?
@@ -585,7 +587,10 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 				 "");
 		goto fail;
 	}
+	uint64_t t1 = now_ns();
 	attach_groups(p, flags, group_ok);
+	p->load_ns = t1 - t0;
+	p->attach_ns = now_ns() - t1;
 	if (!p->attached[PROBE_G_PROC] || !p->attached[PROBE_G_SYSCALLS]) {
 		snprintf(err, errlen, "cannot attach the syscall and process probes: %s", p->notes);
 		goto fail;
@@ -610,6 +615,12 @@ bool probes_group_attached(const struct probes *p, enum probe_group g)
 const char *probes_notes(const struct probes *p)
 {
 	return p->notes;
+}
+
+void probes_start_cost(const struct probes *p, uint64_t *load_ns, uint64_t *attach_ns)
+{
+	*load_ns = p->load_ns;
+	*attach_ns = p->attach_ns;
 }
 
 void probes_stop(struct probes *p)

@@ -161,7 +161,8 @@ static void text_header(FILE *f, const struct trace_result *r)
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		if (r->attached[g])
 			fprintf(f, " %s", probes_group_name(g));
-	fprintf(f, "\n");
+	fprintf(f, "\n  probes' start: loaded in %.1f ms, attached in %.1f ms\n", r->load_ns / 1e6,
+		r->attach_ns / 1e6);
 	for (const char *p = r->notes; p && *p;) {
 		const char *e = strchr(p, '\n');
 		int len = e ? (int)(e - p) : (int)strlen(p);
@@ -203,6 +204,8 @@ static void json_header(struct json_writer *w, const struct trace_result *r)
 		if (r->attached[g])
 			jw_string(w, NULL, probes_group_name(g));
 	jw_end(w);
+	jw_uint(w, "probes_load_ns", r->load_ns);
+	jw_uint(w, "probes_attach_ns", r->attach_ns);
 	jw_array(w, "notes");
 	for (const char *p = r->notes; p && *p;) {
 		const char *e = strchr(p, '\n');

@@ -396,6 +396,7 @@ static bool collect(struct sampler *s)
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		r->attached[g] = probes_group_attached(s->p, g);
 	r->notes = probes_notes(s->p);
+	probes_start_cost(s->p, &r->load_ns, &r->attach_ns);
 	r->ncallers = probes_callers(s->p, r->callers, TRACE_MAX_CALLERS);
 	const struct ksyms *k = probes_ksyms(s->p);
 	for (int i = 0; i < r->ncallers; i++)
