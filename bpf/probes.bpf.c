@@ -438,12 +438,17 @@ enum { ON_USER, ON_SYSCALL, ON_WAIT_SYSCALL };
  * tracees is not empty. */
 static __always_inline bool is_tracer(void)
 {
-	/* a plain load through the BTF pointer, not a probe-read helper call:
-	 * this runs at every system call's entry and exit */
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = (void *)bpf_get_current_task();
+	__u64 head = (__u64)t + bpf_core_field_offset(struct task_struct, ptraced);
 
-	return t->ptraced.next != &t->ptraced;
+	return (__u64)BPF_CORE_READ(t, ptraced.next) != head;
 }
+
+/* Set once a traced thread calls ptrace(): a tracer calls it for every
+ * stop of its tracees, and a tracee that asks to be traced calls it first.
+ * Until then no traced process is a tracer, and the cuts at every system
+ * call's entry and exit skip is_tracer's read. */
+__u8 ptrace_seen;
 
 static __always_inline void oncpu_cut(__u32 tid, __u64 now, int where, bool keep)
 {
@@ -457,7 +462,7 @@ static __always_inline void oncpu_cut(__u32 tid, __u64 now, int where, bool keep
 		__u64 d = now - c->since;
 
 		m->oncpu_ns += d;
-		if (is_tracer())
+		if (ptrace_seen && is_tracer())
 			m->tracer_oncpu_ns += d;
 		if (where == ON_SYSCALL)
 			m->oncpu_syscall_ns += d;
@@ -612,6 +617,10 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 	}
 	s->nr = (__u32)nr;
 	s->rmdir = 0;
+#ifdef __NR_ptrace
+	if (nr == __NR_ptrace)
+		ptrace_seen = 1;
+#endif
 	if (nr == PROBE_NR_UNLINKAT
 #ifdef __NR_unlink
 	    || nr == __NR_unlink
