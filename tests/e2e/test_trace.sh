@@ -609,8 +609,9 @@ test_trace_reports_the_cgroups_limits() {
 	else
 		mem=
 	fi
+	# wide enough that the cgroup's long path keeps the quota on its line
 	# shellcheck disable=SC2016 # the inner shell expands it
-	bash -c 'for f in "${@:2}"; do echo $$ >"$f" || exit 1; done
+	COLUMNS=400 bash -c 'for f in "${@:2}"; do echo $$ >"$f" || exit 1; done
 		exec "$1" --trace --json t.json -- timeout 1 sh -c "while :; do :; done"' \
 		_ "$ADAPTRM" "${procs[@]}" >report.txt || rc=$?
 	expect_eq "$rc" 124 "the busy loop's timeout"
