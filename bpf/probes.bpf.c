@@ -1143,14 +1143,50 @@ static __always_inline int do_ext4_unlink_exit(__u64 *ctx)
 	return 0;
 }
 
+/* Where the traced threads freed ext4 blocks, by device and 1 MiB chunk
+ * of sectors: the discards that jbd2 issues later for those chunks are the
+ * delete's, the others on the same filesystem another process's. */
+#define FREED_CHUNK_SHIFT 11 /* sectors: 1 MiB */
+#define FREED_CHUNKS_PER_FREE 16
+struct freed_key {
+	__u32 dev;
+	__u32 pad;
+	__u64 chunk;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct freed_key);
+	__type(value, __u8);
+} freed_chunks SEC(".maps");
+
 static __always_inline int do_ext4_free_blocks(__u64 *ctx)
 {
+	struct inode *inode = (void *)ctx[0];
 	struct probe_misc *m;
+	struct freed_key k = {};
+	__u8 one = 1;
 
 	if (!current_traced() || !(m = misc_get()))
 		return 0;
 	__sync_fetch_and_add(&m->ext4_free_calls, 1);
 	__sync_fetch_and_add(&m->ext4_freed_blocks, ctx[2]);
+	if (!ctx[2])
+		return 0;
+
+	__u32 shift = BPF_CORE_READ(inode, i_sb, s_blocksize_bits) - 9;
+	__u64 first = (ctx[1] << (shift & 31)) >> FREED_CHUNK_SHIFT;
+	__u64 last = (((ctx[1] + ctx[2]) << (shift & 31)) - 1) >> FREED_CHUNK_SHIFT;
+	struct probe_dev_stat *d;
+
+	k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	for (int i = 0; i < FREED_CHUNKS_PER_FREE && first + i <= last; i++) {
+		k.chunk = first + i;
+		bpf_map_update_elem(&freed_chunks, &k, &one, BPF_ANY);
+	}
+	d = dev_get(k.dev);
+	if (d)
+		__sync_fetch_and_add(&d->freed_chunks, 1);
 	return 0;
 }
 
@@ -1396,6 +1432,26 @@ static __always_inline __u32 rq_dev(struct request *rq)
 #define BIO_S_IFMT 0170000
 #define BIO_S_IFREG 0100000
 
+/* A kernel thread's discard RQ: the delete's filesystem work when it starts
+ * in a chunk the traced threads freed, or when the device has no record of
+ * their frees (xfs, btrfs: no extents kept); else another process's. */
+static __always_inline __u32 discard_class(struct request *rq)
+{
+	struct freed_key k = {};
+	struct probe_dev_stat *d;
+
+	/* the bio's device: the request's is not set yet when it is created */
+	struct block_device *bdev = BPF_CORE_READ(rq, bio, bi_bdev);
+
+	k.dev = BPF_CORE_READ(bdev, bd_dev);
+	d = bpf_map_lookup_elem(&devs, &k.dev);
+	if (!d || !d->freed_chunks)
+		return PROBE_BIO_FS;
+	k.chunk = (BPF_CORE_READ(rq, __sector) - BPF_CORE_READ(bdev, bd_start_sect)) >>
+		  FREED_CHUNK_SHIFT;
+	return bpf_map_lookup_elem(&freed_chunks, &k) ? PROBE_BIO_FS : PROBE_BIO_OTHER;
+}
+
 /* Who the request RQ is for, from the task that creates it (current):
  * PROBE_BIO_TRACED, _FS or _OTHER (probes_shared.h). A kernel thread's
  * request is its filesystem's work (journal, metadata, discards) unless it
@@ -1411,6 +1467,8 @@ static __always_inline __u32 bio_class(struct request *rq, __u32 op)
 		return PROBE_BIO_TRACED;
 	if (!(BPF_CORE_READ(t, flags) & PF_KTHREAD))
 		return PROBE_BIO_OTHER;
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD))
+		return discard_class(rq);
 	if (op != bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
 		return PROBE_BIO_FS;
 	pg = BPF_CORE_READ(rq, bio, bi_io_vec, bv_page);

@@ -44,3 +44,47 @@ test_trace_io_other_writer_is_other_load() {
 	[ "$fs_own" -lt $((16 << 20)) ] || fail "fs.block (what --compare reads) has the writer's: $fs_own"
 	grep -q '^    other load: ' report.txt || fail "no other-load line in the report"
 }
+
+# On a filesystem mounted with discard, the discards of the extents the
+# delete freed are the delete's, and those of another process's files,
+# freed while the trace runs, are that device's other load, although the
+# same kernel threads issue both.
+test_trace_io_other_discards_are_other_load() {
+	need_bpf_io
+	mount_fs ext4 m 512M || skip "cannot mount ext4"
+	mount -o remount,discard m || skip "cannot mount with discard"
+	mkdir m/d
+	local i
+	for i in 1 2 3 4; do dd if=/dev/zero of="m/d/a$i" bs=1M count=4 status=none; done
+	for i in 1 2 3 4; do dd if=/dev/zero of="m/b$i" bs=1M count=4 status=none; done
+	sync
+	# ext4 issues the discards from a worker after the commit: the trace
+	# ends once the device has completed two more (the delete's and the
+	# other's; /sys/block/*/stat field 12), or after ten seconds
+	local stat
+	stat=/sys/block/$(basename "$FS_LOOP")/stat
+	[ -r "$stat" ] || skip "no $stat"
+	awk '{ print $12 + 2 }' "$stat" >discards.want
+	(
+		while [ ! -e writer.go ]; do sleep 0.01; done
+		rm -f m/b1 m/b2 m/b3 m/b4
+		sync
+		touch writer.done
+	) &
+	local other=$!
+	# shellcheck disable=SC2016 # the traced shell expands it
+	STAT=$stat "$ADAPTRM" --trace --json t.json -- sh -c \
+		'rm -rf m/d; sync; touch writer.go; while [ ! -e writer.done ]; do sleep 0.02; done
+		i=0; while [ $i -lt 200 ] && [ "$(awk "{ print \$12 }" "$STAT")" -lt "$(cat discards.want)" ]; do
+			sleep 0.05; i=$((i + 1)); done' \
+		>report.txt || fail "trace failed"
+	wait "$other"
+	expect_gone m/d
+	local dev own oth
+	dev=$(jq -r '[.fs.devices[] | select(.traced and .discard_mount)][0].dev' t.json)
+	[ "$dev" != null ] || fail "no traced device mounted with discard in the JSON"
+	own=$(jq -r --arg d "$dev" '.fs.devices[] | select(.dev == $d) | .block.discards' t.json)
+	oth=$(jq -r --arg d "$dev" '.fs.devices[] | select(.dev == $d) | .other_block.discards' t.json)
+	[ "$own" -ge 1 ] || fail "none of the delete's discards counted as its own"
+	[ "$oth" -ge 1 ] || fail "the other process's discards counted as the delete's ($own own)"
+}

@@ -235,7 +235,8 @@ struct probe_dev_stat {
 	/* jbd2 commits of this device's journal; times in jiffies */
 	unsigned long long jbd2_commits, jbd2_wait, jbd2_request_delay, jbd2_running, jbd2_locked,
 		jbd2_flushing, jbd2_logging, jbd2_handles, jbd2_blocks;
-	unsigned long long other_syncs; /* untraced processes' syncs of files here */
+	unsigned long long other_syncs;	 /* untraced processes' syncs of files here */
+	unsigned long long freed_chunks; /* ext4 frees by traced threads (discard matching) */
 	/* block requests issued to this device, by who issued them (the probes
 	 * count these) */
 	struct probe_bio bio_by[PROBE_BIO_CLASSES];
