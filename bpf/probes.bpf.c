@@ -1155,7 +1155,7 @@ struct freed_key {
 };
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 16384);
+	__uint(max_entries, 4096); /* 4 GiB freed; an older chunk goes first */
 	__type(key, struct freed_key);
 	__type(value, __u8);
 } freed_chunks SEC(".maps");
