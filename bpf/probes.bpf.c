@@ -66,7 +66,9 @@ struct {
 struct sc_start {
 	__u64 ts;
 	__u32 nr;
-	__u32 rmdir;
+	__u16 rmdir;
+	__u8 marks; /* the TGID_* flags this thread has set on its process */
+	__u8 pad;
 	__u64 last_ino; /* the inode this thread's last ext4 unlink removed */
 };
 struct {
@@ -355,11 +357,18 @@ struct {
 	__type(value, __u64);
 } fs_start SEC(".maps");
 
+/* A block request in flight, by its address: who created it (PROBE_BIO_*,
+ * from block_io_start) and when it was issued (0 until block_rq_issue). */
+struct bio_rq {
+	__u64 ts;
+	__u32 cls;
+	__u32 seen; /* set by block_io_start */
+};
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 8192);
 	__type(key, __u64);
-	__type(value, __u64);
+	__type(value, struct bio_rq);
 } bio_start SEC(".maps");
 
 /* A filter in front of the tgids hash: a byte per tgid modulo its size,
@@ -445,6 +454,12 @@ static __always_inline bool is_tracer(void)
 	return (__u64)BPF_CORE_READ(t, ptraced.next) != head;
 }
 
+/* Set once a traced thread calls ptrace(): a tracer calls it for every
+ * stop of its tracees, and a tracee that asks to be traced calls it first.
+ * Until then no traced process is a tracer, and the cuts at every system
+ * call's entry and exit skip is_tracer's read. */
+__u8 ptrace_seen;
+
 static __always_inline void oncpu_cut(__u32 tid, __u64 now, int where, bool keep)
 {
 	__u32 zero = 0;
@@ -457,7 +472,7 @@ static __always_inline void oncpu_cut(__u32 tid, __u64 now, int where, bool keep
 		__u64 d = now - c->since;
 
 		m->oncpu_ns += d;
-		if (is_tracer())
+		if (ptrace_seen && is_tracer())
 			m->tracer_oncpu_ns += d;
 		if (where == ON_SYSCALL)
 			m->oncpu_syscall_ns += d;
@@ -616,6 +631,10 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 	}
 	s->nr = (__u32)nr;
 	s->rmdir = 0;
+#ifdef __NR_ptrace
+	if (nr == __NR_ptrace)
+		ptrace_seen = 1;
+#endif
 	if (nr == PROBE_NR_UNLINKAT
 #ifdef __NR_unlink
 	    || nr == __NR_unlink
@@ -623,8 +642,13 @@ static __always_inline int do_sys_enter(__u64 *ctx, const bool btf)
 #ifdef __NR_rmdir
 	    || nr == __NR_rmdir
 #endif
-	)
-		mark_removes(id >> 32, TGID_REMOVES | TGID_UNLINKED);
+	) {
+		/* once per thread, not a hash lookup on every unlink */
+		if (s->marks != (TGID_REMOVES | TGID_UNLINKED)) {
+			mark_removes(id >> 32, TGID_REMOVES | TGID_UNLINKED);
+			s->marks = TGID_REMOVES | TGID_UNLINKED;
+		}
+	}
 	if (nr == PROBE_NR_UNLINKAT) /* unlinkat(dirfd, path, flags) */
 		s->rmdir = ((btf ? PT_REGS_PARM3_SYSCALL(regs) : PT_REGS_PARM3_CORE_SYSCALL(regs)) &
 			    AT_REMOVEDIR) != 0;
@@ -663,8 +687,10 @@ static __always_inline int do_sys_exit(__u64 *ctx)
 
 		if (m)
 			hist_add(&m->getdents_bytes, (__u64)ret);
-		if (ret > DOT_DOTDOT_BYTES)
+		if (ret > DOT_DOTDOT_BYTES && !(s->marks & TGID_REMOVES)) {
 			mark_removes(bpf_get_current_pid_tgid() >> 32, TGID_REMOVES);
+			s->marks |= TGID_REMOVES;
+		}
 	} else if (nr == PROBE_NR_UNLINKAT && s->rmdir) {
 		struct probe_misc *m = misc_get();
 
@@ -1183,14 +1209,50 @@ static __always_inline int do_ext4_unlink_exit(__u64 *ctx)
 	return 0;
 }
 
+/* Where the traced threads freed ext4 blocks, by device and 1 MiB chunk
+ * of sectors: the discards that jbd2 issues later for those chunks are the
+ * delete's, the others on the same filesystem another process's. */
+#define FREED_CHUNK_SHIFT 11 /* sectors: 1 MiB */
+#define FREED_CHUNKS_PER_FREE 16
+struct freed_key {
+	__u32 dev;
+	__u32 pad;
+	__u64 chunk;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096); /* 4 GiB freed; an older chunk goes first */
+	__type(key, struct freed_key);
+	__type(value, __u8);
+} freed_chunks SEC(".maps");
+
 static __always_inline int do_ext4_free_blocks(__u64 *ctx)
 {
+	struct inode *inode = (void *)ctx[0];
 	struct probe_misc *m;
+	struct freed_key k = {};
+	__u8 one = 1;
 
 	if (!current_traced() || !(m = misc_get()))
 		return 0;
 	__sync_fetch_and_add(&m->ext4_free_calls, 1);
 	__sync_fetch_and_add(&m->ext4_freed_blocks, ctx[2]);
+	if (!ctx[2])
+		return 0;
+
+	__u32 shift = BPF_CORE_READ(inode, i_sb, s_blocksize_bits) - 9;
+	__u64 first = (ctx[1] << (shift & 31)) >> FREED_CHUNK_SHIFT;
+	__u64 last = (((ctx[1] + ctx[2]) << (shift & 31)) - 1) >> FREED_CHUNK_SHIFT;
+	struct probe_dev_stat *d;
+
+	k.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	for (int i = 0; i < FREED_CHUNKS_PER_FREE && first + i <= last; i++) {
+		k.chunk = first + i;
+		bpf_map_update_elem(&freed_chunks, &k, &one, BPF_ANY);
+	}
+	d = dev_get(k.dev);
+	if (d)
+		__sync_fetch_and_add(&d->freed_chunks, 1);
 	return 0;
 }
 
@@ -1433,42 +1495,121 @@ static __always_inline __u32 rq_dev(struct request *rq)
 	return BPF_CORE_READ(rq, part, bd_dev);
 }
 
+#define BIO_S_IFMT 0170000
+#define BIO_S_IFREG 0100000
+
+/* A kernel thread's discard RQ: the delete's filesystem work when it starts
+ * in a chunk the traced threads freed, or when the device has no record of
+ * their frees (xfs, btrfs: no extents kept); else another process's. */
+static __always_inline __u32 discard_class(struct request *rq)
+{
+	struct freed_key k = {};
+	struct probe_dev_stat *d;
+
+	/* the bio's device: the request's is not set yet when it is created */
+	struct block_device *bdev = BPF_CORE_READ(rq, bio, bi_bdev);
+
+	k.dev = BPF_CORE_READ(bdev, bd_dev);
+	d = bpf_map_lookup_elem(&devs, &k.dev);
+	if (!d || !d->freed_chunks)
+		return PROBE_BIO_FS;
+	k.chunk = (BPF_CORE_READ(rq, __sector) - BPF_CORE_READ(bdev, bd_start_sect)) >>
+		  FREED_CHUNK_SHIFT;
+	return bpf_map_lookup_elem(&freed_chunks, &k) ? PROBE_BIO_FS : PROBE_BIO_OTHER;
+}
+
+/* Who the request RQ is for, from the task that creates it (current):
+ * PROBE_BIO_TRACED, _FS or _OTHER (probes_shared.h). A kernel thread's
+ * request is its filesystem's work (journal, metadata, discards) unless it
+ * writes a regular file's pages: writeback of a file's data is for the
+ * process that wrote it, and a delete writes none. */
+static __always_inline __u32 bio_class(struct request *rq, __u32 op)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	struct address_space *mapping;
+	struct page *pg;
+
+	if (traced(BPF_CORE_READ(t, tgid)))
+		return PROBE_BIO_TRACED;
+	if (!(BPF_CORE_READ(t, flags) & PF_KTHREAD))
+		return PROBE_BIO_OTHER;
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD))
+		return discard_class(rq);
+	if (op != bpf_core_enum_value(enum req_op, REQ_OP_WRITE))
+		return PROBE_BIO_FS;
+	pg = BPF_CORE_READ(rq, bio, bi_io_vec, bv_page);
+	mapping = pg ? BPF_CORE_READ(pg, mapping) : NULL;
+	/* the low bits mark anonymous and movable pages, which no file owns */
+	if (!mapping || ((unsigned long)mapping & 3))
+		return PROBE_BIO_FS;
+	if ((BPF_CORE_READ(mapping, host, i_mode) & BIO_S_IFMT) == BIO_S_IFREG)
+		return PROBE_BIO_OTHER;
+	return PROBE_BIO_FS;
+}
+
+/* A request is created (in the task that queued its bio): remember who. */
+static __always_inline int do_io_start(__u64 *ctx)
+{
+	struct request *rq = (void *)ctx[0];
+	__u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
+	struct bio_rq v = { .cls = bio_class(rq, op), .seen = 1 };
+	__u64 key = ctx[0];
+
+	bpf_map_update_elem(&bio_start, &key, &v, BPF_ANY);
+	return 0;
+}
+
 static __always_inline int do_rq_issue(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx[0];
-	__u64 key = ctx[0], now = bpf_ktime_get_ns();
-	struct probe_dev_stat *d = dev_get(rq_dev(rq));
+	__u64 key = ctx[0];
 	__u32 op = BPF_CORE_READ(rq, cmd_flags) & REQ_OP_MASK;
+	struct bio_rq *v = bpf_map_lookup_elem(&bio_start, &key), fresh = {};
+
+	/* without block_io_start (an older kernel), the issuer stands in */
+	if (!v || !v->seen) {
+		fresh.cls = bio_class(rq, op);
+		bpf_map_update_elem(&bio_start, &key, &fresh, BPF_ANY);
+		v = bpf_map_lookup_elem(&bio_start, &key);
+		if (!v)
+			return 0;
+	}
+	v->ts = bpf_ktime_get_ns();
+	v->seen = 0; /* a request's address is used again for the next */
+
+	struct probe_dev_stat *d = dev_get(rq_dev(rq));
+	__u32 cls = v->cls < PROBE_BIO_CLASSES ? v->cls : PROBE_BIO_OTHER;
 	__u32 bytes = BPF_CORE_READ(rq, __data_len);
 
-	if (d) {
-		__sync_fetch_and_add(&d->bio_bytes, bytes);
-		/* the value from the running kernel's BTF, not vmlinux.h's */
-		if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD)) {
-			__sync_fetch_and_add(&d->bio_discards, 1);
-			__sync_fetch_and_add(&d->bio_discard_bytes, bytes);
-		}
+	if (!d)
+		return 0;
+	__sync_fetch_and_add(&d->bio_by[cls].bytes, bytes);
+	/* the value from the running kernel's BTF, not vmlinux.h's */
+	if (op == bpf_core_enum_value(enum req_op, REQ_OP_DISCARD)) {
+		__sync_fetch_and_add(&d->bio_by[cls].discards, 1);
+		__sync_fetch_and_add(&d->bio_by[cls].discard_bytes, bytes);
 	}
-	bpf_map_update_elem(&bio_start, &key, &now, BPF_ANY);
 	return 0;
 }
 
 static __always_inline int do_rq_complete(__u64 *ctx)
 {
 	struct request *rq = (void *)ctx[0];
-	__u64 key = ctx[0], *ts;
+	__u64 key = ctx[0];
 	struct probe_dev_stat *d;
+	struct bio_rq *v;
 
-	ts = bpf_map_lookup_elem(&bio_start, &key);
-	if (!ts)
+	v = bpf_map_lookup_elem(&bio_start, &key);
+	if (!v || !v->ts)
 		return 0;
 	d = dev_get(rq_dev(rq));
-	if (d)
-		hist_add(&d->bio_lat, bpf_ktime_get_ns() - *ts);
+	if (d && v->cls < PROBE_BIO_CLASSES)
+		hist_add(&d->bio_by[v->cls].lat, bpf_ktime_get_ns() - v->ts);
 	bpf_map_delete_elem(&bio_start, &key);
 	return 0;
 }
 
+TP_BOTH(block_io_start, do_io_start(ctx))
 TP_BOTH(block_rq_issue, do_rq_issue(ctx))
 TP_BOTH(block_rq_complete, do_rq_complete(ctx))
 

@@ -27,6 +27,10 @@
 # delete), test_pid.sh (-p on a
 # process that deletes nothing).
 
+# The text report keeps each sentence on one line for the checks that grep
+# it (it wraps at COLUMNS, else 100 columns off a terminal).
+export COLUMNS=1000
+
 need_bpf() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
 	command -v jq >/dev/null || skip "needs jq"

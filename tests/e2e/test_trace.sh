@@ -502,14 +502,19 @@ test_trace_compare_sections_and_order() {
 		'{"unlink_ns":{"count":100,"total":1,"buckets":[]},"freed_blocks":7,
 		  "inode_jump":{"count":100,"total":1,"buckets":[[1,90],[65536,10]]}}'
 	fake_trace b.json '[{"name":"unlinkat","nr":263,"calls":100,"total_ns":200000},
-		{"name":"close","nr":3,"calls":5,"total_ns":5000000}]' \
+		{"name":"close","nr":3,"calls":5,"total_ns":50000000}]' \
 		'[{"id":"directory_lock_contention","share":0.2,"text":"b says"}]' \
 		'{"unlink_ns":{"count":100,"total":1,"buckets":[]},"freed_blocks":9,
 		  "inode_jump":{"count":100,"total":1,"buckets":[[65536,100]]}}'
 	"$ADAPTRM" --trace --compare a.json b.json >out.txt
-	# syscall rows: unlinkat (0.9 s in A) first, then close (5 ms in B)
+	# syscall rows: unlinkat (0.9 s in A) first, then close (50 ms in B);
+	# sched_getaffinity, too small to matter, only in a closing line
 	expect_eq "$(awk '/^syscall /{on=1; next} on && /^wall /{exit} on {print $1}' out.txt | tr '\n' ' ')" \
-		"unlinkat close sched_getaffinity " "syscall row order"
+		"unlinkat close " "syscall row order"
+	grep -q '^(1 syscalls alike .*: sched_getaffinity)$' out.txt || fail "no line for the alike syscall"
+	"$ADAPTRM" --trace --all --compare a.json b.json >all.txt
+	expect_eq "$(awk '/^syscall /{on=1; next} on && /^wall /{exit} on {print $1}' all.txt | tr '\n' ' ')" \
+		"unlinkat close sched_getaffinity " "syscall rows with --all"
 	# one column start for the calls of every row, the long name included
 	local cols
 	cols=$(awk '/^syscall /{on=1; next} on && /^wall /{exit} on {print index($0, " " $2 " ") + length($2)}' out.txt | sort -u | wc -l)
@@ -605,8 +610,9 @@ test_trace_reports_the_cgroups_limits() {
 	else
 		mem=
 	fi
+	# wide enough that the cgroup's long path keeps the quota on its line
 	# shellcheck disable=SC2016 # the inner shell expands it
-	bash -c 'for f in "${@:2}"; do echo $$ >"$f" || exit 1; done
+	COLUMNS=400 bash -c 'for f in "${@:2}"; do echo $$ >"$f" || exit 1; done
 		exec "$1" --trace --json t.json -- timeout 1 sh -c "while :; do :; done"' \
 		_ "$ADAPTRM" "${procs[@]}" >report.txt || rc=$?
 	expect_eq "$rc" 124 "the busy loop's timeout"
@@ -664,23 +670,29 @@ test_trace_oncpu_busy_loop_and_sleep() {
 	[ "$sl" -gt "$on" ] || fail "sleep 1: sleeping $sl ns, on CPU $on ns"
 }
 
-# --folded: every line "stack count", on-CPU and off-CPU stacks (the reader
-# at the pipe's end sleeps in read, a busy syscall: an S wait site), sorted
-# by count; the JSON splits the on-CPU kernel samples by category.
+# --folded and --folded-offcpu: every line "stack count", on-CPU stacks
+# (samples) in one file and off-CPU stacks (microseconds) in the other (the
+# reader at the pipe's end sleeps in read, a busy syscall: an S wait site),
+# sorted by count; the JSON splits the on-CPU kernel samples by category.
 test_trace_folded_stacks() {
 	need_bpf
 	make_tree d 200 200
-	"$ADAPTRM" --trace --json t.json --folded f.txt -- sh -c 'rm -rfv d | cat >/dev/null' >/dev/null
+	"$ADAPTRM" --trace --json t.json --folded f.txt --folded-offcpu off.txt -- \
+		sh -c 'rm -rfv d | cat >/dev/null' >/dev/null
 	expect_gone d
 	need_oncpu t.json
 	[ -s f.txt ] || fail "empty folded file"
+	[ -s off.txt ] || fail "empty off-CPU folded file"
 	local bad
-	bad=$(grep -cvE '^[^ ]+ [0-9]+$' f.txt || true)
-	expect_eq "$bad" 0 "lines not in the folded format: $(grep -vE '^[^ ]+ [0-9]+$' f.txt | head -3)"
+	bad=$(cat f.txt off.txt | grep -cvE '^[^ ]+ [0-9]+$' || true)
+	expect_eq "$bad" 0 "lines not in the folded format: $(cat f.txt off.txt | grep -vE '^[^ ]+ [0-9]+$' | head -3)"
 	grep -q '^oncpu;' f.txt || fail "no on-CPU stacks: $(head -3 f.txt)"
-	grep -Eq '^offcpu-[DS];' f.txt || fail "no off-CPU stacks: $(head -3 f.txt)"
+	if grep -q '^offcpu' f.txt; then fail "off-CPU stacks among the samples"; fi
+	grep -Eq '^offcpu-[DS];' off.txt || fail "no off-CPU stacks: $(head -3 off.txt)"
+	if grep -q '^oncpu' off.txt; then fail "on-CPU samples among the microseconds"; fi
 	grep -q '^oncpu;.*do_unlinkat' f.txt || fail "no unlink in the on-CPU stacks"
 	awk '{ print $NF }' f.txt | sort -c -rn || fail "not sorted by count"
+	awk '{ print $NF }' off.txt | sort -c -rn || fail "off-CPU not sorted by count"
 	expect_eq "$(jq '[.oncpu.kernel_categories[].share] | add | . > 0.999 and . < 1.001' t.json)" true \
 		"category shares do not sum to 1"
 }

@@ -57,7 +57,7 @@ Test(fsfields, sentences_print_their_figures)
 	cr_assert_str_eq(s, "  ext4: 5 discards (40 blocks)\n");
 	free(s);
 	/* every sentence resolves its figures (an unknown one aborts) */
-	for (int l = TRACE_FS_LINE_EXT4; l <= TRACE_FS_LINE_EXT4_DISCARDS; l++)
+	for (int l = TRACE_FS_LINE_EXT4; l <= TRACE_FS_LINE_OTHER_BLOCK; l++)
 		free(sentence(l, &m, &d));
 }
 

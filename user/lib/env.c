@@ -63,6 +63,9 @@ const struct env_desc env_table[ENV_COUNT] = {
 	[ENV_HOME] = { "HOME", "without XDG_CACHE_HOME, profiles are kept in $HOME/.cache/adaptrm",
 		       false },
 	[ENV_PATH] = { "PATH", "where --trace -- COMMAND is looked up, as execvp does", false },
+	[ENV_COLUMNS] = { "COLUMNS",
+			  "the width the --trace report wraps at (else the terminal's, or 100)",
+			  false },
 };
 
 const char *env_str(enum env_var v)

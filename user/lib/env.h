@@ -26,7 +26,8 @@ enum env_var {
 	ENV_XDG_CACHE_HOME,   /* where profiles are kept */
 	ENV_XDG_STATE_HOME,   /* where --background keeps its index and log */
 	ENV_HOME,
-	ENV_PATH, /* where --trace -- COMMAND is looked up */
+	ENV_PATH,    /* where --trace -- COMMAND is looked up */
+	ENV_COLUMNS, /* the width the --trace report wraps at */
 	ENV_COUNT
 };
 

@@ -4,6 +4,7 @@
  * each tracepoint has a tp_btf and a raw_tp program, and each group of
  * tracepoints attaches on its own. */
 #include "probes/probes.h"
+#include "lib/clock.h"
 #include "lib/env.h"
 #include "probes.skel.h"
 #include "probes/ksyms.h"
@@ -69,7 +70,15 @@ static const struct tp_group tp_groups[] = {
 	{ "block_rq_issue", PROBE_G_BLOCK },
 	{ "block_rq_complete", PROBE_G_BLOCK },
 	{ "xfs_inode_set_need_inactive", PROBE_G_XFS },
+	{ "block_io_start", PROBE_G_BLOCK }, /* optional: tp_optional() */
 };
+
+/* Tracepoints whose group a kernel without them keeps, less their
+ * programs (block_io_start came in Linux 6.5; block_rq_issue stands in). */
+static bool tp_optional(const char *tp)
+{
+	return !strcmp(tp, "block_io_start");
+}
 
 static const char *const group_names[PROBE_G_COUNT] = {
 	"proc", "syscalls", "locks", "offcpu", "runq",	"ext4",
@@ -272,11 +281,17 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 		group_ok[g] = group_wanted(flags, g);
 	if (no_oncpu)
 		group_ok[PROBE_G_ONCPU] = false;
+	const char *missing[8];
+	int nmissing = 0;
 	for (size_t i = 0; vmlinux && i < sizeof tp_groups / sizeof *tp_groups; i++) {
 		char type[128];
 		snprintf(type, sizeof type, "btf_trace_%s", tp_groups[i].tp);
-		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) < 0)
+		if (btf__find_by_name_kind(vmlinux, type, BTF_KIND_TYPEDEF) >= 0)
+			continue;
+		if (!tp_optional(tp_groups[i].tp))
 			group_ok[tp_groups[i].g] = false;
+		else if (nmissing < (int)(sizeof missing / sizeof *missing))
+			missing[nmissing++] = tp_groups[i].tp;
 	}
 	bpf_object__for_each_program(prog, skel->obj)
 	{
@@ -284,6 +299,8 @@ static struct probes_bpf *open_flavour(struct probes *p, bool use_btf, unsigned 
 		const char *tp = prog_tp(prog, &is_btf);
 		int g = tp ? group_of(tp) : -1;
 		bool load = g >= 0 && group_ok[g] && is_btf == use_btf;
+		for (int i = 0; load && i < nmissing; i++)
+			load = strcmp(tp, missing[i]) != 0;
 		if (prog == skel->progs.cpu_sample)
 			load = group_ok[PROBE_G_ONCPU];
 		bpf_program__set_autoload(prog, load);
@@ -573,6 +590,7 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 	libbpf_set_print(libbpf_quiet);
 	p->ncpus = libbpf_num_possible_cpus();
 
+	uint64_t t0 = now_ns();
 	if ((e = load_skeleton(p, flags, group_ok))) {
 		snprintf(err, errlen, "cannot load the BPF probes: %s%s", strerror(e < 0 ? -e : e),
 			 e == -EPERM || e == EPERM ?
@@ -581,8 +599,11 @@ struct probes *probes_start(const pid_t *pids, int npids, unsigned flags, char *
 				 "");
 		goto fail;
 	}
+	uint64_t t1 = now_ns();
 	p->skel->bss->life_t0 = probes_mono_ns();
 	attach_groups(p, flags, group_ok);
+	p->load_ns = t1 - t0;
+	p->attach_ns = now_ns() - t1;
 	if (!p->attached[PROBE_G_PROC] || !p->attached[PROBE_G_SYSCALLS]) {
 		snprintf(err, errlen, "cannot attach the syscall and process probes: %s", p->notes);
 		goto fail;
@@ -607,6 +628,12 @@ bool probes_group_attached(const struct probes *p, enum probe_group g)
 const char *probes_notes(const struct probes *p)
 {
 	return p->notes;
+}
+
+void probes_start_cost(const struct probes *p, uint64_t *load_ns, uint64_t *attach_ns)
+{
+	*load_ns = p->load_ns;
+	*attach_ns = p->attach_ns;
 }
 
 void probes_stop(struct probes *p)

@@ -114,6 +114,9 @@ int probes_read(struct probes *p, struct probe_snapshot *out);
 bool probes_group_attached(const struct probes *p, enum probe_group g);
 /* Newline-separated notes about dropped groups and fallbacks ("" if none). */
 const char *probes_notes(const struct probes *p);
+/* What starting cost: the BPF programs' load (the verifier, maps, CO-RE)
+ * and their attach, in nanoseconds. */
+void probes_start_cost(const struct probes *p, uint64_t *load_ns, uint64_t *attach_ns);
 void probes_stop(struct probes *p);
 
 /* Snapshots are ~200 KB: allocate them (zeroed). */

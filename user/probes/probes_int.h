@@ -36,6 +36,7 @@ struct probes {
 	struct ksyms *live_ksyms;
 	bool live_ksyms_tried;
 	char notes[1024];
+	uint64_t load_ns, attach_ns; /* what starting cost: BPF load, then attach */
 };
 
 /* CLOCK_MONOTONIC in ns: bpf_ktime_get_ns's clock. */

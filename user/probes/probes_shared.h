@@ -288,16 +288,35 @@ struct probe_cpu_key {
 
 /* Filesystem and block events of one device (kernel dev_t encoding: major
  * << 20 | minor): the value of the devs hash, keyed by that dev_t. */
+/* Who issued a block request, as block_io_start (the request's creation,
+ * in the task that queued its first bio) saw it: a traced thread; a kernel
+ * thread writing no regular file's data (a journal commit, metadata
+ * writeback, a discard: its filesystem's own work); anyone else (other
+ * processes, and file data written back for them). Which of these are the
+ * delete's depends on the device, which user space decides. */
+enum { PROBE_BIO_TRACED, PROBE_BIO_FS, PROBE_BIO_OTHER, PROBE_BIO_CLASSES };
+struct probe_bio {
+	unsigned long long bytes, discards, discard_bytes;
+	struct probe_hist lat; /* block_rq_issue -> complete, ns */
+};
+
 struct probe_dev_stat {
 	unsigned long long unlinks; /* ext4 and xfs unlinks by traced threads */
 	unsigned long long ext4_discards, ext4_discard_blocks;
 	/* jbd2 commits of this device's journal; times in jiffies */
 	unsigned long long jbd2_commits, jbd2_wait, jbd2_request_delay, jbd2_running, jbd2_locked,
 		jbd2_flushing, jbd2_logging, jbd2_handles, jbd2_blocks;
-	/* block requests issued to this device (any process) */
+	unsigned long long other_syncs;	 /* untraced processes' syncs of files here */
+	unsigned long long freed_chunks; /* ext4 frees by traced threads (discard matching) */
+	/* block requests issued to this device, by who issued them (the probes
+	 * count these) */
+	struct probe_bio bio_by[PROBE_BIO_CLASSES];
+	/* the same requests split by trace/blockio.c: the delete's (bio_*)
+	 * and the device's other load (other_*) */
 	unsigned long long bio_bytes, bio_discards, bio_discard_bytes;
-	struct probe_hist bio_lat;	/* block_rq_issue -> complete, ns */
-	unsigned long long other_syncs; /* untraced processes' syncs of files here */
+	struct probe_hist bio_lat; /* block_rq_issue -> complete, ns */
+	unsigned long long other_bytes, other_discards, other_discard_bytes;
+	struct probe_hist other_lat;
 };
 
 #endif

@@ -4,6 +4,7 @@
 #include "trace/compare.h"
 #include "lib/json.h"
 #include "lib/msg.h"
+#include "lib/wrap.h"
 #include "probes/hist.h"
 #include "trace/fsfields.h"
 #include "trace/measure.h"
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct json_value *load(const char *path, struct json_value **keep)
 {
@@ -91,6 +93,65 @@ static void ratio(char *buf, size_t len, double a, double b)
 
 /* The width of the name column: the longest name, at least MIN. */
 static int name_width = 16;
+
+/* Every row, or only the rows that differ (--all or not). */
+static bool show_all;
+
+/* Two figures are alike within a tenth of the larger. */
+static bool alike(double a, double b)
+{
+	double m = fmax(fabs(a), fabs(b));
+	return fabs(a - b) <= 0.1 * m;
+}
+
+/* What a table left out as alike: the names, for one closing line. */
+struct hidden {
+	char names[512];
+	int n;
+};
+
+static void hide(struct hidden *h, const char *name)
+{
+	size_t len = strlen(h->names);
+	if (len + strlen(name) + 3 < sizeof h->names)
+		snprintf(h->names + len, sizeof h->names - len, "%s%s", h->n ? ", " : "", name);
+	else if (len + 5 < sizeof h->names && !strstr(h->names, "..."))
+		snprintf(h->names + len, sizeof h->names - len, ", ...");
+	h->n++;
+}
+
+static void print_hidden(const struct hidden *h, const char *what)
+{
+	if (h->n)
+		printf("(%d %s alike in A and B, within 10%% or too small to matter, not shown"
+		       " (--all shows them): %s)\n",
+		       h->n, what, h->names);
+}
+
+/* The sums over an array's rows of members K1 and K2 (K2 under K1's
+ * object when SUB). */
+static double sum_of(const struct json_value *arr, const char *k1, const char *k2)
+{
+	double t = 0;
+	for (size_t i = 0; arr && arr->type == JSON_ARRAY && i < arr->n; i++)
+		t += k2 ? json_get_num(json_get(arr->items[i], k1), k2, 0) :
+			  json_get_num(arr->items[i], k1, 0);
+	return t;
+}
+
+/* The scale a difference must reach to be shown: a hundredth of the
+ * larger side's total (time of every syscall, calls of every syscall). */
+static double time_floor, calls_floor;
+
+/* A syscall or lock row differs when its time differs by more than a
+ * tenth and by a hundredth of the larger total, or its count likewise. */
+static bool row_differs(double ca, double cb, double ta, double tb)
+{
+	if (show_all)
+		return true;
+	return (!alike(ta, tb) && fabs(ta - tb) >= time_floor) ||
+	       (!alike(ca, cb) && fabs(ca - cb) >= calls_floor);
+}
 
 /* Two quantize histograms over the same rows: A's bar and count, B's. */
 static void print_pair(const char *title, const struct probe_hist *a, const struct probe_hist *b)
@@ -228,6 +289,8 @@ static const struct json_value *find_nr(const struct json_value *arr, int nr)
 	return x;
 }
 
+static struct hidden hidden_syscalls, hidden_locks, hidden_fs;
+
 static void syscall_row(const char *name, const struct json_value *xa, const struct json_value *xb)
 {
 	const struct json_value *la = json_get(xa, "latency_ns"), *lb = json_get(xb, "latency_ns");
@@ -236,6 +299,10 @@ static void syscall_row(const char *name, const struct json_value *xa, const str
 	double p9a = json_get_num(la, "p99", 0), p9b = json_get_num(lb, "p99", 0);
 	char r1[16], r2[16], r3[16];
 
+	if (!row_differs(ca, cb, ta, tb)) {
+		hide(&hidden_syscalls, name);
+		return;
+	}
 	ratio(r1, sizeof r1, ca, cb);
 	ratio(r2, sizeof r2, ta, tb);
 	ratio(r3, sizeof r3, p9a, p9b);
@@ -251,6 +318,11 @@ static void lock_row(const char *type, const struct json_value *xa, const struct
 	double ta = json_get_num(wa, "total", 0), tb = json_get_num(wb, "total", 0);
 	char r1[16], r2[16];
 
+	/* lock waits are measured against the syscalls' time they sit in */
+	if (!row_differs(ca, cb, ta, tb)) {
+		hide(&hidden_locks, type);
+		return;
+	}
 	ratio(r1, sizeof r1, ca, cb);
 	ratio(r2, sizeof r2, ta, tb);
 	printf("%-*s %10.0f %10.0f %7s %11.6f %11.6f %7s\n", name_width, type, ca, cb, r1, ta / 1e9,
@@ -264,6 +336,8 @@ static void lock_hist_row(const char *type, const struct json_value *xa, const s
 
 	to_hist(json_get(xa, "wait_ns"), &ha);
 	to_hist(json_get(xb, "wait_ns"), &hb);
+	if (!row_differs((double)ha.count, (double)hb.count, (double)ha.total, (double)hb.total))
+		return;
 	snprintf(title, sizeof title, "lock %s wait", type);
 	print_pair(title, &ha, &hb);
 }
@@ -274,6 +348,10 @@ static void num_row(const char *name, double a, double b, const char *fmt)
 	char r[16], va[32], vb[32];
 	if (a == 0 && b == 0)
 		return;
+	if (!show_all && alike(a, b)) {
+		hide(&hidden_fs, name);
+		return;
+	}
 	ratio(r, sizeof r, a, b);
 	snprintf(va, sizeof va, fmt, a);
 	snprintf(vb, sizeof vb, fmt, b);
@@ -290,6 +368,7 @@ static void fs_events(const struct json_value *a, const struct json_value *b)
 		if (x->label)
 			num_row(x->label, trace_fs_from_json(fa, x), trace_fs_from_json(fb, x),
 				x->fmt);
+	print_hidden(&hidden_fs, "figures");
 
 	/* ext4 unlink order: the share of a thread's consecutive unlinks
 	 * within TRACE_INO_NEAR inodes of each other */
@@ -335,12 +414,20 @@ static void findings(const struct json_value *a, const struct json_value *b)
 	each_row(fa, fb, "id", finding_weight, finding_row);
 	for (int side = 0; side < 2; side++) {
 		const struct json_value *f = side ? fb : fa;
-		for (size_t i = 0; f && f->type == JSON_ARRAY && i < f->n; i++)
-			printf("  %s: %s\n", side ? "B" : "A", json_get_str(f->items[i], "text", ""));
+		for (size_t i = 0; f && f->type == JSON_ARRAY && i < f->n; i++) {
+			/* sentences wrap at the screen's width; the tables do not */
+			char *line = NULL;
+			if (asprintf(&line, "  %s: %s\n", side ? "B" : "A",
+				     json_get_str(f->items[i], "text", "")) < 0)
+				die(ENOMEM, "--compare");
+			fflush(stdout);
+			wrap_text(stdout, line, wrap_width(STDOUT_FILENO));
+			free(line);
+		}
 	}
 }
 
-int trace_compare(const char *pa, const char *pb)
+int trace_compare(const char *pa, const char *pb, bool all)
 {
 	struct json_value *ka = NULL, *kb = NULL;
 	const struct json_value *a = load(pa, &ka), *b = a ? load(pb, &kb) : NULL;
@@ -361,6 +448,10 @@ int trace_compare(const char *pa, const char *pb)
 	if (fw > name_width)
 		name_width = fw;
 
+	show_all = all;
+	time_floor = 0.01 * fmax(sum_of(sa, "total_ns", NULL), sum_of(sb, "total_ns", NULL));
+	calls_floor = fmax(10, 0.01 * fmax(sum_of(sa, "calls", NULL), sum_of(sb, "calls", NULL)));
+
 	command_line("A", a);
 	command_line("B", b);
 	printf("\n%-*s %10s %10s %7s %11s %11s %7s %9s %9s %9s %9s %7s\n", name_width, "syscall",
@@ -372,10 +463,12 @@ int trace_compare(const char *pa, const char *pb)
 	printf("%-*s %10s %10s %7s %11.6f %11.6f %7s\n", name_width, "wall", "", "", "", wa / 1e9,
 	       wb / 1e9, r1);
 	printf("(syscalls by the larger of A's and B's time; ~ estimated within log2 buckets)\n");
+	print_hidden(&hidden_syscalls, "syscalls");
 
 	printf("\nLock waits\n%-*s %10s %10s %7s %11s %11s %7s\n", name_width, "type", "waits A",
 	       "waits B", "B/A", "seconds A", "seconds B", "B/A");
 	each_row(la, lb, "type", lock_weight, lock_row);
+	print_hidden(&hidden_locks, "lock types");
 	printf("\nOff-CPU\n");
 	static const char *const kinds[] = { "blocked_ns", "sleeping_ns", "preempted_ns" };
 	for (int k = 0; k < 3; k++) {
@@ -396,6 +489,9 @@ int trace_compare(const char *pa, const char *pb)
 		struct probe_hist ha, hb;
 		to_hist(json_get(xa, "latency_ns"), &ha);
 		to_hist(json_get(xb, "latency_ns"), &hb);
+		if (!row_differs(json_get_num(xa, "calls", 0), json_get_num(xb, "calls", 0),
+				 json_get_num(xa, "total_ns", 0), json_get_num(xb, "total_ns", 0)))
+			continue;
 		print_pair(json_get_str(xa ? xa : xb, "name", "?"), &ha, &hb);
 	}
 	each_row(la, lb, "type", lock_weight, lock_hist_row);

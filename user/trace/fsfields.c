@@ -77,6 +77,13 @@ const struct trace_fs_field trace_fs_fields[] = {
 	{ "block", "discards", TRACE_FS_VALUE, TRACE_FS_COUNT, DEV(bio_discards),
 	  ROW("block discards", 1, "%.0f") },
 	{ "block", "discard_bytes", TRACE_FS_VALUE, TRACE_FS_BYTES, DEV(bio_discard_bytes), NOROW },
+
+	{ "other_block", "latency_ns", TRACE_FS_HCOUNT, TRACE_FS_COUNT, DEV(other_lat), NOROW },
+	{ "other_block", "bytes", TRACE_FS_VALUE, TRACE_FS_BYTES, DEV(other_bytes), NOROW },
+	{ "other_block", "latency_ns", TRACE_FS_HP50, TRACE_FS_NS, DEV(other_lat), NOROW },
+	{ "other_block", "discards", TRACE_FS_VALUE, TRACE_FS_COUNT, DEV(other_discards), NOROW },
+	{ "other_block", "discard_bytes", TRACE_FS_VALUE, TRACE_FS_BYTES, DEV(other_discard_bytes),
+	  NOROW },
 	{ NULL },
 };
 
@@ -135,6 +142,13 @@ static const struct {
 				    { "latency_ns", TRACE_FS_HP99 },
 				    { "discards", TRACE_FS_VALUE },
 				    { "discard_bytes", TRACE_FS_VALUE } } },
+	[TRACE_FS_LINE_OTHER_BLOCK] = { "other_block",
+					"%s requests, %s MiB, p50 %s; %s discards (%s MiB)",
+					{ { "latency_ns", TRACE_FS_HCOUNT },
+					  { "bytes", TRACE_FS_VALUE },
+					  { "latency_ns", TRACE_FS_HP50 },
+					  { "discards", TRACE_FS_VALUE },
+					  { "discard_bytes", TRACE_FS_VALUE } } },
 	[TRACE_FS_LINE_EXT4_DISCARDS] = { "ext4",
 					  "%s discards (%s blocks)",
 					  { { "discards", TRACE_FS_VALUE },
@@ -205,7 +219,8 @@ void trace_fs_text(FILE *f, const char *indent, enum trace_fs_line line, const s
 	const struct fs_ref *ref = lines[line].refs;
 	char buf[32];
 
-	fprintf(f, "%s%s: ", indent, group);
+	/* the device's other traffic reads as what it is, not as a key */
+	fprintf(f, "%s%s: ", indent, strcmp(group, "other_block") ? group : "other load");
 	for (const char *p = lines[line].text; *p; p++) {
 		if (p[0] == '%' && p[1] == 's') {
 			fputs(text_value(find(group, ref++), m, d, buf, sizeof buf), f);

@@ -33,7 +33,7 @@ enum trace_fs_stat {
 };
 
 struct trace_fs_field {
-	const char *group; /* the object under "fs": ext4, jbd2, xfs, btrfs, block */
+	const char *group; /* the object under "fs": ext4, jbd2, xfs, btrfs, block, other_block */
 	const char *key;   /* its member: a counter or a histogram object */
 	enum trace_fs_stat stat;
 	enum trace_fs_unit unit;
@@ -55,6 +55,7 @@ enum trace_fs_line {
 	TRACE_FS_LINE_JBD2,	     /* a device's journal commits */
 	TRACE_FS_LINE_BLOCK,	     /* a device's block requests */
 	TRACE_FS_LINE_EXT4_DISCARDS, /* a device's ext4 discards */
+	TRACE_FS_LINE_OTHER_BLOCK,   /* a device's block requests that are not the delete's */
 };
 
 /* Print sentence LINE to F after INDENT, its figures from M (the traced

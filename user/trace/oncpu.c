@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* On-CPU categories and folded stacks (oncpu.h). */
+/* On-CPU categories (oncpu.h). */
 #include "trace/oncpu.h"
 #include "lib/xalloc.h"
 #include "probes/ksyms.h"
@@ -8,21 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The name of frame IP into BUF: the function without "+0xoff" (flame
- * graphs merge frames by name), spaces and ';' replaced (they separate
- * the format's fields). */
-static const char *frame_name(const struct ksyms *k, uint64_t ip, char *buf, size_t len)
-{
-	ksyms_name(k, ip, buf, len);
-	char *plus = strstr(buf, "+0x");
-	if (plus && plus != buf)
-		*plus = '\0';
-	for (char *c = buf; *c; c++)
-		if (*c == ' ' || *c == ';')
-			*c = '_';
-	return buf;
-}
 
 /* The verdict's grouping of the categories (report.h's trace_cpu_cat):
  * the unlink, lookups and directory reads are the filesystem's own cost
@@ -136,108 +121,4 @@ uint64_t trace_cpu_kernel_samples(const struct trace_result *r)
 		if (c != CPU_USER)
 			t += r->cpu_samples[c];
 	return t;
-}
-
-/* ---- folded stacks ---- */
-
-struct folded {
-	char *line; /* "root;...;leaf" */
-	uint64_t value;
-};
-
-struct folded_set {
-	struct folded *v;
-	size_t n, cap;
-};
-
-static int cmp_folded_line(const void *a, const void *b)
-{
-	return strcmp(((const struct folded *)a)->line, ((const struct folded *)b)->line);
-}
-
-static int cmp_folded(const void *a, const void *b)
-{
-	const struct folded *x = a, *y = b;
-
-	if (x->value != y->value)
-		return x->value < y->value ? 1 : -1;
-	return strcmp(x->line, y->line);
-}
-
-/* ROOT, then the frames of IPS from the outermost in. */
-static void add_folded(struct folded_set *s, const struct ksyms *k, const char *root,
-		       const uint64_t *ips, int depth, uint64_t value)
-{
-	char name[128], *line;
-	size_t len = strlen(root), cap = len + 1;
-	int nf = 0;
-
-	if (!value)
-		return;
-	while (nf < depth && ips[nf])
-		nf++;
-	line = malloc(cap + (size_t)nf * sizeof name);
-	if (!line)
-		return;
-	memcpy(line, root, len + 1);
-	for (int i = nf - 1; i >= 0; i--) {
-		frame_name(k, ips[i], name, sizeof name);
-		line[len++] = ';';
-		size_t l = strlen(name);
-		memcpy(line + len, name, l + 1);
-		len += l;
-	}
-	if (!try_grow(&s->v, &s->cap, s->n + 1, 256)) {
-		free(line);
-		return;
-	}
-	s->v[s->n++] = (struct folded){ .line = line, .value = value };
-}
-
-int trace_write_folded(FILE *f, struct probes *p)
-{
-	struct folded_set s = { 0 };
-	struct probe_cpu_sample *cs = NULL;
-	struct probe_wait_site *ws = NULL;
-	int ncs = probes_cpu_samples(p, &cs);
-	int nws = probes_wait_sites(p, &ws);
-	const struct ksyms *k = probes_ksyms(p);
-	int err = 0;
-
-	for (int i = 0; i < ncs; i++)
-		add_folded(&s, k,
-			   cs[i].flags & PROBE_CPU_USER ? "oncpu;[user]" :
-			   cs[i].stackid < 0		? "oncpu;[no-stack]" :
-							  "oncpu",
-			   cs[i].ips, PROBE_CPU_STACK_DEPTH, cs[i].count);
-	for (int i = 0; i < nws; i++) {
-		bool d = ws[i].state == PROBE_OFFCPU_BLOCKED;
-		add_folded(&s, k,
-			   ws[i].stackid < 0 ? (d ? "offcpu-D;[no-stack]" : "offcpu-S;[no-stack]") :
-			   d		     ? "offcpu-D" :
-					       "offcpu-S",
-			   ws[i].ips, PROBE_STACK_DEPTH, ws[i].total_ns / 1000);
-	}
-	free(cs);
-	free(ws);
-	/* stacks that differ only in offsets fold into one line */
-	size_t u = 0;
-	if (s.n)
-		qsort(s.v, s.n, sizeof *s.v, cmp_folded_line);
-	for (size_t i = 0; i < s.n; i++) {
-		if (u && !strcmp(s.v[u - 1].line, s.v[i].line)) {
-			s.v[u - 1].value += s.v[i].value;
-			free(s.v[i].line);
-		} else
-			s.v[u++] = s.v[i];
-	}
-	if (u)
-		qsort(s.v, u, sizeof *s.v, cmp_folded);
-	for (size_t i = 0; i < u; i++) {
-		if (fprintf(f, "%s %llu\n", s.v[i].line, (unsigned long long)s.v[i].value) < 0)
-			err = -1;
-		free(s.v[i].line);
-	}
-	free(s.v);
-	return err;
 }

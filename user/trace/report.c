@@ -4,6 +4,7 @@
  * data as JSON (schema in README "Tracing"). */
 #include "trace/report.h"
 #include "lib/json.h"
+#include "lib/wrap.h"
 #include "probes/hist.h"
 #include "trace/cgroups.h"
 #include "trace/findings.h"
@@ -162,7 +163,8 @@ static void text_header(FILE *f, const struct trace_result *r)
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		if (r->attached[g])
 			fprintf(f, " %s", probes_group_name(g));
-	fprintf(f, "\n");
+	fprintf(f, "\n  probes' start: loaded in %.1f ms, attached in %.1f ms\n", r->load_ns / 1e6,
+		r->attach_ns / 1e6);
 	for (const char *p = r->notes; p && *p;) {
 		const char *e = strchr(p, '\n');
 		int len = e ? (int)(e - p) : (int)strlen(p);
@@ -204,6 +206,8 @@ static void json_header(struct json_writer *w, const struct trace_result *r)
 		if (r->attached[g])
 			jw_string(w, NULL, probes_group_name(g));
 	jw_end(w);
+	jw_uint(w, "probes_load_ns", r->load_ns);
+	jw_uint(w, "probes_attach_ns", r->attach_ns);
 	jw_array(w, "notes");
 	for (const char *p = r->notes; p && *p;) {
 		const char *e = strchr(p, '\n');
@@ -587,7 +591,7 @@ static void text_devices(FILE *f, const struct trace_result *r)
 			if (!d || td->traced != (pass == 0))
 				continue;
 			if (!d->jbd2_commits && !d->bio_lat.count && !d->bio_discards &&
-			    !d->ext4_discards)
+			    !d->ext4_discards && !d->other_lat.count && !d->other_discards)
 				continue;
 			if (pass == 1 && !any_other) {
 				fprintf(f,
@@ -603,6 +607,8 @@ static void text_devices(FILE *f, const struct trace_result *r)
 				trace_fs_text(f, ind, TRACE_FS_LINE_BLOCK, NULL, d);
 			if (d->ext4_discards)
 				trace_fs_text(f, ind, TRACE_FS_LINE_EXT4_DISCARDS, NULL, d);
+			if (d->other_lat.count || d->other_discards)
+				trace_fs_text(f, ind, TRACE_FS_LINE_OTHER_BLOCK, NULL, d);
 			if (pass == 0 && d->bio_lat.count && r->all)
 				print_hist_time(f, "block I/O latency", &d->bio_lat);
 		}
@@ -661,7 +667,7 @@ static void json_fs(struct json_writer *w, const struct trace_result *r)
 	traced_devs_total(r, &t);
 
 	jw_object(w, "fs");
-	static const char *const groups[] = { "ext4", "jbd2", "xfs", "btrfs", "block" };
+	static const char *const groups[] = { "ext4", "jbd2", "xfs", "btrfs", "block", "other_block" };
 	for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
 		trace_fs_json(w, groups[i], m, &t);
 	jw_array(w, "devices");
@@ -682,6 +688,7 @@ static void json_fs(struct json_writer *w, const struct trace_result *r)
 		jw_uint(w, "ext4_discard_blocks", d->ext4_discard_blocks);
 		trace_fs_json(w, "jbd2", NULL, d);
 		trace_fs_json(w, "block", NULL, d);
+		trace_fs_json(w, "other_block", NULL, d);
 		jw_end(w);
 	}
 	jw_end(w);
@@ -1007,8 +1014,18 @@ static const struct report_section {
 
 void trace_report_text(FILE *f, const struct trace_result *r)
 {
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = r->width ? open_memstream(&buf, &len) : NULL;
+
+	/* the sections print whole lines; the wrap, if any, is done once here */
 	for (size_t i = 0; i < NSECTIONS; i++)
-		sections[i].text(f, r);
+		sections[i].text(m ? m : f, r);
+	if (m) {
+		fclose(m);
+		wrap_text(f, buf, r->width);
+		free(buf);
+	}
 }
 
 void trace_report_json(FILE *f, const struct trace_result *r)

@@ -113,8 +113,10 @@ struct trace_result {
 	/* the traced processes' cgroups: limits, throttling, pressure
 	 * (cgroups.h); NULL: not read */
 	const struct trace_cgroups *cgroups;
-	uint64_t interval_ns; /* --interval as asked (0: none) */
-	bool all;	      /* --all: every syscall's histogram in the text */
+	uint64_t interval_ns;	     /* --interval as asked (0: none) */
+	bool all;		     /* --all: every syscall's histogram in the text */
+	int width;		     /* columns the text wraps at (0: none) */
+	uint64_t load_ns, attach_ns; /* the probes' start: load, attach */
 	struct trace_cpu cpu;
 	struct trace_limits limits;
 };

@@ -9,12 +9,15 @@
 #include "lib/env.h"
 #include "lib/msg.h"
 #include "lib/procfile.h"
+#include "lib/wrap.h"
 #include "lib/xalloc.h"
 #include "probes/hist.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
+#include "trace/blockio.h"
 #include "trace/cgroups.h"
 #include "trace/compare.h"
+#include "trace/folded.h"
 #include "trace/oncpu.h"
 #include "trace/report.h"
 
@@ -44,7 +47,7 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-/* --json FILE and --folded FILE, opened (created or truncated) before
+/* --json FILE, --folded FILE and --folded-offcpu FILE, opened (created or truncated) before
  * anything runs, so that a path that cannot be written stops us before the
  * delete, not after it. */
 struct out_file {
@@ -52,7 +55,7 @@ struct out_file {
 	const char *path;
 	bool created;
 };
-static struct out_file json_out, folded_out;
+static struct out_file json_out, folded_out, offcpu_out;
 
 /* At exit, an output file still open was never written (the probes did not
  * load, a usage error, die()): no empty file left behind where we made it. */
@@ -70,6 +73,7 @@ static void drop_outputs(void)
 {
 	drop_out(&json_out);
 	drop_out(&folded_out);
+	drop_out(&offcpu_out);
 }
 
 static void open_out(struct out_file *o)
@@ -113,7 +117,7 @@ static void usage(int status)
 		exit(status);
 	}
 	fprintf(f,
-		"Usage: %s --trace [--json FILE] [--folded FILE] [--interval SEC] [--no-callers] [--all] -- COMMAND [ARG]...\n"
+		"Usage: %s --trace [--json FILE] [--folded FILE] [--folded-offcpu FILE] [--interval SEC] [--no-callers] [--all] -- COMMAND [ARG]...\n"
 		"  or:  %s --trace [OPTION]... -p PID\n"
 		"  or:  %s --trace [OPTION]... -rf DIR...   (adaptrm's own delete, traced in-process)\n"
 		"  or:  %s --trace --compare A.json B.json\n"
@@ -121,15 +125,16 @@ static void usage(int status)
 		"latency (strace -c style, with DTrace quantize histograms), lock\n"
 		"contention by type, off-CPU time, filesystem and block events, a verdict.\n\n"
 		"  --json FILE       also write everything as JSON (schema " TRACE_SCHEMA ")\n"
-		"  --folded FILE     write the traced threads' stacks in the folded format of\n"
-		"                    flame graphs (flamegraph.pl, inferno, speedscope), root\n"
-		"                    first: on-CPU kernel stacks sampled at %d Hz under 'oncpu'\n"
-		"                    ('oncpu;[user]' for user mode), counted in samples; off-CPU\n"
-		"                    wait stacks under 'offcpu-D' and 'offcpu-S', in microseconds\n"
+		"  --folded FILE     write the traced threads' on-CPU stacks, sampled at %d Hz,\n"
+		"                    in the folded format of flame graphs (flamegraph.pl,\n"
+		"                    inferno, speedscope), root first, counted in samples\n"
+		"  --folded-offcpu FILE  the same for their off-CPU wait stacks ('offcpu-D',\n"
+		"                    'offcpu-S'), counted in microseconds\n"
 		"  --interval SEC    sample every SEC seconds and add a per-interval table\n"
 		"  --no-callers      do not record kernel stacks of contended locks\n"
 		"  --all             show the histogram of every syscall (default: the deletion\n"
-		"                    syscalls with at least 100 calls; the JSON has them all)\n"
+		"                    syscalls with at least 100 calls; the JSON has them all);\n"
+		"                    before --compare, every row, not only those that differ\n"
 		"  -p PID            attach to a running process and its descendants until\n"
 		"                    they exit or Ctrl-C\n"
 		"Needs root (or CAP_BPF and CAP_PERFMON) and a kernel with BTF.\n",
@@ -397,11 +402,13 @@ static bool collect(struct sampler *s)
 	for (int g = 0; g < PROBE_G_COUNT; g++)
 		r->attached[g] = probes_group_attached(s->p, g);
 	r->notes = probes_notes(s->p);
+	probes_start_cost(s->p, &r->load_ns, &r->attach_ns);
 	r->ncallers = probes_callers(s->p, r->callers, TRACE_MAX_CALLERS);
 	const struct ksyms *k = probes_ksyms(s->p);
 	for (int i = 0; i < r->ncallers; i++)
 		ksyms_name(k, r->callers[i].ip, r->caller_names[i], sizeof r->caller_names[i]);
-	trace_collect_waits(s->p, r); /* after the callers: the verdict classifies them */
+	trace_collect_waits(s->p, r);	 /* after the callers: the verdict classifies them */
+	trace_block_split_all(final, r); /* after the delete's devices are known */
 	trace_collect_oncpu(s->p, r);
 	trace_collect_wakers(s->p, r);
 	s->final = final;
@@ -415,6 +422,7 @@ static int finish(struct sampler *s)
 
 	if (!collect(s))
 		return 1;
+	r->width = wrap_width(STDOUT_FILENO);
 	trace_report_text(stdout, r);
 	fflush(stdout);
 	if (json_out.f) {
@@ -422,7 +430,11 @@ static int finish(struct sampler *s)
 		status |= close_out(&json_out, false);
 	}
 	if (folded_out.f)
-		status |= close_out(&folded_out, trace_write_folded(folded_out.f, s->p) != 0);
+		status |= close_out(&folded_out,
+				    trace_write_folded(folded_out.f, s->p, TRACE_FOLDED_ONCPU) != 0);
+	if (offcpu_out.f)
+		status |= close_out(&offcpu_out, trace_write_folded(offcpu_out.f, s->p,
+								    TRACE_FOLDED_OFFCPU) != 0);
 	trace_free_waits(r);
 	trace_free_wakers(r);
 	r->total = NULL;
@@ -568,6 +580,7 @@ static int trace_command(char **cmd, double interval, unsigned flags)
 	}
 	open_out(&json_out);
 	open_out(&folded_out);
+	open_out(&offcpu_out);
 	if (pipe2(go, O_CLOEXEC))
 		die(errno, "pipe");
 	fflush(NULL);
@@ -859,7 +872,16 @@ static pid_t parse_pid(const char *v)
 	return (pid_t)pid;
 }
 
-enum { OPT_HELP = 256, OPT_JSON, OPT_INTERVAL, OPT_NO_CALLERS, OPT_COMPARE, OPT_ALL, OPT_FOLDED };
+enum {
+	OPT_HELP = 256,
+	OPT_JSON,
+	OPT_INTERVAL,
+	OPT_NO_CALLERS,
+	OPT_COMPARE,
+	OPT_ALL,
+	OPT_FOLDED,
+	OPT_FOLDED_OFFCPU
+};
 
 static const struct option trace_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
@@ -869,6 +891,7 @@ static const struct option trace_options[] = {
 	{ "compare", no_argument, NULL, OPT_COMPARE },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "folded-offcpu", required_argument, NULL, OPT_FOLDED_OFFCPU },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -915,6 +938,7 @@ int trace_main(int argc, char **argv)
 		case OPT_HELP: usage(0); break;
 		case OPT_JSON: json_out.path = optarg; break;
 		case OPT_FOLDED: folded_out.path = optarg; break;
+		case OPT_FOLDED_OFFCPU: offcpu_out.path = optarg; break;
 		case OPT_INTERVAL: interval = parse_interval(optarg); break;
 		case OPT_NO_CALLERS: flags |= PROBE_NO_CALLERS; break;
 		case OPT_ALL: trace_all = true; break;
@@ -923,7 +947,7 @@ int trace_main(int argc, char **argv)
 				warn_errno(0, "--compare needs exactly two JSON files");
 				usage(1);
 			}
-			return trace_compare(av[optind], av[optind + 1]);
+			return trace_compare(av[optind], av[optind + 1], trace_all);
 		case 'p': pid = parse_pid(optarg); break;
 		}
 	}
@@ -938,6 +962,7 @@ int trace_main(int argc, char **argv)
 		}
 		open_out(&json_out);
 		open_out(&folded_out);
+		open_out(&offcpu_out);
 		return trace_pid(pid, interval, flags);
 	}
 	if (i < argc && !strcmp(argv[i], "--")) {
@@ -956,5 +981,6 @@ int trace_main(int argc, char **argv)
 	argv[i - 1] = argv[0];
 	open_out(&json_out);
 	open_out(&folded_out);
+	open_out(&offcpu_out);
 	return trace_self(argc - (i - 1), argv + (i - 1), interval, flags);
 }
