@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # shellcheck shell=bash
 # adaptrm --trace's evidence as a person reads it: flame graph input without
 # the tracer's own frames, and a report that fits the screen.

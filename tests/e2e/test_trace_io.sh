@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # shellcheck shell=bash
 # adaptrm --trace: which block I/O is the delete's. A writer beside the
 # delete, on the same filesystem, is the device's other load, shown apart
