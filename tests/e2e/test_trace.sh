@@ -99,8 +99,9 @@ test_trace_in_process_shows_the_controllers_decisions() {
 	need_bpf
 	mount_slowfs mnt 1000 || skip "cannot mount slowfs"
 	make_tree "$SLOWFS_BACKING/t" 100 100
-	ADAPTRM_CTL_START=1 XDG_CACHE_HOME="$SCRATCH/cache" "$ADAPTRM" --trace --json t.json -rf --no-profile mnt/t \
-		>report.txt || fail "trace failed"
+	# unwrapped, so that each decision is one line to find
+	COLUMNS=1000 ADAPTRM_CTL_START=1 XDG_CACHE_HOME="$SCRATCH/cache" "$ADAPTRM" --trace \
+		--json t.json -rf --no-profile mnt/t >report.txt || fail "trace failed"
 	expect_gone "$SLOWFS_BACKING/t"
 	grep -q "^Adaptive controller: [0-9]* (auto on fuse tree-" report.txt ||
 		fail "no controller section: $(cat report.txt)"

@@ -8,6 +8,7 @@
 #include "lib/env.h"
 #include "probes.skel.h"
 #include "probes/ksyms.h"
+#include "probes/mapwalk.h"
 #include "probes/probes_int.h"
 
 #include <bpf/bpf.h>
@@ -422,15 +423,12 @@ int probes_add_pid(struct probes *p, pid_t pid)
 
 int probes_traced_tgids(struct probes *p, pid_t *out, int max)
 {
-	const struct bpf_map *m = p->skel->maps.tgids;
-	uint32_t key, next, *prev = NULL;
+	struct map_walk w = { .m = p->skel->maps.tgids };
+	uint32_t key;
 	int n = 0;
 
-	while (n < max && bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-		key = next;
-		prev = &key;
+	while (n < max && map_walk_next(&w, &key, sizeof key, NULL, 0))
 		out[n++] = (pid_t)key;
-	}
 	return n;
 }
 

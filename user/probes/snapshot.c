@@ -2,6 +2,7 @@
 /* Reading the probes' counters into snapshots, and the arithmetic on them
  * (see probes.h). */
 #include "probes.skel.h"
+#include "probes/mapwalk.h"
 #include "probes/probes.h"
 #include "probes/probes_int.h"
 
@@ -151,19 +152,13 @@ int probes_read(struct probes *p, struct probe_snapshot *out)
 	sum_cpus(p, &out->misc, 0, sizeof out->misc, sizeof out->misc / 8);
 
 	/* the devices: a hash of at most PROBE_MAX_DEVS */
-	const struct bpf_map *dm = p->skel->maps.devs;
-	uint32_t dk, dnext, *dprev = NULL;
+	struct map_walk w = { .m = p->skel->maps.devs };
+	uint32_t dk;
 	out->ndevs = 0;
 	while (out->ndevs < PROBE_MAX_DEVS &&
-	       bpf_map__get_next_key(dm, dprev, &dnext, sizeof dnext) == 0) {
-		dk = dnext;
-		dprev = &dk;
-		struct probe_dev *d = &out->devs[out->ndevs];
-		if (bpf_map__lookup_elem(dm, &dk, sizeof dk, &d->st, sizeof d->st, 0))
-			continue;
-		d->dev = dk;
-		out->ndevs++;
-	}
+	       map_walk_next(&w, &dk, sizeof dk, &out->devs[out->ndevs].st,
+			     sizeof out->devs[out->ndevs].st))
+		out->devs[out->ndevs++].dev = dk;
 
 	long long th = __atomic_load_n(&p->skel->bss->live_threads, __ATOMIC_RELAXED);
 	/* the lives so far: ended ones, and the live threads' up to now */

@@ -7,6 +7,7 @@
 #include "probes.skel.h"
 #include "probes/ksym_bpf.h"
 #include "probes/ksyms.h"
+#include "probes/mapwalk.h"
 #include "probes/probes.h"
 #include "probes/probes_int.h"
 #include "probes/waitclass.h"
@@ -86,14 +87,12 @@ _Static_assert(offsetof(struct probe_waker_key, stackid) == 0, "waker key");
  * stacks are the on-CPU sampler's. */
 static void add_stacks(struct probes *p, const struct bpf_map *m, bool cpu, struct addr_set *a)
 {
-	union stack_key k, next;
-	const void *prev = NULL;
+	union stack_key k;
 	uint64_t ips[PROBE_CPU_STACK_DEPTH];
 	size_t ksz = bpf_map__key_size(m);
+	struct map_walk w = { .m = m };
 
-	while (ksz <= sizeof k && bpf_map__get_next_key(m, prev, &next, ksz) == 0) {
-		k = next;
-		prev = &k;
+	while (ksz <= sizeof k && map_walk_next(&w, &k, ksz, NULL, 0)) {
 		if (cpu ? cpu_stack_of(p, k.stackid, ips) : stack_of(p, k.stackid, ips))
 			add_addrs(ips, cpu ? PROBE_CPU_STACK_DEPTH : PROBE_STACK_DEPTH, a);
 	}
@@ -144,9 +143,10 @@ static uint64_t caller_of(struct probes *p, int stackid)
 
 int probes_callers(struct probes *p, struct probe_caller *out, int max)
 {
-	struct probe_caller_key k, next, *prev = NULL;
+	struct probe_caller_key k;
 	struct probe_caller_val v;
 	const struct bpf_map *m = p->skel->maps.callers;
+	struct map_walk w = { .m = m };
 	int n = 0;
 	size_t cap = 64;
 	struct probe_caller *all = malloc(cap * sizeof *all);
@@ -155,13 +155,9 @@ int probes_callers(struct probes *p, struct probe_caller *out, int max)
 		free(all);
 		return 0;
 	}
-	if (bpf_map__get_next_key(m, NULL, &next, sizeof next) == 0)
+	if (bpf_map__get_next_key(m, NULL, &k, sizeof k) == 0)
 		name_stack_frames(p);
-	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
-			continue;
+	while (map_walk_next(&w, &k, sizeof k, &v, sizeof v)) {
 		uint64_t ip = caller_of(p, k.stackid);
 		int i;
 		for (i = 0; i < n; i++)
@@ -224,21 +220,18 @@ static int spread_unsampled(struct probe_wait_site *all, int n)
 int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
 {
 	const struct bpf_map *m = p->skel->maps.wait_sites;
-	struct probe_wait_key k, next, *prev = NULL;
+	struct probe_wait_key k;
 	struct probe_wait_val v;
 	struct probe_wait_site *all = NULL;
 	int n = 0;
 	size_t cap = 0;
+	struct map_walk mw = { .m = m };
 
 	*out = NULL;
-	if (bpf_map__get_next_key(m, NULL, &next, sizeof next))
+	if (bpf_map__get_next_key(m, NULL, &k, sizeof k))
 		return 0;
 	name_stack_frames(p);
-	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
-			continue;
+	while (map_walk_next(&mw, &k, sizeof k, &v, sizeof v)) {
 		if (!try_grow(&all, &cap, (size_t)n + 1, 64))
 			break;
 		struct probe_wait_site *w = &all[n++];
@@ -258,21 +251,18 @@ int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
 int probes_wakers(struct probes *p, struct probe_waker **out)
 {
 	const struct bpf_map *m = p->skel->maps.wakers;
-	struct probe_waker_key k, next, *prev = NULL;
+	struct probe_waker_key k;
 	struct probe_waker_val v;
 	struct probe_waker *all = NULL;
 	int n = 0;
 	size_t cap = 0;
+	struct map_walk mw = { .m = m };
 
 	*out = NULL;
-	if (bpf_map__get_next_key(m, NULL, &next, sizeof next))
+	if (bpf_map__get_next_key(m, NULL, &k, sizeof k))
 		return 0;
 	name_stack_frames(p);
-	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
-			continue;
+	while (map_walk_next(&mw, &k, sizeof k, &v, sizeof v)) {
 		if (!try_grow(&all, &cap, (size_t)n + 1, 64))
 			break;
 		struct probe_waker *w = &all[n++];
@@ -295,21 +285,18 @@ static int cmp_cpu_sample(const void *a, const void *b)
 int probes_cpu_samples(struct probes *p, struct probe_cpu_sample **out)
 {
 	const struct bpf_map *m = p->skel->maps.cpu_samples;
-	struct probe_cpu_key k, next, *prev = NULL;
+	struct probe_cpu_key k;
 	struct probe_cpu_sample *all = NULL;
 	uint64_t v;
 	int n = 0;
 	size_t cap = 0;
+	struct map_walk mw = { .m = m };
 
 	*out = NULL;
-	if (!p->attached[PROBE_G_ONCPU] || bpf_map__get_next_key(m, NULL, &next, sizeof next))
+	if (!p->attached[PROBE_G_ONCPU] || bpf_map__get_next_key(m, NULL, &k, sizeof k))
 		return 0;
 	name_stack_frames(p);
-	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-		k = next;
-		prev = &k;
-		if (bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
-			continue;
+	while (map_walk_next(&mw, &k, sizeof k, &v, sizeof v)) {
 		if (!try_grow(&all, &cap, (size_t)n + 1, 64))
 			break;
 		struct probe_cpu_sample *c = &all[n++];
@@ -383,20 +370,18 @@ static unsigned char stack_cause(struct probes *p, int stackid)
 bool probes_wait_causes(struct probes *p, bool name_new, struct probe_wait_causes *out)
 {
 	const struct bpf_map *m = p->skel->maps.wait_sites;
-	struct probe_wait_key k, next, *prev = NULL;
+	struct probe_wait_key k;
 	struct probe_wait_val v;
+	struct map_walk w = { .m = m };
 
 	memset(out, 0, sizeof *out);
 	if (!p->attached[PROBE_G_OFFCPU] || !p->skel->rodata->want_callers)
 		return false;
 	if (!p->cause_of && !(p->cause_of = calloc(PROBE_STACK_IDS, 1)))
 		return false;
-	while (bpf_map__get_next_key(m, prev, &next, sizeof next) == 0) {
-		k = next;
-		prev = &k;
+	while (map_walk_next(&w, &k, sizeof k, &v, sizeof v)) {
 		if (k.state != PROBE_OFFCPU_BLOCKED ||
-		    (k.ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK)) != PROBE_WAIT_IN_SYSCALL ||
-		    bpf_map__lookup_elem(m, &k, sizeof k, &v, sizeof v, 0))
+		    (k.ctx & (PROBE_WAIT_IN_SYSCALL | PROBE_WAIT_IN_LOCK)) != PROBE_WAIT_IN_SYSCALL)
 			continue;
 		int slot = cause_slot(k.stackid);
 		bool known = slot >= 0 && (name_new || p->cause_of[slot]);
