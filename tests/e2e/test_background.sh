@@ -93,6 +93,23 @@ test_background_stats_go_to_the_log() {
 		fail "no summary in the log: $(cat "$XDG_STATE_HOME/adaptrm/deleter.log")"
 }
 
+# --wait right after --background --stats: whichever deleters start, the
+# log has one summary, of the deleter that deleted, counting the whole tree
+# (a deleter that never held the place's lock over records says nothing).
+test_background_stats_then_wait_one_summary() {
+	bg_setup
+	local log=$XDG_STATE_HOME/adaptrm/deleter.log round
+	for round in 1 2 3; do
+		make_tree m/t 50 400
+		rm -f "$log"
+		"$ADAPTRM" -rf --background --stats m/t >/dev/null 2>&1
+		"$ADAPTRM" --wait
+		bg_log_has "removed 20000 files, 51 directories" || fail "round $round: $(cat "$log")"
+		bg_until_idle
+		expect_eq "$(grep -c ': removed [0-9]* files' "$log")" 1 "round $round: summaries: $(cat "$log")"
+	done
+}
+
 test_background_without_it_is_the_foreground() {
 	bg_setup
 	make_tree m/t 5 50

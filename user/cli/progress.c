@@ -185,14 +185,25 @@ static void draw(struct progress *p, const char *text, size_t n, bool last)
 	p->drawn = true;
 }
 
-/* The space clause: "freed 1.2 GiB" and, with --free-rate, "at 250.0 MiB/s
- * of 256.0 MiB/s"; nothing where the space freed cannot be known. */
+/* "free space +1.2 GiB": the growth of the operands' filesystems' free
+ * space, which is theirs and not the delete's (others write there too), so
+ * it is not called freed; nothing where it cannot be known or did not grow.
+ * PREFIX is how the line or the summary words it. */
+static void grew_field(const struct progress *p, const char *prefix, fields_t f)
+{
+	char grew[32];
+	uint64_t by = p->freed && freed_known(p->freed) ? freed_now(p->freed) : 0;
+	if (by)
+		snprintf(f[F_SPACE], sizeof f[F_SPACE], "%s%s", prefix,
+			 units_format_bytes(by, grew, sizeof grew));
+}
+
+/* The space clause: "free space +1.2 GiB" and, with --free-rate, "at 250.0
+ * MiB/s of 256.0 MiB/s". */
 static void space_fields(const struct progress *p, const struct engine_totals *t, fields_t f)
 {
-	char freed[32], held[32], rate[32];
-	if (p->freed && freed_known(p->freed))
-		snprintf(f[F_SPACE], sizeof f[F_SPACE], "freed %s",
-			 units_format_bytes(freed_now(p->freed), freed, sizeof freed));
+	char held[32], rate[32];
+	grew_field(p, "free space +", f);
 	if (p->freed && p->free_rate)
 		snprintf(f[F_HELD], sizeof f[F_HELD], "at %s/s of %s/s",
 			 units_format_bytes((uint64_t)held_rate(&t->lane), held, sizeof held),
@@ -228,7 +239,8 @@ void progress_update(struct progress *p, struct engine *e)
 	draw(p, line, fit(f, &line_layout, p->cols, line, sizeof line), false);
 }
 
-/* "removed 1200 files, 300 directories, in 4.6 s, 326/s, freed 1.2 GiB":
+/* "removed 1200 files, 300 directories, in 4.6 s, 326/s, free space grew by
+ * 1.2 GiB":
  * the end of a delete that showed the line for a while. */
 static void summary(struct progress *p, struct engine *e)
 {
@@ -242,14 +254,11 @@ static void summary(struct progress *p, struct engine *e)
 	}
 	double secs = progress_elapsed();
 	fields_t f = { { 0 } };
-	char freed[32];
 	snprintf(f[F_REMOVED], sizeof f[F_REMOVED], "removed %llu files, %llu directories",
 		 (unsigned long long)t.files, (unsigned long long)t.dirs);
 	snprintf(f[F_TIME], sizeof f[F_TIME], "in %.1f s", secs);
 	snprintf(f[F_RATE], sizeof f[F_RATE], "%.0f/s", secs > 0 ? (t.files + t.dirs) / secs : 0.0);
-	if (p->freed && freed_known(p->freed))
-		snprintf(f[F_SPACE], sizeof f[F_SPACE], "freed %s",
-			 units_format_bytes(freed_now(p->freed), freed, sizeof freed));
+	grew_field(p, "free space grew by ", f);
 	char line[400];
 	draw(p, line, fit(f, &summary_layout, p->cols, line, sizeof line), true);
 }
