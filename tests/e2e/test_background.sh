@@ -284,6 +284,23 @@ test_background_pending_and_wait() {
 	return 0
 }
 
+# --wait on a terminal draws a line while it waits (ptyterm checks that one
+# was drawn before its resize, and that every line fits) and leaves its
+# one-line summary; --pending says when nothing is held. The deleter is
+# paced to last seconds (4021 entries at 1000 a second).
+test_background_wait_on_a_terminal() {
+	bg_setup
+	expect_eq "$("$ADAPTRM" --pending)" "nothing is held" "--pending with nothing held"
+	make_tree m/slow 20 200
+	"$ADAPTRM" -rf --background --max-ops=1000 m/slow
+	python3 "$E2E_REPO/tests/tools/ptyterm.py" --cols 50 --after 1 --resize 100 --rows-out rows -- \
+		"$ADAPTRM" --wait "$SCRATCH/m/slow" 2>err || fail "$(cat err)"
+	expect_eq "$(bg_held m/.adaptrm-held-0)" "" "--wait returned before the end"
+	expect_eq "$(wc -l <rows)" 1 "rows left on the screen: $(cat rows)"
+	grep -Eq '^done waiting in [0-9.]+ s, the deleter removed [0-9]+ files, [0-9]+ directories$' rows ||
+		fail "no summary: $(cat rows)"
+}
+
 # The deleter touches only what a valid record names, and only while the
 # named entry's device and inode match the record: a stranger in the place,
 # an entry swapped under a record and a corrupted record all stay.

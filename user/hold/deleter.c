@@ -437,6 +437,14 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 	} else
 		ok = unlinkat(d->placefd, r->name, 0) == 0 || errno == ENOENT;
 	d->current = NULL;
+	/* The counts as the entry goes, before its record: a --wait that finds
+	 * the record gone reads them whole (not while probing, which listens
+	 * for others' metadata writes alone). */
+	if (ok && d->sync.state != POLITE_PROBE) {
+		struct engine_totals t;
+		engine_totals(d->engine, &t);
+		write_status(d, &t, d->base_interval_ns);
+	}
 	if (ok)
 		held_record_remove(d->placefd, r);
 	else if (!engine_stopping(d->engine))
