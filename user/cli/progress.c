@@ -234,7 +234,8 @@ void progress_update(struct progress *p, struct engine *e)
 	snprintf(f[F_REMOVED], sizeof f[F_REMOVED], "%llu removed", (unsigned long long)n);
 	snprintf(f[F_RATE], sizeof f[F_RATE], "%.0f/s", t > 0 ? n / t : 0.0);
 	snprintf(f[F_TIME], sizeof f[F_TIME], "%.1fs", t);
-	snprintf(f[F_THREADS], sizeof f[F_THREADS], "%d threads", engine_active_threads(e));
+	int threads = engine_active_threads(e);
+	snprintf(f[F_THREADS], sizeof f[F_THREADS], "%d thread%s", threads, threads == 1 ? "" : "s");
 	char line[400];
 	draw(p, line, fit(f, &line_layout, p->cols, line, sizeof line), false);
 }

@@ -567,6 +567,7 @@ static int finish_run(struct rm_state *rr, bool ok)
 		ok = false;
 	if (r.progress)
 		progress_finish(r.progress, r.engine);
+	controller_note_exit(r.ctl, ok ? 0 : 1);
 	if (r.ctl && !controller_finish(r.ctl))
 		ok = false; /* the --json file asked for is missing or cut short */
 	/* Operands all held: nothing was deleted here to count; the deleter's

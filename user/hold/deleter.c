@@ -432,8 +432,9 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 			controller_end_tree(d->ctl);
 		if (d->stats)
 			fprintf(stderr,
-				"adaptrm deleter %d: %s: the controller's %d threads, %d running at the end\n",
-				(int)getpid(), r->name, chosen, running);
+				"adaptrm deleter %d: %s: the controller's %d thread%s, %d running at the "
+				"end\n",
+				(int)getpid(), r->name, chosen, chosen == 1 ? "" : "s", running);
 	} else
 		ok = unlinkat(d->placefd, r->name, 0) == 0 || errno == ENOENT;
 	d->current = NULL;

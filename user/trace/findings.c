@@ -722,7 +722,7 @@ static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 	    "CPU contention: the threads were runnable for %s while other tasks held the CPUs "
 	    "(%.0f%% of it behind tasks that are not traced: other processes, kernel "
 	    "workers%s). Nothing in the deleter changes this: run it when the CPUs are free, or "
-	    "give it a larger CPU weight (nice, cpu.shares).",
+	    "give it a larger CPU weight (nice, cgroup v2's cpu.weight, v1's cpu.shares).",
 	    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->not_traced, also);
 }
 
