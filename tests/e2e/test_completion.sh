@@ -119,9 +119,9 @@ test_completion_registers_rm_only_as_adaptrm() {
 # bash-completion has that name; stand-ins record the call here.
 test_completion_traced_command_delegated() {
 	# shellcheck disable=SC2317 # called by _adaptrm
-	_command_offset() { echo "offset $1 of ${#COMP_WORDS[@]}" >>delegated; COMPREPLY=(--recursive); }
+	_command_offset() { echo "offset $1" >>delegated; COMPREPLY=(--recursive); }
 	expect_eq "$(complete_line 'adaptrm --trace -- rm --re')" "--recursive" "rm --re after --"
-	expect_eq "$(cat delegated)" "offset 3 of 5" "the offset handed over"
+	expect_eq "$(cat delegated)" "offset 3" "the offset handed over"
 	# shellcheck disable=SC2317 # called by _adaptrm
 	_comp_command_offset() { echo "comp $1" >>delegated2; COMPREPLY=(--recursive); }
 	complete_line 'adaptrm --trace -p 1 -- rm --re' >/dev/null
