@@ -20,6 +20,18 @@ test_terminal_progress_fits_the_width_and_ends_with_a_summary() {
 		fail "no summary line: $(cat rows)"
 }
 
+# A terminal that reflows wraps the wider line onto more rows when it
+# narrows: the next line clears them, and at the end the screen holds the
+# summary alone (the line is wider than 30 columns at 100).
+test_terminal_narrowed_reflowing_terminal_keeps_no_fragment() {
+	make_tree t 20 200
+	python3 "$PTYTERM" --reflow --cols 100 --resize 30 --rows-out rows -- \
+		"$ADAPTRM" -rf --progress --max-ops=1000 t 2>err || fail "$(cat err)"
+	expect_gone t
+	expect_eq "$(wc -l <rows)" 1 "rows left on the screen: $(cat rows)"
+	grep -Eq '^removed 4000 files,' rows || fail "no summary line: $(cat rows)"
+}
+
 # A narrow terminal drops the line's least important fields, and the
 # summary's, rather than wrapping.
 test_terminal_narrow_terminal_drops_fields() {

@@ -26,6 +26,7 @@ struct progress {
 	bool summary; /* a long delete ends with the summary line */
 	int cols;     /* the terminal's width, 0 when not known */
 	int width;    /* characters of the last line, to blank it off a terminal */
+	bool resized; /* the width changed since the last line was drawn */
 	struct freed *freed;
 	uint64_t free_rate;
 	struct sigaction old_winch;
@@ -89,8 +90,10 @@ static void read_width(struct progress *p)
 	struct winsize ws;
 	int fd = g_terminal >= 0 ? g_terminal : STDERR_FILENO;
 	g_resized = 0;
-	if (p->tty && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		p->cols = ws.ws_col;
+	if (!p->tty || ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
+		return;
+	p->resized |= p->cols != ws.ws_col;
+	p->cols = ws.ws_col;
 }
 
 struct progress *progress_new(struct freed *freed, uint64_t free_rate, bool summary)
@@ -175,10 +178,16 @@ static void put(const char *s, size_t n)
  * spaces blank what is left of a longer line before. */
 static void draw(struct progress *p, const char *text, size_t n, bool last)
 {
-	char buf[512];
+	char buf[512], up[32] = "";
 	int pad = !p->tty && (int)n < p->width ? p->width - (int)n : 0;
-	int w = snprintf(buf, sizeof buf, "\r%s%s%*s%s", text, p->tty ? "\033[K" : "", pad, "",
-			 last ? "\n" : "");
+	/* A terminal that reflows (most do) wrapped a last line wider than its
+	 * width now onto more rows, the cursor on the last: this line starts
+	 * on the first of them and clears the rest. */
+	if (p->tty && p->resized && p->drawn && p->cols > 0 && p->width > p->cols)
+		snprintf(up, sizeof up, "\r\033[%dA\033[J", (p->width - 1) / p->cols);
+	p->resized = false;
+	int w = snprintf(buf, sizeof buf, "%s\r%s%s%*s%s", up, text, p->tty ? "\033[K" : "", pad,
+			 "", last ? "\n" : "");
 	if (w > 0)
 		put(buf, (size_t)w < sizeof buf ? (size_t)w : sizeof buf - 1);
 	p->width = (int)n;

@@ -12,6 +12,7 @@
 struct waitline {
 	double start;
 	bool drawn;
+	int width, cols; /* the last line's characters and the width it had */
 	/* the most the deleters' status files said: a deleter's file goes
 	 * with it, and the summary still counts what it removed */
 	uint64_t files, dirs;
@@ -42,7 +43,12 @@ static int columns(void)
  * cut to the width), so that the line never wraps. */
 static void draw(struct waitline *l, char fields[][64], int n, bool last)
 {
-	int cols = columns() - 1;
+	int term = columns(), cols = term - 1;
+	/* a terminal narrowed since the last line reflowed it onto more rows
+	 * (most terminals do): start on the first of them, clear the rest */
+	if (l->drawn && term < l->cols && l->width > term)
+		fprintf(stderr, "\r\033[%dA\033[J", (l->width - 1) / term);
+	l->cols = term;
 	char line[512] = "";
 	size_t len = 0;
 	for (int i = 0; i < n; i++) {
@@ -57,6 +63,7 @@ static void draw(struct waitline *l, char fields[][64], int n, bool last)
 	if (len > (size_t)cols && cols > 0)
 		line[cols] = '\0';
 	fprintf(stderr, "\r%s\033[K%s", line, last ? "\n" : "");
+	l->width = (int)strlen(line);
 	fflush(stderr);
 	l->drawn = true;
 }
