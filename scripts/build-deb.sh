@@ -49,7 +49,8 @@ echo "build-deb: packages in $out:"
 
 if command -v lintian >/dev/null; then
 	changes=("$out"/adaptrm_*.changes)
-	lintian --fail-on error,warning "${changes[@]}" || die "lintian reported the tags above"
+	lintian --pedantic --fail-on error,warning,pedantic "${changes[@]}" ||
+		die "lintian reported the tags above"
 	echo "build-deb: lintian clean"
 else
 	echo "build-deb: no lintian, the packages were not checked" >&2

@@ -7,10 +7,9 @@ cd "$(dirname "$0")/.."
 demo=$(mktemp -d "${TMPDIR:-/tmp}/adaptrm-demo.XXXXXX")
 trap 'rm -rf "$demo"' EXIT
 echo "demo: building $demo/tree (100 directories x 2000 files)..."
-for d in $(seq 1 100); do
-	mkdir -p "$demo/tree/dir$d"
-	(cd "$demo/tree/dir$d" && seq -f "file%.0f" 1 2000 | xargs touch)
-done
+# One process that makes every file with one mknod, rather than a touch
+# of every name.
+python3 tests/tools/mktree.py "$demo/tree" tree 100 2000
 echo "demo: ./adaptrm -rf --progress --stats $demo/tree"
 ./adaptrm -rf --progress --stats "$demo/tree"
 [ ! -e "$demo/tree" ] && echo "demo: tree removed"

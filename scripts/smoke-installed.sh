@@ -11,6 +11,8 @@ set -euo pipefail
 PKGS=(adaptrm adaptrm-mpi)
 FILES=(/usr/bin/adaptrm /usr/bin/adaptrm-mpi /usr/share/man/man1/adaptrm.1.gz
 	/usr/share/bash-completion/completions/adaptrm)
+# The boot unit that resumes root's held deletes (its directory is debhelper's).
+UNIT=adaptrm-resume.service
 
 fail() {
 	echo "smoke-installed: FAIL: $*" >&2
@@ -47,6 +49,8 @@ for p in "${PKGS[@]}"; do
 	[ -f "${found[0]}" ] || fail "no ${p}_*.deb in $debdir"
 	debs+=("${found[0]}")
 done
+state_before=0
+[ ! -e /var/lib/adaptrm ] || state_before=1
 say "installing ${debs[*]##*/}"
 apt_get install "${debs[@]}" >"$work/apt.log" 2>&1 ||
 	{ cat "$work/apt.log" >&2; fail "apt-get install"; }
@@ -54,6 +58,10 @@ apt_get install "${debs[@]}" >"$work/apt.log" 2>&1 ||
 for f in "${FILES[@]}"; do
 	[ -e "$f" ] || fail "$f is not installed"
 done
+unit=$(dpkg-query -L adaptrm | grep "/systemd/system/$UNIT\$") || fail "no $UNIT in adaptrm"
+if command -v systemd-analyze >/dev/null; then
+	systemd-analyze verify "$unit" || fail "systemd-analyze verify $unit"
+fi
 # Every file the packages hold, to check after their removal.
 dpkg-query -L "${PKGS[@]}" | while read -r f; do [ -d "$f" ] || echo "$f"; done >"$work/files"
 for b in /usr/bin/adaptrm /usr/bin/adaptrm-mpi; do
@@ -116,3 +124,12 @@ while read -r f; do
 	if [ -e "$f" ] || [ -L "$f" ]; then fail "$f is left after apt-get remove"; fi
 done <"$work/files"
 say "removed; no file left behind"
+
+# Purge takes root's state directory with it, where the install made none
+# before (another run's state on this machine is not this test's to judge).
+if [ "$state_before" = 0 ]; then
+	apt_get purge "${PKGS[@]}" >"$work/apt.log" 2>&1 ||
+		{ cat "$work/apt.log" >&2; fail "apt-get purge"; }
+	[ ! -e /var/lib/adaptrm ] || fail "/var/lib/adaptrm is left after apt-get purge"
+	say "purged; /var/lib/adaptrm gone"
+fi

@@ -93,6 +93,23 @@ test_background_stats_go_to_the_log() {
 		fail "no summary in the log: $(cat "$XDG_STATE_HOME/adaptrm/deleter.log")"
 }
 
+# --wait right after --background --stats: whichever deleters start, the
+# log has one summary, of the deleter that deleted, counting the whole tree
+# (a deleter that never held the place's lock over records says nothing).
+test_background_stats_then_wait_one_summary() {
+	bg_setup
+	local log=$XDG_STATE_HOME/adaptrm/deleter.log round
+	for round in 1 2 3; do
+		make_tree m/t 50 400
+		rm -f "$log"
+		"$ADAPTRM" -rf --background --stats m/t >/dev/null 2>&1
+		"$ADAPTRM" --wait
+		bg_log_has "removed 20000 files, 51 directories" || fail "round $round: $(cat "$log")"
+		bg_until_idle
+		expect_eq "$(grep -c ': removed [0-9]* files' "$log")" 1 "round $round: summaries: $(cat "$log")"
+	done
+}
+
 test_background_without_it_is_the_foreground() {
 	bg_setup
 	make_tree m/t 5 50
@@ -267,6 +284,23 @@ test_background_pending_and_wait() {
 	return 0
 }
 
+# --wait on a terminal draws a line while it waits (ptyterm checks that one
+# was drawn before its resize, and that every line fits) and leaves its
+# one-line summary; --pending says when nothing is held. The deleter is
+# paced to last seconds (4021 entries at 1000 a second).
+test_background_wait_on_a_terminal() {
+	bg_setup
+	expect_eq "$("$ADAPTRM" --pending)" "nothing is held" "--pending with nothing held"
+	make_tree m/slow 20 200
+	"$ADAPTRM" -rf --background --max-ops=1000 m/slow
+	python3 "$E2E_REPO/tests/tools/ptyterm.py" --cols 50 --after 1 --resize 100 --rows-out rows -- \
+		"$ADAPTRM" --wait "$SCRATCH/m/slow" 2>err || fail "$(cat err)"
+	expect_eq "$(bg_held m/.adaptrm-held-0)" "" "--wait returned before the end"
+	expect_eq "$(wc -l <rows)" 1 "rows left on the screen: $(cat rows)"
+	grep -Eq '^done waiting in [0-9.]+ s, the deleter removed [0-9]+ files, [0-9]+ directories$' rows ||
+		fail "no summary: $(cat rows)"
+}
+
 # The deleter touches only what a valid record names, and only while the
 # named entry's device and inode match the record: a stranger in the place,
 # an entry swapped under a record and a corrupted record all stay.
@@ -422,9 +456,9 @@ test_background_runs_alone_beside_its_own_commits() {
 	grep -q "others' syncs, yielding" "$log" && fail "a probe found others' syncs: $(cat "$log")"
 	# after a probe's hold (one worker) the controller's count runs again
 	local line chosen running
-	line=$(grep -o "the controller's [0-9]* threads, [0-9]* running at the end" "$log" | tail -1)
+	line=$(grep -o "the controller's [0-9]* threads\?, [0-9]* running at the end" "$log" | tail -1)
 	[ -n "$line" ] || fail "no threads line in the log: $(cat "$log")"
-	chosen=${line#the controller\'s } running=${line#*threads, }
+	chosen=${line#the controller\'s } running=${line#*, }
 	chosen=${chosen%% *} running=${running%% *}
 	expect_eq "$running" "$chosen" "workers running at the end against the controller's ($line)"
 	grep -q "probed [1-9]" "$log" || echo "(no probe in this run: the count was never held)" >&2

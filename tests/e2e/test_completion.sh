@@ -112,3 +112,18 @@ test_completion_registers_rm_only_as_adaptrm() {
 	reg=$(PATH=$PWD/gnu:$PATH bash -c 'source "$1"; complete -p rm' _ "$comp_file" 2>&1) || true
 	if grep -q '_adaptrm' <<<"$reg"; then fail "GNU's rm was given adaptrm's completion: $reg"; fi
 }
+
+# After --trace's "--" the traced command is completed as bash-completion
+# completes it typed alone (its own options too): the word offset of the
+# command is handed to _command_offset, or to _comp_command_offset where
+# bash-completion has that name; stand-ins record the call here.
+test_completion_traced_command_delegated() {
+	# shellcheck disable=SC2317 # called by _adaptrm
+	_command_offset() { echo "offset $1" >>delegated; COMPREPLY=(--recursive); }
+	expect_eq "$(complete_line 'adaptrm --trace -- rm --re')" "--recursive" "rm --re after --"
+	expect_eq "$(cat delegated)" "offset 3" "the offset handed over"
+	# shellcheck disable=SC2317 # called by _adaptrm
+	_comp_command_offset() { echo "comp $1" >>delegated2; COMPREPLY=(--recursive); }
+	complete_line 'adaptrm --trace -p 1 -- rm --re' >/dev/null
+	expect_eq "$(cat delegated2)" "comp 5" "the newer name preferred"
+}

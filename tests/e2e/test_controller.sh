@@ -150,6 +150,22 @@ test_controller_pinned_records_only() {
 	[ ! -e "$XDG_CACHE_HOME/adaptrm" ] || fail "a pinned run wrote a profile"
 }
 
+# --json's totals and exit status, and its version under both names: a
+# tree of 2000 files and 21 directories gone, and an operand that is not
+# there (without -f) making the status 1.
+test_controller_json_totals() {
+	ctl_cache
+	make_tree t 20 100
+	"$ADAPTRM" -rf --json "$SCRATCH/a.json" t || fail "adaptrm failed"
+	expect_eq "$(ctl_json "$SCRATCH/a.json" '[d["totals"], d["exit_status"]]')" \
+		"[{'files': 2000, 'directories': 21, 'errors': 0}, 0]" "totals"
+	expect_eq "$(ctl_json "$SCRATCH/a.json" '[d["format"], d["schema"]]')" \
+		"['adaptrm-controller-1', 'adaptrm-controller-1']" "format and schema"
+	make_tree t 2 10
+	"$ADAPTRM" -r --json "$SCRATCH/b.json" t missing 2>/dev/null && fail "status 0 with a missing operand"
+	expect_eq "$(ctl_json "$SCRATCH/b.json" 'd["exit_status"]')" 1 "exit_status"
+}
+
 # The eBPF signals: with --json on a tree where several workers unlink, the
 # series carries lock contention and latency percentiles. Skips only when the
 # probes cannot load, and never under ADAPTRM_REQUIRE_BPF=1.

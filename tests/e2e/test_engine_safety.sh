@@ -54,6 +54,29 @@ test_root_refused() {
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
 }
 
+# '/' is named '/' to the kernel, not '.': its rmdir fails as GNU's does
+# (EBUSY at the end of --no-preserve-root -r, "Device or resource busy",
+# where '.' gave EINVAL). Shown with -d, which deletes nothing (the root is
+# never empty): GNU's -d looks first and says "Directory not empty", and so
+# does adaptrm. In the read-only namespace, so that a bug cannot delete.
+test_root_rmdir_message() {
+	need_root
+	command -v unshare >/dev/null || skip "no unshare"
+	local out
+	# shellcheck disable=SC2016 # the script expands its variables itself
+	out=$(unshare -m --propagation private bash -c '
+		set -u
+		mount -o remount,bind,ro / 2>/dev/null || mount -o remount,ro / || { echo NORO; exit 0; }
+		touch /adaptrm-ro-probe 2>/dev/null && { rm -f /adaptrm-ro-probe; echo NORO; exit 0; }
+		for a in -d "-d --no-preserve-root"; do
+			rc=0; msg=$(LC_ALL=C "$0" $a / 2>&1) || rc=$?
+			printf "%s|%s|%s\n" "$a" "$rc" "$msg"
+		done' "$ADAPTRM")
+	case $out in NORO*) skip "cannot make / read-only in a mount namespace" ;; esac
+	expect_eq "$out" "-d|1|$ADAPTRM: cannot remove '/': Directory not empty
+-d --no-preserve-root|1|$ADAPTRM: cannot remove '/': Directory not empty" "-d /"
+}
+
 test_one_file_system_skips_mount() {
 	need_root
 	make_sentinel keep; local before; before=$(sentinel_sum keep)

@@ -51,7 +51,7 @@ test_large_lane_auto_default_mode_ext4() {
 		grep -qx "removed 't/big/h$i'" "$SCRATCH/out" || fail "-v does not list t/big/h$i"
 	done
 	expect_eq "$(grep -c '^removed ' "$SCRATCH/out")" $((20 * 50 + 3 + 20 + 2)) "-v lines"
-	grep -qE '^freed: 6\.[0-9] GiB on .*/m \(ext4\)$' "$SCRATCH/err" ||
+	grep -qE '^free space: grew by 6\.[0-9] GiB on .*/m \(ext4\)$' "$SCRATCH/err" ||
 		fail "--stats does not show about 6 GiB freed"
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
 }
@@ -67,7 +67,7 @@ test_large_lane_off_by_default() {
 	expect_gone t
 	# ext4 frees a fallocate'd file at once: no unlink is long, no lane
 	if grep -q '^large files:' "$SCRATCH/err"; then fail "the lane ran without being needed"; fi
-	grep -qE '^freed: 2\.[0-9] GiB on ' "$SCRATCH/err" || fail "--stats: freed space"
+	grep -qE '^free space: grew by 2\.[0-9] GiB on ' "$SCRATCH/err" || fail "--stats: freed space"
 }
 
 test_large_free_rate_truncates_in_chunks_ext4() {
@@ -85,7 +85,7 @@ test_large_free_rate_truncates_in_chunks_ext4() {
 	grep -q "^large files: 3 by the lane$" "$SCRATCH/err" || fail "--stats: the lane's files"
 	grep -q '^free rate: 1.0 TiB/s asked, .* held (18 truncations)$' "$SCRATCH/err" ||
 		fail "--stats: the free rate line"
-	grep -qE '^freed: 1\.[23] GiB on ' "$SCRATCH/err" || fail "--stats: freed space"
+	grep -qE '^free space: grew by 1\.[23] GiB on ' "$SCRATCH/err" || fail "--stats: freed space"
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
 }
 
@@ -290,7 +290,7 @@ test_large_stats_freed_on_tmpfs() {
 	mkdir -p m/t; head -c 32M /dev/zero >m/t/f
 	local err
 	err=$("$ADAPTRM" -rf --stats m/t 2>&1) || fail "adaptrm failed"
-	grep -qE '^freed: 3[12]\.[0-9] MiB on .*/m \(tmpfs\)$' <<<"$err" || fail "freed: $err"
+	grep -qE '^free space: grew by 3[12]\.[0-9] MiB on .*/m \(tmpfs\)$' <<<"$err" || fail "freed: $err"
 }
 
 # Under a slow --free-rate the lane's queue fills and the workers that meet
@@ -337,5 +337,37 @@ test_large_free_rate_file_operand() {
 	# 200M: to 192M, 128M, 64M
 	expect_eq "$(ftruncates)" 3 "ftruncate calls"
 	expect_eq "$(md5sum <m/shared2)" "$sum" "the other name's data changed"
-	grep -qE '^freed: 200\.0 MiB on .*/m \(tmpfs\)$' "$SCRATCH/err" || fail "--stats: freed space"
+	grep -qE '^free space: grew by 200\.0 MiB on .*/m \(tmpfs\)$' "$SCRATCH/err" || fail "--stats: freed space"
+}
+
+# The free space --stats shows is the filesystem's, and another writer's
+# blocks count in it: it is worded as the free space's growth, never as what
+# the delete freed, and never below zero. -i orders the steps without any
+# timing: the writer writes between the answers for the two operands (8 MiB
+# deleted in all), after the free space was first read.
+test_large_stats_free_space_with_another_writer() {
+	mount_fs tmpfs m 256M || skip "cannot mount tmpfs"
+	local mb
+	for mb in 2 32; do
+		head -c 4M /dev/zero >m/a; head -c 4M /dev/zero >m/b
+		rm -f in err; mkfifo in
+		LC_ALL=C "$ADAPTRM" -i --stats m/a m/b <in 2>err &
+		local pid=$!
+		exec 3>in
+		echo y >&3
+		until grep -q "m/b'?" err; do sleep 0.05; done
+		head -c "${mb}M" /dev/zero >>m/w
+		echo y >&3
+		exec 3>&-
+		wait "$pid" || fail "adaptrm failed: $(cat err)"
+		expect_gone m/a; expect_gone m/b
+		grep -q 'freed' err && fail "a figure called freed: $(cat err)"
+		case $mb in
+		2) grep -qE '^free space: grew by 6\.0 MiB on .*/m \(tmpfs\)$' err ||
+			fail "not the filesystem's growth: $(cat err)" ;;
+		32) grep -qE '^free space: did not grow on .*/m \(tmpfs\)$' err ||
+			fail "not 'did not grow': $(cat err)" ;;
+		esac
+		rm -f m/w
+	done
 }

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # What a user sees on a terminal: the progress line in a pseudo-terminal
 # (tests/tools/ptyterm.py reads the output as a terminal does), the summary
-# after a long delete, and the space freed where it can be known.
+# after a long delete, and the growth of the free space where it can be known.
 
 PTYTERM=$E2E_REPO/tests/tools/ptyterm.py
 
@@ -16,8 +16,20 @@ test_terminal_progress_fits_the_width_and_ends_with_a_summary() {
 		"$ADAPTRM" -rf --progress --max-ops=1000 t 2>err || fail "$(cat err)"
 	expect_gone t
 	expect_eq "$(wc -l <rows)" 1 "rows left on the screen: $(cat rows)"
-	grep -Eq '^removed 4000 files, 21 directories, in [0-9.]+ s, [0-9]+/s, freed [0-9.]+ [KMG]?i?B$' rows ||
+	grep -Eq '^removed 4000 files, 21 directories, in [0-9.]+ s, [0-9]+/s(, free space grew by [0-9.]+ [KMG]?i?B)?$' rows ||
 		fail "no summary line: $(cat rows)"
+}
+
+# A terminal that reflows wraps the wider line onto more rows when it
+# narrows: the next line clears them, and at the end the screen holds the
+# summary alone (the line is wider than 30 columns at 100).
+test_terminal_narrowed_reflowing_terminal_keeps_no_fragment() {
+	make_tree t 20 200
+	python3 "$PTYTERM" --reflow --cols 100 --resize 30 --rows-out rows -- \
+		"$ADAPTRM" -rf --progress --max-ops=1000 t 2>err || fail "$(cat err)"
+	expect_gone t
+	expect_eq "$(wc -l <rows)" 1 "rows left on the screen: $(cat rows)"
+	grep -Eq '^removed 4000 files,' rows || fail "no summary line: $(cat rows)"
 }
 
 # A narrow terminal drops the line's least important fields, and the
@@ -46,8 +58,8 @@ test_terminal_short_delete_leaves_a_clean_screen() {
 }
 
 # On FUSE, statfs reports the store behind the mount, which others fill and
-# free meanwhile (here a writer on the backing filesystem): the space freed
-# is "not known" in --stats and absent from the progress line.
+# free meanwhile (here a writer on the backing filesystem): the free space's
+# change is "not known" in --stats and absent from the progress line.
 test_terminal_freed_not_shown_on_fuse() {
 	need_root
 	mount_slowfs mnt 200
@@ -61,12 +73,13 @@ test_terminal_freed_not_shown_on_fuse() {
 		2>err || fail "$(cat err)"
 	kill "$writer"
 	expect_gone "$SLOWFS_BACKING/flat"
-	grep -Eq '^freed: not known on .*/mnt \(fuse\)$' rows || fail "freed line: $(cat rows)"
-	expect_eq "$(grep -c 'freed [0-9]' rows)" 0 "a size freed on the line: $(cat rows)"
+	grep -Eq '^free space: not known on .*/mnt \(fuse\)$' rows || fail "free space line: $(cat rows)"
+	expect_eq "$(grep -c 'free space [+g]' rows)" 0 "a size on the line: $(cat rows)"
 	# and where it can be known (the scratch tmpfs) it is counted
 	make_flat flat 10
 	"$ADAPTRM" -rf --stats flat 2>err || fail "$(cat err)"
-	grep -Eq '^freed: [0-9.]+ [KMG]?i?B on .* \(tmpfs\)$' err || fail "freed on tmpfs: $(cat err)"
+	grep -Eq '^free space: (grew by [0-9.]+ [KMG]?i?B|did not grow) on .* \(tmpfs\)$' err ||
+		fail "free space on tmpfs: $(cat err)"
 }
 
 # An interrupted delete clears its line and says its own counts: no summary

@@ -3,14 +3,17 @@
 """Run a command in a pseudo-terminal of a given width, resize it while the
 command writes, and check its output as a terminal would show it.
 
-    ptyterm.py [--cols N] [--resize N]... [--after K] [--rows-out FILE] -- COMMAND...
+    ptyterm.py [--cols N] [--resize N]... [--after K] [--reflow] [--rows-out FILE] -- COMMAND...
 
 The terminal starts COLS wide. Each --resize happens once the command has
 written K more lines (segments started by a carriage return) since the last
 resize, in the order given. The output is read as a terminal reads it:
 "\\r" goes back to the first column, "\\n" to the next row, "\\033[K" clears
-to the end of the row, a character written past the last column wraps to the
-next row (narrowing keeps what fits, as a terminal that does not reflow).
+to the end of the row, "\\033[NA" moves N rows up, "\\033[J" clears to the
+end of the screen, a character written past the last column wraps to the
+next row. Narrowing keeps what fits, as a terminal that does not reflow;
+with --reflow a row wider than the new width wraps onto more rows, the
+cursor moving with its character, as most terminals do.
 
 Checks, each a message on stderr and exit status 1 when broken:
   - every segment written after the command saw a resize fits the width in
@@ -38,16 +41,38 @@ def set_size(fd, cols):
 class Screen:
     """The few controls a progress line uses, on a screen without a height."""
 
-    def __init__(self, cols):
+    def __init__(self, cols, reflow=False):
         self.cols = cols
+        self.reflow = reflow
         self.rows = [[]]
         self.row = 0
         self.col = 0
 
     def resize(self, cols):
+        if not self.reflow or cols >= self.cols:
+            self.cols = cols
+            self.rows = [r[:cols] for r in self.rows]
+            self.col = min(self.col, cols)
+            return
+        rows, where = [], None
+        for i, r in enumerate(self.rows):
+            chunks = [r[k:k + cols] for k in range(0, len(r), cols)] or [[]]
+            if i == self.row:
+                # the cursor past a full last chunk stays there (its wrap pending)
+                k = min(self.col // cols, len(chunks) - 1) if self.col else 0
+                where = (len(rows) + k, self.col - k * cols)
+            rows.extend(chunks)
         self.cols = cols
-        self.rows = [r[:cols] for r in self.rows]
-        self.col = min(self.col, cols)
+        self.rows = rows
+        if where:
+            self.row, self.col = where
+
+    def up(self, n):
+        self.row = max(0, self.row - n)
+
+    def clear_below(self):
+        self.clear_to_end()
+        del self.rows[self.row + 1:]
 
     def _line(self):
         while len(self.rows) <= self.row:
@@ -90,8 +115,8 @@ class Checker:
     """Feeds the screen, splitting the stream into segments (from a carriage
     return or a newline to the next) and measuring each one's width."""
 
-    def __init__(self, cols):
-        self.screen = Screen(cols)
+    def __init__(self, cols, reflow=False):
+        self.screen = Screen(cols, reflow)
         self.segments = 0
         self.width = 0  # printable characters of the segment being written
         self.grace = False  # the segment in flight at a resize may be older
@@ -119,6 +144,10 @@ class Checker:
                 if len(self.esc) > 2 and ch.isalpha():
                     if self.esc == "\033[K":
                         self.screen.clear_to_end()
+                    elif self.esc == "\033[J":
+                        self.screen.clear_below()
+                    elif ch == "A" and self.esc[2:-1].isdigit():
+                        self.screen.up(int(self.esc[2:-1]))
                     self.esc = ""
                 continue
             if ch == "\033":
@@ -142,6 +171,7 @@ def main():
     ap.add_argument("--cols", type=int, default=80)
     ap.add_argument("--resize", type=int, action="append", default=[])
     ap.add_argument("--after", type=int, default=3)
+    ap.add_argument("--reflow", action="store_true")
     ap.add_argument("--rows-out")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -155,7 +185,7 @@ def main():
             os.execvp(cmd[0], cmd)
         finally:
             os._exit(127)
-    check = Checker(a.cols)
+    check = Checker(a.cols, a.reflow)
     resizes = list(a.resize)
     mark = 0
     while True:

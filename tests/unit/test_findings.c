@@ -413,7 +413,7 @@ Test(findings, cpu_contention)
 	expect(x, "cpu_contention", 0.2,
 	       "CPU contention: the threads were runnable for 200.00 ms while other tasks held "
 	       "the CPUs (100% of it behind tasks that are not traced",
-	       "give it a larger CPU weight (nice, cpu.shares)");
+	       "give it a larger CPU weight (nice, cgroup v2's cpu.weight, v1's cpu.shares)");
 	expect(x, "kernel_cpu", 0.8, "Running in the kernel");
 	cr_assert(!has(x, "cpu_oversubscription"));
 	synth_free(x);

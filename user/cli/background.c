@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cli/background.h"
+#include "cli/waitline.h"
 #include "hold/deleter.h"
 #include "hold/left.h"
 #include "hold/place.h"
@@ -245,9 +246,11 @@ struct walk {
 	char **want;
 	char **seen;
 	size_t nseen;
-	size_t matching; /* --wait: records it still waits for */
-	bool stuck;	 /* a place with records and no deleter */
-	bool failed;	 /* --wait, --resume: something is left, or no deleter */
+	size_t matching;       /* --wait: records it still waits for */
+	bool stuck;	       /* a place with records and no deleter */
+	bool failed;	       /* --wait, --resume: something is left, or no deleter */
+	size_t listed;	       /* --pending: lines printed */
+	struct wait_view view; /* --wait: the running deleters, summed */
 	enum { W_PENDING, W_RESUME, W_POLL } mode;
 	const char *place;
 };
@@ -258,6 +261,7 @@ static void visit_note(int placefd, const struct left_note *n, void *arg)
 {
 	struct walk *w = arg;
 	if (w->mode == W_PENDING) {
+		w->listed++;
 		put_path(n->path);
 		printf("\tnot removed entirely: %s\n",
 		       n->back ? "what is left is back at its path" : "what is left is still held");
@@ -304,30 +308,52 @@ static bool view_place(int fd, int nwant, char **want, bool print, struct place_
 	return true;
 }
 
-/* The deleter's own account of its progress (hold/deleter.c's status). */
-static void print_status(int placefd, const char *place, pid_t pid)
+/* What a deleter's status file says (hold/deleter.c's write_status). */
+struct deleter_status {
+	unsigned long long files, dirs;
+	long long started, updated;
+	bool yielding;
+	bool busy; /* in the middle of an entry: its last counts are to come */
+};
+
+static void read_status(int placefd, struct deleter_status *s)
 {
+	*s = (struct deleter_status){ 0 };
 	int fd = own_file_open(placefd, "status", O_RDONLY, 0);
 	FILE *fp = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!fp && fd >= 0)
 		close(fd);
-	unsigned long long files = 0, dirs = 0;
-	long long started = 0, updated = 0;
 	char line[128];
-	while (fp && fgets(line, sizeof line, fp))
-		if (sscanf(line, "files %llu", &files) != 1 && sscanf(line, "dirs %llu", &dirs) != 1 &&
-		    sscanf(line, "started %lld", &started) != 1)
-			sscanf(line, "updated %lld", &updated);
+	while (fp && fgets(line, sizeof line, fp)) {
+		if (sscanf(line, "files %llu", &s->files) != 1 &&
+		    sscanf(line, "dirs %llu", &s->dirs) != 1 &&
+		    sscanf(line, "started %lld", &s->started) != 1)
+			sscanf(line, "updated %lld", &s->updated);
+		if (!strcmp(line, "state yield\n"))
+			s->yielding = true;
+		if (!strncmp(line, "entry ", 6) && strcmp(line, "entry -\n"))
+			s->busy = true;
+	}
 	if (fp)
 		fclose(fp);
+}
+
+/* The deleter's own account of its progress, as --pending prints it. */
+static void print_status(int placefd, const char *place, pid_t pid)
+{
+	struct deleter_status s;
+	read_status(placefd, &s);
 	put_path(place);
 	if (pid > 0)
 		printf(": deleter %d running", (int)pid);
 	else
 		printf(": deleter running");
-	printf(": %llu files and %llu directories removed so far", files, dirs);
-	if (updated > started && started > 0)
-		printf(", %llu entries/s", (files + dirs) / (unsigned long long)(updated - started));
+	printf(": %llu files and %llu directories removed so far", s.files, s.dirs);
+	if (s.updated > s.started && s.started > 0)
+		printf(", %llu entries/s",
+		       (s.files + s.dirs) / (unsigned long long)(s.updated - s.started));
+	if (s.yielding)
+		printf(", yielding to others' syncs");
 	putchar('\n');
 }
 
@@ -368,6 +394,16 @@ static void visit(const char *place, void *arg)
 	w->place = place;
 	left_note_each(fd, visit_note, w);
 	w->matching += v.matching;
+	if (w->mode == W_PENDING)
+		w->listed += v.records + v.running;
+	if (w->mode == W_POLL && v.running) {
+		struct deleter_status s;
+		read_status(fd, &s);
+		w->view.files += s.files;
+		w->view.dirs += s.dirs;
+		w->view.yielding |= s.yielding;
+		w->view.busy |= s.busy;
+	}
 	if (w->mode == W_PENDING && v.running)
 		print_status(fd, place, v.pid);
 	else if (w->mode == W_PENDING && v.records) {
@@ -394,6 +430,7 @@ static void walk(struct walk *w, int mode)
 	w->matching = 0;
 	w->place = NULL;
 	w->stuck = false;
+	w->view = (struct wait_view){ 0 };
 	forget_seen(w);
 	state_each_place(geteuid(), visit, w);
 }
@@ -402,13 +439,18 @@ static void walk(struct walk *w, int mode)
  * records stay without a deleter for a while holds what the deleter leaves
  * (see its log): resumed once more, then given up on. What a deleter left
  * is said as it is found, and fails the wait. */
-static int wait_done(struct walk *w)
+static int wait_polls(struct walk *w, struct waitline *line)
 {
 	walk(w, W_RESUME);
-	unsigned idle = 0;
+	unsigned idle = 0, settle = 0;
 	for (;;) {
 		walk(w, W_POLL);
-		if (!w->matching)
+		w->view.held = w->matching;
+		waitline_update(line, &w->view);
+		/* A tree's record goes with its top directory, before the deleter
+		 * writes its counts once more: the summary waits a little for
+		 * them, where there is a summary. */
+		if (!w->matching && !(line && w->view.busy && settle++ < 10))
 			return w->failed ? 1 : 0;
 		idle = w->stuck ? idle + 1 : 0;
 		if (idle == 30)
@@ -423,6 +465,15 @@ static int wait_done(struct walk *w)
 		struct timespec ts = { 0, 100000000 };
 		nanosleep(&ts, NULL);
 	}
+}
+
+/* --wait, with its line and summary on a terminal. */
+static int wait_done(struct walk *w)
+{
+	struct waitline *line = waitline_new();
+	int status = wait_polls(w, line);
+	waitline_finish(line, status == 0);
+	return status;
 }
 
 int background_main(const struct rm_options *o, int nfiles, char **files)
@@ -444,8 +495,11 @@ int background_main(const struct rm_options *o, int nfiles, char **files)
 	int status = 0;
 	if (o->resume_held)
 		walk(&w, W_RESUME);
-	if (o->pending_held)
+	if (o->pending_held) {
 		walk(&w, W_PENDING);
+		if (!w.listed)
+			printf("nothing is held\n");
+	}
 	if (o->wait_held)
 		status = wait_done(&w);
 	if (w.failed)

@@ -24,7 +24,7 @@ struct fs_entry {
 	uint64_t free_before; /* bytes */
 	uint64_t type;
 	char *mount; /* its mount point, or NULL */
-	bool known;  /* its free space is its own: the delta is the delete's */
+	bool known;  /* its free space is its own (others' writes still count) */
 };
 
 struct freed {
@@ -148,7 +148,8 @@ void freed_note(struct freed *f, const char *path)
 	e->known = own_free_space(e->type);
 }
 
-/* Bytes freed on E since it was noted (0 if others filled it meanwhile). */
+/* Bytes by which E's free space grew since it was noted (0 if it did not:
+ * others may have filled it meanwhile). */
 static uint64_t freed_on(const struct fs_entry *e)
 {
 	struct statfs sf;
@@ -179,13 +180,20 @@ void freed_print(struct freed *f, FILE *out)
 {
 	if (!f || f->n == 0)
 		return;
-	fputs("freed:", out);
+	/* The figure is the filesystem's, not the delete's: a writer elsewhere
+	 * on it fills what the delete frees, so it is named as what it is. */
+	fputs("free space:", out);
 	for (int i = 0; i < f->n; i++) {
 		const struct fs_entry *e = &f->fs[i];
-		char size[32], type[24];
-		fprintf(out, "%s %s on %s (%s)", i ? "," : "",
-			e->known ? units_format_bytes(freed_on(e), size, sizeof size) : "not known",
-			e->mount ? e->mount : "?", fsinfo_name(e->type, type));
+		char size[32], type[24], grew[48] = "not known";
+		uint64_t by = e->known ? freed_on(e) : 0;
+		if (e->known && by)
+			snprintf(grew, sizeof grew, "grew by %s",
+				 units_format_bytes(by, size, sizeof size));
+		else if (e->known)
+			snprintf(grew, sizeof grew, "did not grow");
+		fprintf(out, "%s %s on %s (%s)", i ? "," : "", grew, e->mount ? e->mount : "?",
+			fsinfo_name(e->type, type));
 	}
 	fputc('\n', out);
 }

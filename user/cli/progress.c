@@ -26,6 +26,7 @@ struct progress {
 	bool summary; /* a long delete ends with the summary line */
 	int cols;     /* the terminal's width, 0 when not known */
 	int width;    /* characters of the last line, to blank it off a terminal */
+	bool resized; /* the width changed since the last line was drawn */
 	struct freed *freed;
 	uint64_t free_rate;
 	struct sigaction old_winch;
@@ -89,8 +90,10 @@ static void read_width(struct progress *p)
 	struct winsize ws;
 	int fd = g_terminal >= 0 ? g_terminal : STDERR_FILENO;
 	g_resized = 0;
-	if (p->tty && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		p->cols = ws.ws_col;
+	if (!p->tty || ioctl(fd, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
+		return;
+	p->resized |= p->cols != ws.ws_col;
+	p->cols = ws.ws_col;
 }
 
 struct progress *progress_new(struct freed *freed, uint64_t free_rate, bool summary)
@@ -175,24 +178,41 @@ static void put(const char *s, size_t n)
  * spaces blank what is left of a longer line before. */
 static void draw(struct progress *p, const char *text, size_t n, bool last)
 {
-	char buf[512];
+	char buf[512], up[32] = "";
 	int pad = !p->tty && (int)n < p->width ? p->width - (int)n : 0;
-	int w = snprintf(buf, sizeof buf, "\r%s%s%*s%s", text, p->tty ? "\033[K" : "", pad, "",
-			 last ? "\n" : "");
+	/* A terminal that reflows (most do) wrapped a last line wider than its
+	 * width now onto more rows, the cursor on the last: this line starts
+	 * on the first of them and clears the rest. */
+	if (p->tty && p->resized && p->drawn && p->cols > 0 && p->width > p->cols)
+		snprintf(up, sizeof up, "\r\033[%dA\033[J", (p->width - 1) / p->cols);
+	p->resized = false;
+	int w = snprintf(buf, sizeof buf, "%s\r%s%s%*s%s", up, text, p->tty ? "\033[K" : "", pad,
+			 "", last ? "\n" : "");
 	if (w > 0)
 		put(buf, (size_t)w < sizeof buf ? (size_t)w : sizeof buf - 1);
 	p->width = (int)n;
 	p->drawn = true;
 }
 
-/* The space clause: "freed 1.2 GiB" and, with --free-rate, "at 250.0 MiB/s
- * of 256.0 MiB/s"; nothing where the space freed cannot be known. */
+/* "free space +1.2 GiB": the growth of the operands' filesystems' free
+ * space, which is theirs and not the delete's (others write there too), so
+ * it is not called freed; nothing where it cannot be known or did not grow.
+ * PREFIX is how the line or the summary words it. */
+static void grew_field(const struct progress *p, const char *prefix, fields_t f)
+{
+	char grew[32];
+	uint64_t by = p->freed && freed_known(p->freed) ? freed_now(p->freed) : 0;
+	if (by)
+		snprintf(f[F_SPACE], sizeof f[F_SPACE], "%s%s", prefix,
+			 units_format_bytes(by, grew, sizeof grew));
+}
+
+/* The space clause: "free space +1.2 GiB" and, with --free-rate, "at 250.0
+ * MiB/s of 256.0 MiB/s". */
 static void space_fields(const struct progress *p, const struct engine_totals *t, fields_t f)
 {
-	char freed[32], held[32], rate[32];
-	if (p->freed && freed_known(p->freed))
-		snprintf(f[F_SPACE], sizeof f[F_SPACE], "freed %s",
-			 units_format_bytes(freed_now(p->freed), freed, sizeof freed));
+	char held[32], rate[32];
+	grew_field(p, "free space +", f);
 	if (p->freed && p->free_rate)
 		snprintf(f[F_HELD], sizeof f[F_HELD], "at %s/s of %s/s",
 			 units_format_bytes((uint64_t)held_rate(&t->lane), held, sizeof held),
@@ -223,12 +243,14 @@ void progress_update(struct progress *p, struct engine *e)
 	snprintf(f[F_REMOVED], sizeof f[F_REMOVED], "%llu removed", (unsigned long long)n);
 	snprintf(f[F_RATE], sizeof f[F_RATE], "%.0f/s", t > 0 ? n / t : 0.0);
 	snprintf(f[F_TIME], sizeof f[F_TIME], "%.1fs", t);
-	snprintf(f[F_THREADS], sizeof f[F_THREADS], "%d threads", engine_active_threads(e));
+	int threads = engine_active_threads(e);
+	snprintf(f[F_THREADS], sizeof f[F_THREADS], "%d thread%s", threads, threads == 1 ? "" : "s");
 	char line[400];
 	draw(p, line, fit(f, &line_layout, p->cols, line, sizeof line), false);
 }
 
-/* "removed 1200 files, 300 directories, in 4.6 s, 326/s, freed 1.2 GiB":
+/* "removed 1200 files, 300 directories, in 4.6 s, 326/s, free space grew by
+ * 1.2 GiB":
  * the end of a delete that showed the line for a while. */
 static void summary(struct progress *p, struct engine *e)
 {
@@ -242,14 +264,11 @@ static void summary(struct progress *p, struct engine *e)
 	}
 	double secs = progress_elapsed();
 	fields_t f = { { 0 } };
-	char freed[32];
 	snprintf(f[F_REMOVED], sizeof f[F_REMOVED], "removed %llu files, %llu directories",
 		 (unsigned long long)t.files, (unsigned long long)t.dirs);
 	snprintf(f[F_TIME], sizeof f[F_TIME], "in %.1f s", secs);
 	snprintf(f[F_RATE], sizeof f[F_RATE], "%.0f/s", secs > 0 ? (t.files + t.dirs) / secs : 0.0);
-	if (p->freed && freed_known(p->freed))
-		snprintf(f[F_SPACE], sizeof f[F_SPACE], "freed %s",
-			 units_format_bytes(freed_now(p->freed), freed, sizeof freed));
+	grew_field(p, "free space grew by ", f);
 	char line[400];
 	draw(p, line, fit(f, &summary_layout, p->cols, line, sizeof line), true);
 }

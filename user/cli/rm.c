@@ -14,6 +14,7 @@
 #include "lib/strbuf.h"
 #include "lib/xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -73,7 +74,7 @@ static bool last_is_dot_or_dotdot(const char *path)
 }
 
 /* Split PATH into an opened parent directory and the last component.
- * "a/b/c" -> (fd of "a/b", "c"); "c" -> (AT_FDCWD, "c"); "/" -> (fd of "/", ".").
+ * "a/b/c" -> (fd of "a/b", "c"); "c" -> (AT_FDCWD, "c"); "/" -> (fd of "/", "/").
  * The parent is opened O_PATH so that a search-only (-wx) parent works, as
  * it does for GNU rm. Returns -1 with errno on failure, else the fd (or
  * AT_FDCWD) and sets *base (pointing into *copy, which the caller frees). */
@@ -91,7 +92,10 @@ int rm_open_parent(const char *path, char **copy, const char **base, bool *trail
 		return AT_FDCWD;
 	}
 	if (slash == p && p[1] == '\0') { /* "/" */
-		*base = ".";
+		/* "/" itself, not ".": the *at calls ignore the fd for it, and the
+		 * kernel refuses to rmdir the root with EBUSY, GNU's "Device or
+		 * resource busy", where "." would be EINVAL. */
+		*base = p;
 		return open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	*base = slash + 1;
@@ -293,6 +297,26 @@ static bool free_operand(struct rm_state *r, const struct operand *op, int held)
 	return err == 0;
 }
 
+/* OP's directory holds an entry: GNU's -d looks before its rmdir and says
+ * "Directory not empty" of such a one, where rmdir of a mount point or of
+ * '/' would say EBUSY first. */
+static bool dir_has_entries(const struct operand *op)
+{
+	int fd = openat(op->pfd, op->base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return false;
+	}
+	bool any = false;
+	struct dirent *de;
+	while (!any && (de = readdir(d)))
+		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	return any;
+}
+
 /* OP_REMOVE_FILE and OP_REMOVE_EMPTY_DIR: ask if asked, then unlink or rmdir.
  * A missing file is ignorable under -f, a directory's error is not. */
 static enum op_action remove_one(struct rm_state *r, struct operand *op, bool dir)
@@ -306,6 +330,8 @@ static enum op_action remove_one(struct rm_state *r, struct operand *op, bool di
 	}
 	int held = dir ? -1 : hold_operand(r, op);
 	int err = unlinkat(op->pfd, op->base, dir ? AT_REMOVEDIR : 0) < 0 ? errno : 0;
+	if (dir && err && err != ENOTEMPTY && dir_has_entries(op))
+		err = ENOTEMPTY;
 	if (!err && o->verbose)
 		printf("removed %s%s\n", dir ? "directory " : "", quote_n(0, op->arg));
 	bool freed = free_operand(r, op, held); /* nothing to free if it failed */
@@ -567,6 +593,7 @@ static int finish_run(struct rm_state *rr, bool ok)
 		ok = false;
 	if (r.progress)
 		progress_finish(r.progress, r.engine);
+	controller_note_exit(r.ctl, ok ? 0 : 1);
 	if (r.ctl && !controller_finish(r.ctl))
 		ok = false; /* the --json file asked for is missing or cut short */
 	/* Operands all held: nothing was deleted here to count; the deleter's

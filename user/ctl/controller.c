@@ -47,6 +47,8 @@
 struct controller {
 	struct engine *e;
 	struct controller_config cfg;
+	int exit_status; /* the run's, for the JSON (controller_note_exit) */
+	bool exit_noted;
 	bool steer; /* false: --threads=N, record only */
 	struct ctl_source *src;
 	struct ctl_policy pol;
@@ -189,7 +191,10 @@ struct controller *controller_new(struct engine *e, const struct controller_conf
 		} else {
 			jw_init(&c->jw, c->json);
 			jw_object(&c->jw, NULL);
+			/* "schema" names the version as the trace's JSON does;
+			 * "format" stays for the readers that know it */
 			jw_string(&c->jw, "format", "adaptrm-controller-1");
+			jw_string(&c->jw, "schema", "adaptrm-controller-1");
 			jw_int(&c->jw, "cpus", ncpus());
 			jw_int(&c->jw, "max_threads", engine_max_threads(e));
 			jw_bool(&c->jw, "pinned", !steer);
@@ -917,6 +922,31 @@ static void write_slow_slice(struct controller *c)
 	jw_end(&c->jw);
 }
 
+void controller_note_exit(struct controller *c, int status)
+{
+	if (c) {
+		c->exit_status = status;
+		c->exit_noted = true;
+	}
+}
+
+/* What the run removed, over every tree, and how it ends: a reader needs
+ * not sum the intervals (they stop with the last tick). */
+static void write_totals(struct controller *c)
+{
+	struct engine_totals t;
+	engine_totals(c->e, &t);
+	jw_object(&c->jw, "totals");
+	jw_uint(&c->jw, "files", t.files);
+	jw_uint(&c->jw, "directories", t.dirs);
+	jw_uint(&c->jw, "errors", t.errors);
+	jw_end(&c->jw);
+	if (c->exit_noted)
+		jw_int(&c->jw, "exit_status", c->exit_status);
+	else
+		jw_null(&c->jw, "exit_status");
+}
+
 bool controller_finish(struct controller *c)
 {
 	if (!c)
@@ -932,6 +962,7 @@ bool controller_finish(struct controller *c)
 		write_lane(c);
 		write_cold(c);
 		write_slow_slice(c);
+		write_totals(c);
 		jw_array(&c->jw, "decisions");
 		for (size_t i = 0; i < c->nlog; i++) {
 			jw_object(&c->jw, NULL);

@@ -42,6 +42,9 @@ void controller_tick(struct controller *c);
  * the steering's inputs bounds it); 0 if it does not steer. */
 int controller_threads(const struct controller *c);
 void controller_end_tree(struct controller *c);
+/* The run's exit status as its face will return it, for --json's
+ * "exit_status" (null where none was noted). */
+void controller_note_exit(struct controller *c, int status);
 /* Ends the run: false if --json's file could not be written (told). */
 bool controller_finish(struct controller *c);
 /* One line for --stats ("threads: ..."); NULL-safe. */

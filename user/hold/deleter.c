@@ -432,11 +432,20 @@ static enum outcome delete_entry(struct deleter *d, struct held_record *r)
 			controller_end_tree(d->ctl);
 		if (d->stats)
 			fprintf(stderr,
-				"adaptrm deleter %d: %s: the controller's %d threads, %d running at the end\n",
-				(int)getpid(), r->name, chosen, running);
+				"adaptrm deleter %d: %s: the controller's %d thread%s, %d running at the "
+				"end\n",
+				(int)getpid(), r->name, chosen, chosen == 1 ? "" : "s", running);
 	} else
 		ok = unlinkat(d->placefd, r->name, 0) == 0 || errno == ENOENT;
 	d->current = NULL;
+	/* The counts as the entry goes, before its record: a --wait that finds
+	 * the record gone reads them whole (not while probing, which listens
+	 * for others' metadata writes alone). */
+	if (ok && d->sync.state != POLITE_PROBE) {
+		struct engine_totals t;
+		engine_totals(d->engine, &t);
+		write_status(d, &t, d->base_interval_ns);
+	}
 	if (ok)
 		held_record_remove(d->placefd, r);
 	else if (!engine_stopping(d->engine))
@@ -512,16 +521,20 @@ static size_t count_records(int placefd)
 /* Passes while they make progress; then the lock goes, and one more look
  * catches a record written while the lock was still held (its writer found
  * the lock taken and left it to us). LOCK is the lock handed over by the
- * spawner, or -1: taken here. */
-static void drain(struct deleter *d, int lock)
+ * spawner, or -1: taken here. False if it never held the lock with records
+ * in the place: another deleter did the work, and this one has nothing to
+ * say of it. */
+static bool drain(struct deleter *d, int lock)
 {
-	for (;;) {
+	for (bool worked = false;;) {
 		if (lock < 0)
 			lock = place_lock(d->placefd);
 		if (lock < 0)
-			return; /* another deleter has it */
+			return worked; /* another deleter has it */
 		place_lock_note_pid(lock, getpid());
 		size_t left = 0, young = 0;
+		/* Records found under the lock: this deleter's work to report. */
+		worked = worked || count_records(d->placefd) > 0;
 		while (one_pass(d, &left, &young) > 0 || young) {
 			if (young) {
 				struct timespec ts = { 0, 100000000 };
@@ -531,7 +544,7 @@ static void drain(struct deleter *d, int lock)
 		close(lock);
 		lock = -1;
 		if (count_records(d->placefd) <= left || engine_stopping(d->engine))
-			return;
+			return true;
 	}
 }
 
@@ -614,7 +627,7 @@ int deleter_main(int argc, char **argv)
 	d.started = time(NULL);
 	struct controller_config cc = { .sort_policy = SORT_AUTO, .steer = d.steer };
 	d.ctl = controller_new(d.engine, &cc);
-	drain(&d, lock);
+	bool worked = drain(&d, lock);
 	/* The summary and the exit at the normal policy: beside busy CPUs the
 	 * idle one could wait long for them. */
 	if (d.cpu_idle)
@@ -632,7 +645,10 @@ int deleter_main(int argc, char **argv)
 	/* Beside other jobs at nice 19 most of its time can be this wait. */
 	uint64_t runq = 0;
 	polite_runq_ns(&runq);
-	if (d.stats)
+	/* A deleter that never held the lock over records deleted nothing: a
+	 * summary of its zeros would read as the delete's, and the status file
+	 * may be another deleter's. */
+	if (d.stats && worked)
 		fprintf(stderr,
 			"adaptrm deleter %d: %s: removed %" PRIu64 " files, %" PRIu64
 			" directories in %.1f s; yielded to others' syncs %" PRIu64
@@ -644,7 +660,8 @@ int deleter_main(int argc, char **argv)
 			(double)d.sync.yield_ns / 1e9, d.sync.probes, d.sync.own_probes,
 			(double)d.sync.probe_ns / 1e9, (double)d.backoff_ns / 1e9,
 			(double)runq / 1e9);
-	unlinkat(d.placefd, "status", 0);
+	if (worked)
+		unlinkat(d.placefd, "status", 0);
 	steer_free(d.steer);
 	engine_destroy(d.engine);
 	close(d.placefd);

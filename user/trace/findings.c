@@ -851,7 +851,7 @@ static void cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 	    "(%.0f%% of it behind tasks that are not traced: other processes, kernel "
 	    "workers%s%s); on a quiet machine the delete would take about %s. Nothing in the "
 	    "deleter changes this: run it when the CPUs are free, or give it a larger CPU weight "
-	    "(nice, cpu.shares).",
+	    "(nice, cgroup v2's cpu.weight, v1's cpu.shares).",
 	    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->not_traced, also,
 	    cpu_holders(c, holders, sizeof holders),
 	    trace_fmt_ns((double)c->r->wall_ns * (1 - sh(c, ns)), quiet, sizeof quiet));
