@@ -290,6 +290,8 @@ size_t engine_remote_out(struct engine *e);
 /* With no operand of its own, run what is adopted until *STOP (ticking as
  * engine_remove_tree does) or the engine stops. */
 void engine_serve(struct engine *e, const atomic_bool *stop);
+/* *STOP was set: engine_serve returns now, not at its next look. */
+void engine_serve_wake(struct engine *e);
 
 /* Called by the waiting main thread about every 100 ms while a tree is being
  * removed (progress line, controller tick). */

@@ -57,6 +57,13 @@ void engine_set_remote(struct engine *e, engine_remote_fn fn, void *arg)
 	pthread_mutex_unlock(&e->qlock);
 }
 
+void engine_serve_wake(struct engine *e)
+{
+	pthread_mutex_lock(&e->qlock);
+	pthread_cond_broadcast(&e->done_cond);
+	pthread_mutex_unlock(&e->qlock);
+}
+
 bool engine_wants_work(struct engine *e)
 {
 	pthread_mutex_lock(&e->qlock);

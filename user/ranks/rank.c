@@ -157,6 +157,7 @@ struct rank {
 static void remote_done(void *arg, int donor, uint64_t token, bool failed)
 {
 	struct rank *r = arg;
+	transport_jitter(r->t); /* the simulation holds a worker up here */
 	pthread_mutex_lock(&r->lock);
 	if (!try_grow(&r->out, &r->cap_out, r->nout + 1, 64))
 		xalloc_die();
@@ -328,7 +329,11 @@ static bool serve_messages(struct rank *r)
 		case TAG_WORK: on_work(r, e, src); break;
 		case TAG_NOWORK: on_nowork(r); break;
 		case TAG_DONE: on_done(r, e, src); break;
-		case TAG_STOP: atomic_store(&r->stop, true); break;
+		case TAG_STOP:
+			atomic_store(&r->stop, true);
+			if (e)
+				engine_serve_wake(e);
+			break;
 		case TAG_PATHS:
 		case TAG_PATHS_ACK:
 		case TAG_PATHS_END: on_paths(r, src, tag); break;
@@ -442,7 +447,7 @@ static bool take_sum(struct rank *r)
 	if (!transport_sum_test(r->t, v))
 		return false;
 	r->summing = false;
-	r->next_sum = now_ns() + SUM_PERIOD_NS;
+	r->next_sum = now_ns() + (r->t->sum_period_ns ? r->t->sum_period_ns : SUM_PERIOD_NS);
 	pthread_mutex_lock(&r->lock);
 	r->totals = (struct rank_totals){ .files = v[S_FILES],
 					  .dirs = v[S_DIRS],
@@ -705,6 +710,39 @@ void rank_totals(struct rank *r, struct rank_totals *t)
 	struct engine *e = atomic_load(&r->engine);
 	if (e && t->sums && t->ranks_busy >= summed)
 		t->ranks_busy = t->ranks_busy - summed + busy(e, engine_backlog(e));
+}
+
+void rank_describe(struct rank *r, struct strbuf *out)
+{
+	char line[512];
+	struct engine *e = atomic_load(&r->engine);
+	pthread_mutex_lock(&r->lock);
+	size_t nout = r->nout;
+	bool left = r->left;
+	pthread_mutex_unlock(&r->lock);
+	/* the communication thread's own fields, read racily: the thread may
+	 * be stuck, and a report that is a moment stale still says where */
+	snprintf(line, sizeof line,
+		 "rank %d: %s; stop %d, done %d, left %d; steal request out %d, sum out %d "
+		 "(%u taken); reports queued %zu; donations taken %llu\n",
+		 r->t->rank,
+		 !e		       ? "no engine yet" :
+		 atomic_load(&r->done) ? "waits for the last sums" :
+		 atomic_load(&r->stop) ? "stopping" :
+		 r->t->rank == 0       ? "waits for its operand" :
+					 "serves what it is given",
+		 atomic_load(&r->stop), atomic_load(&r->done), left, r->asking, r->summing,
+		 r->nsums, nout, (unsigned long long)r->steals);
+	sb_add(out, line, strlen(line));
+	if (e) {
+		snprintf(line, sizeof line,
+			 "  engine: backlog %zu (tasks queued + workers at one), given away and "
+			 "not back %zu, wants work %d\n",
+			 engine_backlog(e), engine_remote_out(e), engine_wants_work(e));
+		sb_add(out, line, strlen(line));
+	}
+	if (r->t->ops->describe)
+		r->t->ops->describe(r->t, out);
 }
 
 void rank_free(struct rank *r)

@@ -48,6 +48,9 @@ const atomic_bool *rank_stop_flag(struct rank *r);
 bool rank_finish(struct rank *r, bool ok);
 /* The totals as of the last sum (final after rank_finish). */
 void rank_totals(struct rank *r, struct rank_totals *t);
+/* What rank R waits for and holds, appended to OUT as lines: a
+ * watchdog's report when a run does not end. */
+void rank_describe(struct rank *r, struct strbuf *out);
 /* Stop the communication thread (rank_finish did) and free R. */
 void rank_free(struct rank *r);
 
