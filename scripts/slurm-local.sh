@@ -55,7 +55,7 @@ start() {
 	mkdir -m 0755 "$dir"
 	dir=$(cd "$dir" && pwd)
 	mkdir -m 0755 "$dir/munge"
-	mkdir -m 0755 "$dir/ctl" "$dir/d" "$dir/log"
+	mkdir -m 0755 "$dir/ctl" "$dir/d" "$dir/log" "$dir/tmp" "$dir/pmix"
 	dd if=/dev/urandom of="$dir/munge/key" bs=1024 count=1 status=none
 	chmod 0400 "$dir/munge/key"
 	chown -R munge:munge "$dir/munge"
@@ -70,8 +70,12 @@ start() {
 	name=adaptrm$$
 	ctl_port=$(free_port)
 	d_port=$(free_port)
+	# Job ids of its own, and the job's and PMIx's temporary files in DIR:
+	# two instances' job 1 would otherwise meet in /tmp.
 	cat >"$dir/slurm.conf" <<EOF
 ClusterName=$name
+FirstJobId=$((RANDOM * 1000 + 1))
+TmpFS=$dir/tmp
 SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=$ctl_port
 SlurmdPort=$d_port
@@ -104,6 +108,7 @@ JobCompType=jobcomp/none
 NodeName=$node NodeAddr=127.0.0.1 NodeHostname=localhost CPUs=$slots State=UNKNOWN
 PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
+	echo "PMIxCliTmpDirBase=$dir/pmix" >"$dir/mpi.conf"
 	echo "export SLURM_CONF=$dir/slurm.conf" >"$dir/env"
 	SLURM_CONF=$dir/slurm.conf slurmctld -i
 	SLURM_CONF=$dir/slurm.conf slurmd -N "$node"

@@ -145,14 +145,17 @@ int main(int argc, char **argv)
 	}
 	g_rank = rank_new(t, nfiles, argv + first);
 	rank_set_eager(g_rank, env_flag(ENV_DIST_EAGER, 0) == 1);
-	/* --max-ops is the total: the rank's share is set by its engine */
 	rank_set_budget(g_rank, env_flag(ENV_DIST_BUDGET, 1) == 1, o.max_ops, o.explain);
-	o.max_ops = 0;
 	struct rm_face face = { .engine_ready = engine_ready, .finish = finish, .quiet = t->rank > 0 };
 	int status;
 	if (o.from_list) {
+		/* --max-ops is the total: dealt evenly, as the paths are */
 		status = dist_fromlist_main(g_rank, t->rank, t->size, &o);
-	} else if (t->rank == 0) {
+		goto done;
+	}
+	/* --max-ops is the total: the rank's share is set by its engine */
+	o.max_ops = 0;
+	if (t->rank == 0) {
 		progress_set_cluster(cluster_counts, NULL);
 		status = rm_run(&o, nfiles, argv + first, &face);
 	} else {
@@ -160,6 +163,7 @@ int main(int argc, char **argv)
 		face.serve_until = rank_stop_flag(g_rank);
 		status = rm_run(&o, nfiles, argv + first, &face);
 	}
+done:
 	rank_free(g_rank);
 	transport_close(t);
 	MPI_Finalize();
