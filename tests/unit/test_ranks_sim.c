@@ -8,8 +8,9 @@
  * rank's counts adding up to the tree's.
  *
  * ADAPTRM_SIM_SEEDS=N runs N seeds (make soak-ranks SEEDS=N),
- * ADAPTRM_SIM_FIRST=S starts at seed S, ADAPTRM_SIM_SEED=S replays one. A
- * failure names its seed. */
+ * ADAPTRM_SIM_FIRST=S starts at seed S, ADAPTRM_SIM_SEED=S replays one,
+ * ADAPTRM_SIM_SHAPE=tree|flat|failed draws only that shape. A failure names
+ * its seed. */
 #ifdef CRITERION_LITE
 #include "support/criterion_lite.h"
 #else
@@ -81,6 +82,11 @@ static struct plan plan_of(uint64_t seed)
 	uint64_t s = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
 	struct plan p = { 0 };
 	p.shape = (enum shape)draw(&s, NSHAPES);
+	const char *only = getenv("ADAPTRM_SIM_SHAPE");
+	if (only && *only)
+		p.shape = !strcmp(only, "flat")	  ? FLAT :
+			  !strcmp(only, "failed") ? FAILED_SUBTREE :
+						    TREE;
 	if (p.shape == FAILED_SUBTREE && geteuid() != 0)
 		p.shape = TREE; /* a mount point inside the tree needs root */
 	p.ranks = 2 + (int)draw(&s, 3);
@@ -88,7 +94,8 @@ static struct plan plan_of(uint64_t seed)
 	p.eager = draw(&s, 2);
 	p.ndirs = 2 + (int)draw(&s, 8);
 	p.nfiles = (int)draw(&s, 6);
-	p.flat = 520 + (int)draw(&s, 1000);
+	/* mostly a batch or a few, sometimes many (the reader's passes) */
+	p.flat = draw(&s, 8) ? 520 + (int)draw(&s, 1500) : 4000 + (int)draw(&s, 6000);
 	p.net = (struct sim_params){ .max_delay_us = (unsigned)draw(&s, 600),
 				     .pause_per_mille = (unsigned)draw(&s, 120),
 				     .max_pause_us = 300,

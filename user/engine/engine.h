@@ -248,6 +248,10 @@ bool engine_worker_in_lane(const struct engine *e, int i);
 /* Called in a worker when directory TOKEN given by DONOR is done with. */
 typedef void (*engine_remote_fn)(void *arg, int donor, uint64_t token, bool failed);
 void engine_set_remote(struct engine *e, engine_remote_fn fn, void *arg);
+/* Testing: FN(ARG) is called, from any thread, between the steps of the
+ * hand-offs of work (donations, slices, reports, tasks taken), where the
+ * seeded simulation pauses threads at random. Before any work. */
+void engine_set_jitter(struct engine *e, void (*fn)(void *arg), void *arg);
 
 /* Directories waiting in the stack plus workers running a task: the work
  * a budget shared between ranks is dealt by. */

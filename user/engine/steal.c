@@ -57,6 +57,14 @@ void engine_set_remote(struct engine *e, engine_remote_fn fn, void *arg)
 	pthread_mutex_unlock(&e->qlock);
 }
 
+void engine_set_jitter(struct engine *e, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&e->qlock);
+	e->jitter_fn = fn;
+	e->jitter_arg = arg;
+	pthread_mutex_unlock(&e->qlock);
+}
+
 void engine_serve_wake(struct engine *e)
 {
 	pthread_mutex_lock(&e->qlock);
@@ -269,6 +277,7 @@ size_t engine_donate(struct engine *e, size_t max, struct strbuf *out)
 	if (!k && !slice && atomic_load(&e->remote_hunger) < 8)
 		atomic_fetch_add(&e->remote_hunger, 1); /* a reader may cut one */
 	pthread_mutex_unlock(&e->qlock);
+	engine_jitter(e);
 	if (slice) {
 		put_slice(e, out, slice, slice_token);
 		size_t n = slice->n;
@@ -293,6 +302,7 @@ size_t engine_donate(struct engine *e, size_t max, struct strbuf *out)
 
 bool engine_remote_done(struct engine *e, uint64_t token, bool failed)
 {
+	engine_jitter(e);
 	pthread_mutex_lock(&e->qlock);
 	struct dnode *n = donated_take(e, token);
 	if (n) {
@@ -531,6 +541,7 @@ static bool adopt_slice(struct engine *e, int donor, struct cursor *c, const str
 		dst[off + nl] = '\0';
 		off += nl + 1u;
 	}
+	engine_jitter(e);
 	if (!engine_push_chunks(e, &k, 1))
 		return drop_slice(e, donor, token, s, k, p);
 	return true;
@@ -614,6 +625,7 @@ struct dnode *engine_remote_finished(struct worker *w, struct dnode *d)
 		struct stolen *s = container_of(d, struct stolen, n);
 		bool failed = (flags & DN_FAILED) ||
 			      atomic_load_explicit(&e->halt, memory_order_relaxed);
+		engine_jitter(e);
 		if (e->remote_fn)
 			e->remote_fn(e->remote_arg, s->donor, s->token, failed);
 		free(s);

@@ -157,7 +157,6 @@ struct rank {
 static void remote_done(void *arg, int donor, uint64_t token, bool failed)
 {
 	struct rank *r = arg;
-	transport_jitter(r->t); /* the simulation holds a worker up here */
 	pthread_mutex_lock(&r->lock);
 	if (!try_grow(&r->out, &r->cap_out, r->nout + 1, 64))
 		xalloc_die();
@@ -597,6 +596,8 @@ struct rank *rank_new(struct transport *t, int nfiles, char **files)
 void rank_attach(struct rank *r, struct engine *e)
 {
 	engine_set_remote(e, remote_done, r);
+	if (r->t->jitter)
+		engine_set_jitter(e, r->t->jitter, r->t->jitter_arg);
 	struct engine_knobs *k = engine_knobs(e);
 	if (r->budget_on)
 		atomic_store(&k->thread_cap, budget_start_share(r->t->size));

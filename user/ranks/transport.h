@@ -32,10 +32,6 @@ struct transport_ops {
 	/* End every rank's process with an error, this one too: a peer is
 	 * lost. NULL where nothing can be lost (the in-process back-ends). */
 	void (*abort)(struct transport *t);
-	/* A point where a worker thread of this rank may be held up for a
-	 * while: the seeded simulation's pauses (NULL elsewhere). Any thread
-	 * may call it. */
-	void (*jitter)(struct transport *t);
 	/* Append this end's undelivered messages to OUT, for a watchdog's
 	 * report (NULL: nothing to say). */
 	void (*describe)(struct transport *t, struct strbuf *out);
@@ -47,6 +43,11 @@ struct transport {
 	/* How often the counts are summed (0: the rank's own default): the
 	 * simulation sums often, so that its thousands of runs end quickly. */
 	uint64_t sum_period_ns;
+	/* The seeded simulation's pauses of the ranks' engine threads
+	 * (engine_set_jitter; NULL elsewhere): JITTER_ARG outlives every
+	 * engine of the world, so a worker ending late may still call it. */
+	void (*jitter)(void *arg);
+	void *jitter_arg;
 };
 
 static inline bool transport_send(struct transport *t, int dest, int tag, const void *buf, size_t len)
@@ -64,11 +65,6 @@ static inline bool transport_sum_start(struct transport *t, const uint64_t *in, 
 static inline bool transport_sum_test(struct transport *t, uint64_t *out)
 {
 	return t->ops->sum_test(t, out);
-}
-static inline void transport_jitter(struct transport *t)
-{
-	if (t->ops->jitter)
-		t->ops->jitter(t);
 }
 static inline void transport_close(struct transport *t)
 {

@@ -203,9 +203,9 @@ static bool sim_sum_test(struct transport *t, uint64_t *out)
 	return done;
 }
 
-static void sim_jitter(struct transport *t)
+static void sim_jitter(void *arg)
 {
-	struct sim_world *w = ((struct sim_end *)t)->w;
+	struct sim_world *w = arg;
 	pthread_mutex_lock(&w->lock);
 	bool now = below(&w->worker_rng, 1000) < w->p.pause_per_mille;
 	unsigned us = below(&w->worker_rng, w->p.max_pause_us + 1);
@@ -244,7 +244,6 @@ static const struct transport_ops sim_ops = {
 	.sum_start = sim_sum_start,
 	.sum_test = sim_sum_test,
 	.close = sim_close,
-	.jitter = sim_jitter,
 	.describe = sim_describe,
 };
 
@@ -268,6 +267,8 @@ struct transport *sim_transport(struct sim_world *w, int rank)
 				     .rank = rank,
 				     .size = w->size,
 				     .sum_period_ns = 2000000 };
+	end->t.jitter = sim_jitter;
+	end->t.jitter_arg = w;
 	end->w = w;
 	end->rng = mix(w->seed, (uint64_t)rank);
 	return &end->t;
