@@ -294,6 +294,9 @@ size_t engine_remote_out(struct engine *e);
 /* With no operand of its own, run what is adopted until *STOP (ticking as
  * engine_remove_tree does) or the engine stops. */
 void engine_serve(struct engine *e, const atomic_bool *stop);
+/* What E holds and its workers do, one line appended to OUT: a watchdog's
+ * report of a run that does not end. */
+void engine_describe(struct engine *e, struct strbuf *out);
 /* *STOP was set: engine_serve returns now, not at its next look. */
 void engine_serve_wake(struct engine *e);
 

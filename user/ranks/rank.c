@@ -735,13 +735,8 @@ void rank_describe(struct rank *r, struct strbuf *out)
 		 atomic_load(&r->stop), atomic_load(&r->done), left, r->asking, r->summing,
 		 r->nsums, nout, (unsigned long long)r->steals);
 	sb_add(out, line, strlen(line));
-	if (e) {
-		snprintf(line, sizeof line,
-			 "  engine: backlog %zu (tasks queued + workers at one), given away and "
-			 "not back %zu, wants work %d\n",
-			 engine_backlog(e), engine_remote_out(e), engine_wants_work(e));
-		sb_add(out, line, strlen(line));
-	}
+	if (e)
+		engine_describe(e, out);
 	if (r->t->ops->describe)
 		r->t->ops->describe(r->t, out);
 }
