@@ -137,6 +137,11 @@ static bool exists(const char *rel)
 	return lstat(p, &st) == 0;
 }
 
+/* What the seeds exercised, said at the end and checked over many. */
+static struct {
+	uint64_t runs[NSHAPES], steals, given_on, slice_files;
+} seen;
+
 /* One seed's run and its checks; SHAPE (if not NSHAPES) instead of the
  * seed's own. */
 static void run_seed_as(uint64_t seed, enum shape shape)
@@ -158,9 +163,14 @@ static void run_seed_as(uint64_t seed, enum shape shape)
 	run_cluster_on(&net, tmpl, m, p.ranks, p.threads, p.eager, watchdog, what);
 	sim_world_free(net.sim);
 	uint64_t got_files = 0, got_dirs = 0;
+	seen.runs[p.shape]++;
+	seen.steals += m[0].sum.steals;
 	for (int i = 0; i < p.ranks; i++) {
 		got_files += m[i].tot.files;
 		got_dirs += m[i].tot.dirs;
+		seen.given_on += m[i].given_on;
+		if (p.shape == FLAT && i > 0)
+			seen.slice_files += m[i].tot.files;
 		/* every rank leaves with the same sums */
 		cr_assert_eq(m[i].sum.files, m[0].sum.files, "%s: rank %d's sum", what, i);
 		cr_assert_eq(m[i].sum.dirs, m[0].sum.dirs, "%s: rank %d's sum", what, i);
@@ -213,8 +223,21 @@ Test(sim, seeded_runs_end_with_the_tree_gone_and_the_counts_adding_up)
 			fprintf(stderr, "sim: %llu seeds clean\n",
 				(unsigned long long)(seed - first + 1));
 	}
-	fprintf(stderr, "sim: seeds %llu..%llu clean\n", (unsigned long long)first,
-		(unsigned long long)(first + n - 1));
+	fprintf(stderr,
+		"sim: seeds %llu..%llu clean: %llu trees, %llu flat directories, %llu failed "
+		"subtrees; %llu donations taken, %llu of them given on, %llu files of flat "
+		"directories unlinked by ranks other than the owner\n",
+		(unsigned long long)first, (unsigned long long)(first + n - 1),
+		(unsigned long long)seen.runs[TREE], (unsigned long long)seen.runs[FLAT],
+		(unsigned long long)seen.runs[FAILED_SUBTREE], (unsigned long long)seen.steals,
+		(unsigned long long)seen.given_on, (unsigned long long)seen.slice_files);
+	/* Over hundreds of seeds each hand-off happens many times whatever
+	 * the machine's load: a search that never made one searched nothing. */
+	if (n >= 500) {
+		cr_assert_gt(seen.steals, 0, "no seed stole anything");
+		cr_assert_gt(seen.given_on, 0, "no seed gave a stolen directory on");
+		cr_assert_gt(seen.slice_files, 0, "no seed shared a flat directory in slices");
+	}
 }
 
 /* The search's first find, kept: seed 100 drawn as a flat directory (3
