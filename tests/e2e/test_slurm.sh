@@ -6,6 +6,8 @@
 # README); a job cancelled or out of time ends promptly, changes nothing
 # outside its operands, and a second run finishes the work. Debian's Open
 # MPI and Slurm share PMIx (srun --mpi=pmix); Open MPI there has no PMI-2.
+# A step that does not end gets SIGUSR1 first (srun passes it on: each rank
+# says on stderr what it waits for and holds), then the kill.
 
 # need_slurm: adaptrm-mpi, and a Slurm started for this test (stopped at
 # its end, whatever happens).
@@ -76,7 +78,7 @@ test_slurm_srun_deletes_a_tree() {
 	make_sentinel keep
 	local before
 	before=$(sentinel_sum keep)
-	ADAPTRM_DIST_EAGER=1 timeout 600 srun --mpi=pmix -n 4 adaptrm-mpi -rf --stats t 2>err ||
+	ADAPTRM_DIST_EAGER=1 timeout -s USR1 -k 30 600 srun --mpi=pmix -n 4 adaptrm-mpi -rf --stats t 2>err ||
 		{ cat err >&2; fail "srun failed"; }
 	expect_gone t
 	expect_eq "$(sentinel_sum keep)" "$before" "sentinel changed"
@@ -88,7 +90,7 @@ test_slurm_srun_deletes_a_tree() {
 	mount -t tmpfs -o size=1m none t/d3/busy || skip "cannot mount tmpfs"
 	on_exit umount -l "$PWD/t/d3/busy"
 	local rc=0
-	timeout 600 srun --mpi=pmix -n 4 adaptrm-mpi -rf t 2>err || rc=$?
+	timeout -s USR1 -k 30 600 srun --mpi=pmix -n 4 adaptrm-mpi -rf t 2>err || rc=$?
 	[ $rc != 0 ] || fail "srun said all went well with an undeletable entry"
 	expect_exists t/d3/busy
 	expect_gone t/d4

@@ -20,12 +20,22 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static struct rank *g_rank;
+
+/* SIGUSR1 (mpirun and srun pass it to every rank): each rank says what it
+ * waits for and holds, for a job that does not end (a test's timeout
+ * sends it before the kill). */
+static void report_state(int sig)
+{
+	if (g_rank)
+		rank_report_state(g_rank);
+}
 
 static void engine_ready(struct engine *e, void *arg)
 {
@@ -144,6 +154,7 @@ int main(int argc, char **argv)
 		o.json_path = json;
 	}
 	g_rank = rank_new(t, nfiles, argv + first);
+	signal(SIGUSR1, report_state);
 	rank_set_eager(g_rank, env_flag(ENV_DIST_EAGER, 0) == 1);
 	rank_set_budget(g_rank, env_flag(ENV_DIST_BUDGET, 1) == 1, o.max_ops, o.explain);
 	struct rm_face face = { .engine_ready = engine_ready, .finish = finish, .quiet = t->rank > 0 };
@@ -164,7 +175,10 @@ int main(int argc, char **argv)
 		status = rm_run(&o, nfiles, argv + first, &face);
 	}
 done:
-	rank_free(g_rank);
+	signal(SIGUSR1, SIG_IGN);
+	struct rank *r = g_rank;
+	g_rank = NULL;
+	rank_free(r);
 	transport_close(t);
 	MPI_Finalize();
 	return msg_close_stdout(status);

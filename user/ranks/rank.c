@@ -110,6 +110,7 @@ struct rank {
 	atomic_bool stop;   /* STOP came: engine_serve returns */
 	atomic_bool done;   /* this rank is done: its sums say stopped */
 	atomic_bool failed; /* ... with an error */
+	atomic_bool report; /* say this rank's state on stderr (rank_report_state) */
 	bool eager;	    /* ask for work without waiting to be idle */
 
 	/* DONE reports queued by workers for the thread to send */
@@ -534,11 +535,23 @@ static void nap(uint64_t ns)
 	nanosleep(&ts, NULL);
 }
 
+/* The state asked for by rank_report_state, as one write: the ranks'
+ * reports interleave by line at worst. */
+static void report_state(struct rank *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	rank_describe(r, &sb);
+	fprintf(stderr, "%s: state of %s", program_name, sb_str(&sb));
+	sb_free(&sb);
+}
+
 static void *comm_main(void *arg)
 {
 	struct rank *r = arg;
 	uint64_t idle_ns = 0;
 	for (;;) {
+		if (atomic_exchange(&r->report, false))
+			report_state(r);
 		bool busy = flush_done(r);
 		busy |= flush_outbox(r);
 		busy |= serve_messages(r);
@@ -739,6 +752,11 @@ void rank_describe(struct rank *r, struct strbuf *out)
 		engine_describe(e, out);
 	if (r->t->ops->describe)
 		r->t->ops->describe(r->t, out);
+}
+
+void rank_report_state(struct rank *r)
+{
+	atomic_store(&r->report, true);
 }
 
 void rank_free(struct rank *r)

@@ -51,6 +51,10 @@ void rank_totals(struct rank *r, struct rank_totals *t);
 /* What rank R waits for and holds, appended to OUT as lines: a
  * watchdog's report when a run does not end. */
 void rank_describe(struct rank *r, struct strbuf *out);
+/* Have the communication thread say rank_describe's lines on stderr, soon:
+ * async-signal-safe, for a face's handler of a signal that asks why a job
+ * does not end. */
+void rank_report_state(struct rank *r);
 /* Stop the communication thread (rank_finish did) and free R. */
 void rank_free(struct rank *r);
 
