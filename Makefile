@@ -95,8 +95,9 @@ TEST_CFLAGS := $(CROSS_TEST_CFLAGS)
 TEST_LIBS := $(if $(CROSS_TEST_CFLAGS),,-lcriterion)
 ifeq ($(SAN),tsan)
 # Criterion's runner cannot start under TSan (tests/unit/support/criterion_lite.h):
-# the TSan build has the threaded engine tests only, on a plain runner.
-TEST_SRCS := $(wildcard tests/unit/test_engine*.c)
+# the TSan build has the threaded engine tests and the ranks' simulation only,
+# on a plain runner.
+TEST_SRCS := $(wildcard tests/unit/test_engine*.c) tests/unit/test_ranks_sim.c
 TEST_CFLAGS := -DCRITERION_LITE
 TEST_LIBS :=
 endif

@@ -177,8 +177,8 @@ struct engine {
 	void *remote_arg;
 	/* The seeded simulation's pauses at the protocol's steps (NULL
 	 * elsewhere): engine_jitter. */
-	void (*jitter_fn)(void *arg);
-	void *jitter_arg;
+	_Atomic(void (*)(void *)) jitter_fn; /* set while workers run: atomic */
+	_Atomic(void *) jitter_arg;
 	atomic_bool serving;	   /* engine_serve is running: no operand of its own */
 	_Atomic uint64_t op_next;  /* --max-ops: when the next unlink may start */
 	_Atomic uint64_t given_on; /* donations of directories this engine was given */
@@ -230,8 +230,9 @@ static inline void engine_pace(struct engine *e)
  * per entry. */
 static inline void engine_jitter(struct engine *e)
 {
-	if (__builtin_expect(e->jitter_fn != NULL, 0))
-		e->jitter_fn(e->jitter_arg);
+	void (*fn)(void *) = atomic_load_explicit(&e->jitter_fn, memory_order_acquire);
+	if (__builtin_expect(fn != NULL, 0))
+		fn(atomic_load_explicit(&e->jitter_arg, memory_order_relaxed));
 }
 
 /* Node D of a thief reached its last count (steal.c): a DN_STOLEN node is

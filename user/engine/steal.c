@@ -61,10 +61,9 @@ void engine_set_remote(struct engine *e, engine_remote_fn fn, void *arg)
 
 void engine_set_jitter(struct engine *e, void (*fn)(void *arg), void *arg)
 {
-	pthread_mutex_lock(&e->qlock);
-	e->jitter_fn = fn;
-	e->jitter_arg = arg;
-	pthread_mutex_unlock(&e->qlock);
+	/* the argument first: a worker that sees FN sees its ARG */
+	atomic_store_explicit(&e->jitter_arg, arg, memory_order_relaxed);
+	atomic_store_explicit(&e->jitter_fn, fn, memory_order_release);
 }
 
 void engine_serve_wake(struct engine *e)
