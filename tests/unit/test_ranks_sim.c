@@ -246,8 +246,9 @@ Test(sim, seeded_runs_end_with_the_tree_gone_and_the_counts_adding_up)
  * report on rank 0, a slice on a thief) is pushed with one signal, and
  * when that reached the worker the cap parks, the task waited with every
  * allowed worker asleep: rank 0 waited for its operand for ever. Without
- * the parked worker's hand-off (engine/tasks.c) one replay in three hung;
- * twenty replays all end with it. */
+ * the parked worker's hand-off (engine/tasks.c) its replays hang, not every
+ * one (the scheduler still picks which thread runs), so it is replayed
+ * twenty times. */
 Test(sim, the_lost_wakeup_of_seed_100_stays_found)
 {
 	for (int i = 0; i < 20; i++)

@@ -740,7 +740,7 @@ void rank_describe(struct rank *r, struct strbuf *out)
 		 "rank %d: %s; stop %d, done %d, left %d; steal request out %d, sum out %d "
 		 "(%u taken); reports queued %zu; donations taken %llu\n",
 		 r->t->rank,
-		 !e		       ? "no engine yet" :
+		 !e		       ? "no engine (--from-list, or not started yet)" :
 		 atomic_load(&r->done) ? "waits for the last sums" :
 		 atomic_load(&r->stop) ? "stopping" :
 		 r->t->rank == 0       ? "waits for its operand" :
