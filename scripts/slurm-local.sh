@@ -132,10 +132,33 @@ stop_pid() {
 stop() {
 	local dir=$1
 	[ -d "$dir" ] || return 0
-	# the daemons first, then what their jobs left (slurmstepd ends with them)
+	# Its jobs first (a test that failed mid-job leaves one): slurmstepd
+	# and the ranks outlive slurmd, so they are ended through Slurm, and
+	# given up to 15 s to go.
+	local _
+	if [ -s "$dir/ctl.pid" ] && kill -0 "$(cat "$dir/ctl.pid")" 2>/dev/null; then
+		SLURM_CONF=$dir/slurm.conf scancel --full --user="$(id -un)" 2>/dev/null || true
+		for _ in $(seq 150); do
+			[ -z "$(SLURM_CONF=$dir/slurm.conf squeue -h -o %i 2>/dev/null)" ] && break
+			sleep 0.1
+		done
+	fi
 	stop_pid "$dir/d.pid"
 	stop_pid "$dir/ctl.pid"
 	stop_pid "$dir/munge/pid"
+	# What is left of this instance's jobs and only of them (a job
+	# cancelled as it was being launched): its slurmstepd processes and
+	# its jobs' tasks, whose environments name its config (inherited from
+	# slurmd, or passed on by sbatch and srun); a task also has a job id,
+	# which the shell that runs this script has not.
+	local p env
+	for p in /proc/[0-9]*; do
+		env=$({ tr '\0' '\n' <"$p/environ"; } 2>/dev/null) || continue
+		grep -qxF "SLURM_CONF=$dir/slurm.conf" <<<"$env" || continue
+		if [ "$(cat "$p/comm" 2>/dev/null)" = slurmstepd ] || grep -q '^SLURM_JOB_ID=' <<<"$env"; then
+			kill -9 "${p#/proc/}" 2>/dev/null || true
+		fi
+	done
 	rm -rf "$dir"
 }
 
