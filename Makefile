@@ -3,6 +3,7 @@
 #
 #   make                 build ./adaptrm
 #   make check           unit tests (plain, ASan+UBSan, TSan engine) and end-to-end tests
+#   make soak-ranks SEEDS=N  the ranks' protocol under N seeds of its simulation
 #   make bench           benchmark against GNU rm, rmz, find -delete, rsync
 #   make install         PREFIX=/usr/local DESTDIR= (stripped; INSTALL_STRIP=0 keeps debug info)
 #   make SAN=asan|tsan   sanitizer build in its own output directory
@@ -94,8 +95,9 @@ TEST_CFLAGS := $(CROSS_TEST_CFLAGS)
 TEST_LIBS := $(if $(CROSS_TEST_CFLAGS),,-lcriterion)
 ifeq ($(SAN),tsan)
 # Criterion's runner cannot start under TSan (tests/unit/support/criterion_lite.h):
-# the TSan build has the threaded engine tests only, on a plain runner.
-TEST_SRCS := $(wildcard tests/unit/test_engine*.c)
+# the TSan build has the threaded engine tests and the ranks' simulation only,
+# on a plain runner.
+TEST_SRCS := $(wildcard tests/unit/test_engine*.c) tests/unit/test_ranks_sim.c
 TEST_CFLAGS := -DCRITERION_LITE
 TEST_LIBS :=
 endif
@@ -109,7 +111,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all clean check check-arm64 unit e2e bench install uninstall tools lint compdb
+.PHONY: all clean check check-arm64 unit e2e bench install uninstall tools lint compdb soak-ranks
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -170,6 +172,13 @@ unit: $(TEST_BINS)
 	$(Q)set -e; for t in $(filter-out $(UNIT_SKIP),$(TEST_BINS)); do echo "== $$t"; timeout -k 10 $(UNIT_TIMEOUT) $(TEST_RUN) $$t --jobs=1 || \
 		{ echo "== $$t: failed, status $$? (124: ran over $(UNIT_TIMEOUT) s)"; exit 1; }; done
 	$(Q)for t in $(UNIT_SKIP); do echo "== $$t: skipped ($(UNIT_SKIP_WHY))"; done
+
+# The ranks' protocol under the seeded simulation for longer than make
+# check's share: SEEDS seeds from FIRST (tests/unit/test_ranks_sim.c).
+SEEDS ?= 100000
+FIRST ?= 1
+soak-ranks: $(OUTPUT)/tests/test_ranks_sim
+	$(Q)ADAPTRM_SIM_SEEDS=$(SEEDS) ADAPTRM_SIM_FIRST=$(FIRST) $(TEST_RUN) $< --jobs=1 --filter 'sim/seeded*'
 
 # The arm64 cross build and its unit tests under qemu-user (CI). qemu-user
 # cannot load BPF programs into the host's kernel, so the probes' tests skip

@@ -5,7 +5,8 @@
 #   1. plain build: Criterion unit tests, the end-to-end tests, then the
 #      diagnosis suite (tests/diagnosis: the --trace verdict on known causes);
 #   2. ASan+UBSan build: unit tests, then the end-to-end tests again;
-#   3. TSan build: the threaded-engine unit tests and the parallel e2e tests.
+#   3. TSan build: the threaded-engine unit tests, the ranks' simulation and
+#      the parallel e2e tests.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc)
@@ -46,8 +47,8 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 E2E
 
 step "TSan: build"
 make -j"$jobs" SAN=tsan all tests || exit 1
-step "TSan: engine unit tests"
-for t in .output-tsan/tests/test_engine*; do
+step "TSan: engine unit tests and the ranks' simulation"
+for t in .output-tsan/tests/test_engine* .output-tsan/tests/test_ranks_sim; do
 	[ -x "$t" ] || continue
 	# a hang fails, named (the runner's own timeout names the test)
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 timeout -k 10 3600 "$t" --jobs=1 ||

@@ -40,6 +40,7 @@ else
     libcriterion-dev libjson-c-dev libseccomp-dev libfuse3-dev fuse3 openmpi-bin libopenmpi-dev
     util-linux e2fsprogs xfsprogs btrfs-progs strace attr procps findutils jq time python3
     clang-format shellcheck libclang-rt-14-dev python3-matplotlib
+    slurm-wlm munge
   )
 fi
 if [ "${1:-}" = "--bench" ]; then

@@ -13,14 +13,16 @@ need_mpi() {
 RANK_SH='"$0" "$@"; echo $? >"rc.$OMPI_COMM_WORLD_RANK"'
 
 # mpi_rm NP ARGS...: adaptrm-mpi ARGS on NP ranks; rank R's exit status in
-# rc.R. As root Open MPI wants its allow-run-as-root variables.
+# rc.R. As root Open MPI wants its allow-run-as-root variables. A job that
+# does not end gets SIGUSR1 first (mpirun passes it on: each rank says on
+# stderr what it waits for and holds), then the kill.
 mpi_rm() {
 	local np=$1
 	shift
 	rm -f rc.*
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 		OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_rmaps_base_oversubscribe=1 \
-		timeout 600 mpirun --oversubscribe -np "$np" \
+		timeout -s USR1 -k 30 600 mpirun --oversubscribe -np "$np" \
 		sh -c "$RANK_SH" "$MPI_BIN" "$@"
 }
 

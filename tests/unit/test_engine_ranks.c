@@ -25,6 +25,7 @@
 #include "lib/strbuf.h"
 #include "ranks/rank.h"
 #include "ranks/transport.h"
+#include "support/cluster.h"
 #include "support/tree.h"
 
 #define TMPL "/tmp/adaptrm-dist.XXXXXX"
@@ -52,77 +53,13 @@ static bool exists(const char *rel)
 	return lstat(p, &st) == 0;
 }
 
-/* One rank: its engine, and rank 0's operand or the serving. */
-struct member {
-	struct transport *t;
-	struct rank *r;
-	char operand[4096];
-	int threads;
-	bool eager;
-	bool ok, all_ok;
-	uint64_t given_on;
-	struct engine_totals tot;
-	struct rank_totals sum;
-};
-
-static void *member_main(void *arg)
-{
-	struct member *m = arg;
-	char *files[1] = { m->operand };
-	m->r = rank_new(m->t, 1, files);
-	rank_set_eager(m->r, m->eager);
-	struct engine_config cfg = { .max_threads = m->threads, .force = true };
-	struct engine *e = engine_create(&cfg, m->threads);
-	/* no face loop applies it: the budget's share is read by nobody */
-	struct steer *steer = steer_new(e, 0);
-	rank_attach(m->r, e, steer);
-	if (m->t->rank == 0) {
-		int dfd = open(tmpl, O_RDONLY | O_DIRECTORY);
-		struct stat st;
-		cr_assert_eq(fstatat(dfd, "t", &st, AT_SYMLINK_NOFOLLOW), 0);
-		m->ok = engine_remove_tree(e, dfd, "t", m->operand, &st);
-		close(dfd);
-	} else {
-		engine_serve(e, rank_stop_flag(m->r));
-		m->ok = true;
-	}
-	engine_totals(e, &m->tot);
-	m->given_on = engine_given_on(e);
-	if (m->tot.errors)
-		m->ok = false;
-	m->all_ok = rank_finish(m->r, m->ok);
-	rank_totals(m->r, &m->sum);
-	rank_free(m->r);
-	steer_free(steer);
-	engine_destroy(e);
-	return NULL;
-}
-
-#define MAX_RANKS 8
-
-/* N ranks of THREADS workers each delete TMPL/t; rank R > 0 spells the
- * operand as TMPL/../NAME/t (its own spelling of the same tree). */
+/* N ranks of THREADS workers each delete TMPL/t over the plain in-process
+ * transport, under the harness's watchdog (support/cluster.h). */
 static void run_cluster(struct member *m, int n, int threads, bool eager)
 {
-	struct local_world *w = local_world_new(n);
-	pthread_t th[MAX_RANKS];
-	const char *name = strrchr(tmpl, '/') + 1;
-	for (int i = 0; i < n; i++) {
-		m[i] = (struct member){ .t = local_transport(w, i),
-					.threads = threads,
-					.eager = eager };
-		if (i == 0)
-			snprintf(m[i].operand, sizeof m[i].operand, "%s/t", tmpl);
-		else
-			snprintf(m[i].operand, sizeof m[i].operand, "%s/../%s/t", tmpl, name);
-	}
-	for (int i = 0; i < n; i++)
-		pthread_create(&th[i], NULL, member_main, &m[i]);
-	for (int i = 0; i < n; i++) {
-		pthread_join(th[i], NULL);
-		transport_close(m[i].t);
-	}
-	local_world_free(w);
+	struct cluster_net net = { .local = local_world_new(n) };
+	run_cluster_on(&net, tmpl, m, n, threads, eager, 100, "dist");
+	local_world_free(net.local);
 }
 
 /* A test that hangs fails, named, instead of holding the whole run. */

@@ -38,6 +38,7 @@ struct list_run {
 	struct prune_spool *spool; /* --prune-empty */
 	struct pathdel_counts n;
 	double t0;
+	_Atomic uint64_t op_next; /* --max-ops: the next unlink's start */
 };
 
 /* Read the list to its end, dealing each path. false on a read error (said). */
@@ -105,6 +106,8 @@ int fromlist_main(const struct rm_options *o, int nfiles, char **files)
 		.verbose = o->verbose,
 		.prune = o->prune_empty,
 		.budget = pathdel_fd_budget(r.threads + 1),
+		.interval_ns = o->max_ops ? 1000000000ull / o->max_ops : 0,
+		.next = &r.op_next,
 	};
 	struct pathlist_reader rd;
 	int err = pathlist_open(&rd, o->from_list);

@@ -247,6 +247,10 @@ bool engine_worker_in_lane(const struct engine *e, int i);
 /* Called in a worker when directory TOKEN given by DONOR is done with. */
 typedef void (*engine_remote_fn)(void *arg, int donor, uint64_t token, bool failed);
 void engine_set_remote(struct engine *e, engine_remote_fn fn, void *arg);
+/* Testing: FN(ARG) is called, from any thread, between the steps of the
+ * hand-offs of work (donations, slices, reports, tasks taken), where the
+ * seeded simulation pauses threads at random. Before any work. */
+void engine_set_jitter(struct engine *e, void (*fn)(void *arg), void *arg);
 
 /* Directories waiting in the stack plus workers running a task: the work
  * a budget shared between ranks is dealt by. */
@@ -292,5 +296,10 @@ size_t engine_remote_out(struct engine *e);
 void engine_begin_serve(struct engine *e, const atomic_bool *stop);
 void engine_end_serve(struct engine *e);
 void engine_serve(struct engine *e, const atomic_bool *stop);
+/* What E holds and its workers do, one line appended to OUT: a watchdog's
+ * report of a run that does not end. */
+void engine_describe(struct engine *e, struct strbuf *out);
+/* *STOP was set: engine_serve returns now, not at its next look. */
+void engine_serve_wake(struct engine *e);
 
 #endif

@@ -207,6 +207,10 @@ struct engine {
 	size_t remote_out;
 	engine_remote_fn remote_fn;
 	void *remote_arg;
+	/* The seeded simulation's pauses at the protocol's steps (NULL
+	 * elsewhere): engine_jitter. */
+	_Atomic(void (*)(void *)) jitter_fn; /* set while workers run: atomic */
+	_Atomic(void *) jitter_arg;
 	atomic_bool serving;	   /* engine_serve is running: no operand of its own */
 	_Atomic uint64_t op_next;  /* --max-ops: when the next unlink may start */
 	_Atomic uint64_t given_on; /* donations of directories this engine was given */
@@ -250,6 +254,17 @@ static inline void engine_pace(struct engine *e)
 	uint64_t iv = atomic_load_explicit(&e->knobs.op_interval_ns, memory_order_relaxed);
 	if (__builtin_expect(iv != 0, 0))
 		engine_pace_slow(e, iv);
+}
+
+/* A point where the simulation may hold this thread up a while: between
+ * the steps of handing work between workers and engines, where an
+ * interleaving the scheduler rarely makes can be forced. Once per task, not
+ * per entry. */
+static inline void engine_jitter(struct engine *e)
+{
+	void (*fn)(void *) = atomic_load_explicit(&e->jitter_fn, memory_order_acquire);
+	if (__builtin_expect(fn != NULL, 0))
+		fn(atomic_load_explicit(&e->jitter_arg, memory_order_relaxed));
 }
 
 /* Node D of a thief reached its last count (steal.c): a DN_STOLEN node is

@@ -403,6 +403,7 @@ static size_t split_into_chunks(struct worker *w, struct dnode *d, size_t n, uns
 		return n;
 	}
 	atomic_fetch_add_explicit(&d->refs, (int)nc, memory_order_relaxed);
+	engine_jitter(w->e);
 	if (!engine_push_chunks(w->e, chunks, nc)) {
 		/* no room to hand them on: this worker runs them */
 		for (size_t i = 0; i < nc; i++)
@@ -496,6 +497,7 @@ static void run_chunk(struct worker *w, struct chunk *c)
 	}
 	free(c);
 	atomic_fetch_sub(&e->in_chunk, 1);
+	engine_jitter(e);
 	engine_node_release(w, d);
 }
 
@@ -805,6 +807,7 @@ static inline __attribute__((always_inline)) void scan_end(struct worker *w, str
 		d->budget -= s->nread < d->budget ? (uint32_t)s->nread : d->budget;
 	if (atomic_load_explicit(&e->halt, memory_order_relaxed))
 		engine_mark_failed(d); /* what it skipped stays */
+	engine_jitter(e);
 	node_release_inline(w, d);
 }
 

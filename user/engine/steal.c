@@ -36,8 +36,10 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define DONATION_MAGIC 0x31736461u /* "ads1" */
 #define DONATION_MAX_DIRS 1024u	   /* per message: a steal is a handful of subtrees */
@@ -55,6 +57,61 @@ void engine_set_remote(struct engine *e, engine_remote_fn fn, void *arg)
 	e->remote_fn = fn;
 	e->remote_arg = arg;
 	pthread_mutex_unlock(&e->qlock);
+}
+
+void engine_set_jitter(struct engine *e, void (*fn)(void *arg), void *arg)
+{
+	/* the argument first: a worker that sees FN sees its ARG */
+	atomic_store_explicit(&e->jitter_arg, arg, memory_order_relaxed);
+	atomic_store_explicit(&e->jitter_fn, fn, memory_order_release);
+}
+
+void engine_serve_wake(struct engine *e)
+{
+	pthread_mutex_lock(&e->qlock);
+	pthread_cond_broadcast(&e->done_cond);
+	pthread_mutex_unlock(&e->qlock);
+}
+
+void engine_describe(struct engine *e, struct strbuf *out)
+{
+	char line[400];
+	/* a hung run may hang holding the lock: then that is what it says */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	if (pthread_mutex_timedlock(&e->qlock, &until) != 0) {
+		snprintf(line, sizeof line, "  engine: its lock is held (for 2 s and more)\n");
+		sb_add(out, line, strlen(line));
+		return;
+	}
+	size_t dirs = 0, chunks = 0, releases = 0;
+	for (size_t i = 0; i < e->qlen; i++) {
+		uintptr_t t = e->stack[i];
+		chunks += (t & TASK_CHUNK) != 0;
+		releases += (t & TASK_RELEASE) != 0;
+		dirs += !(t & (TASK_CHUNK | TASK_RELEASE));
+	}
+	int started = atomic_load(&e->nstarted);
+	/* the rest of the started workers are parked (past the allowed
+	 * count, between tasks) or on their way between waits */
+	int other = started - e->idle - e->busy - e->held;
+	snprintf(line, sizeof line,
+		 "  engine: queued %zu (%zu directories, %zu slices, %zu reports); workers %d: "
+		 "%d at a task, %d waiting for one, %d held mid-directory, %d parked or between; "
+		 "allowed %d of %d (cap %d, lane %d); given away and not back %zu; stop %d, "
+		 "operand done %d\n",
+		 e->qlen, dirs, chunks, releases, started, e->busy, e->idle, e->held,
+		 other > 0 ? other : 0,
+		 atomic_load(&e->knobs.thread_cap) > 0 &&
+				 atomic_load(&e->knobs.thread_cap) <
+					 atomic_load(&e->knobs.active_threads) ?
+			 atomic_load(&e->knobs.thread_cap) :
+			 atomic_load(&e->knobs.active_threads),
+		 atomic_load(&e->knobs.active_threads), atomic_load(&e->knobs.thread_cap),
+		 e->lane_extra, e->remote_out, (int)e->stop, (int)e->op_done);
+	pthread_mutex_unlock(&e->qlock);
+	sb_add(out, line, strlen(line));
 }
 
 bool engine_wants_work(struct engine *e)
@@ -262,6 +319,7 @@ size_t engine_donate(struct engine *e, size_t max, struct strbuf *out)
 	if (!k && !slice && atomic_load(&e->remote_hunger) < 8)
 		atomic_fetch_add(&e->remote_hunger, 1); /* a reader may cut one */
 	pthread_mutex_unlock(&e->qlock);
+	engine_jitter(e);
 	if (slice) {
 		put_slice(e, out, slice, slice_token);
 		size_t n = slice->n;
@@ -286,6 +344,7 @@ size_t engine_donate(struct engine *e, size_t max, struct strbuf *out)
 
 bool engine_remote_done(struct engine *e, uint64_t token, bool failed)
 {
+	engine_jitter(e);
 	pthread_mutex_lock(&e->qlock);
 	struct dnode *n = donated_take(e, token);
 	if (n) {
@@ -524,6 +583,7 @@ static bool adopt_slice(struct engine *e, int donor, struct cursor *c, const str
 		dst[off + nl] = '\0';
 		off += nl + 1u;
 	}
+	engine_jitter(e);
 	if (!engine_push_chunks(e, &k, 1))
 		return drop_slice(e, donor, token, s, k, p);
 	return true;
@@ -607,6 +667,7 @@ struct dnode *engine_remote_finished(struct worker *w, struct dnode *d)
 		struct stolen *s = container_of(d, struct stolen, n);
 		bool failed = (flags & DN_FAILED) ||
 			      atomic_load_explicit(&e->halt, memory_order_relaxed);
+		engine_jitter(e);
 		if (e->remote_fn)
 			e->remote_fn(e->remote_arg, s->donor, s->token, failed);
 		free(s);

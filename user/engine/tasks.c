@@ -142,6 +142,7 @@ uintptr_t engine_pop_task(struct worker *w)
 {
 	struct engine *e = w->e;
 	uintptr_t n = 0;
+	engine_jitter(e);
 	pthread_mutex_lock(&e->qlock);
 	if (w->borrowing) {
 		/* the place goes back: to another held directory, else to the

@@ -7,6 +7,7 @@
  * the next path: lists from find or lfs find come grouped by directory, so
  * usually only the leaf changes and a path costs one unlinkat. */
 #include "engine/rawsys.h"
+#include "lib/clock.h"
 #include "lib/msg.h"
 #include "lib/quote.h"
 #include "lib/strbuf.h"
@@ -15,11 +16,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -301,6 +304,25 @@ static int refuse_dot(struct pathdel *d, const char *path, size_t len, bool leaf
 	return EINVAL;
 }
 
+/* --max-ops: a purge's unlinks spaced out, as the engine's are (pace.c):
+ * each takes the next slot of the shared clock and sleeps until it comes;
+ * an idle spell earns no burst. */
+static void pace(const struct pathdel_opts *o)
+{
+	if (!o->interval_ns || !o->next)
+		return;
+	uint64_t now = now_ns(), start;
+	uint64_t next = atomic_load_explicit(o->next, memory_order_relaxed);
+	do {
+		start = next > now ? next : now;
+	} while (!atomic_compare_exchange_weak_explicit(o->next, &next, start + o->interval_ns,
+							memory_order_relaxed, memory_order_relaxed));
+	if (start > now)
+		nanosleep(&(struct timespec){ (time_t)((start - now) / 1000000000u),
+					      (long)((start - now) % 1000000000u) },
+			  NULL);
+}
+
 int pathdel_unlink(struct pathdel *d, const char *path, size_t len)
 {
 	size_t e = len;
@@ -328,6 +350,7 @@ int pathdel_unlink(struct pathdel *d, const char *path, size_t len)
 		return walk_failed(d, path, len, failed, -pfd);
 	if (e < len)
 		return trailing_slash(d, pfd, leaf, path, len);
+	pace(&d->o);
 	int r = sys_unlinkat(pfd, leaf, 0);
 	if (r == -EISDIR)
 		return listed_dir(d, path, len);
@@ -382,6 +405,7 @@ static void prune_pop(struct pathdel *d, size_t keep)
 		d->depth = i + 1;
 	}
 	int parent = i ? d->lv[i - 1].fd : chain_root(d);
+	pace(&d->o);
 	int r = parent < 0 && parent != AT_FDCWD ?
 			parent :
 			sys_unlinkat(parent, level_name(d, i), AT_REMOVEDIR);

@@ -98,6 +98,10 @@ struct pathdel_opts {
 	bool verbose;	 /* -v: "removed 'p'", "removed directory 'p'" */
 	bool prune;	 /* listed directories are left to the prune pass */
 	unsigned budget; /* directory fds the chain may hold (>= 1) */
+	/* --max-ops: unlinks and rmdirs start at least INTERVAL_NS apart over
+	 * every unlinker sharing *NEXT, the next start (0: unpaced) */
+	uint64_t interval_ns;
+	_Atomic uint64_t *next;
 };
 
 struct pathdel_counts {

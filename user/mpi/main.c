@@ -20,12 +20,22 @@
 #include <fcntl.h>
 #include <locale.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static struct rank *g_rank;
+
+/* SIGUSR1 (mpirun and srun pass it to every rank): each rank says what it
+ * waits for and holds, for a job that does not end (a test's timeout
+ * sends it before the kill). */
+static void report_state(int sig)
+{
+	if (g_rank)
+		rank_report_state(g_rank);
+}
 
 static void engine_ready(struct engine *e, struct steer *steer, void *arg)
 {
@@ -144,15 +154,19 @@ int main(int argc, char **argv)
 		o.json_path = json;
 	}
 	g_rank = rank_new(t, nfiles, argv + first);
+	signal(SIGUSR1, report_state);
 	rank_set_eager(g_rank, env_flag(ENV_DIST_EAGER, 0) == 1);
-	/* --max-ops is the total: the rank's share is set by its engine */
 	rank_set_budget(g_rank, env_flag(ENV_DIST_BUDGET, 1) == 1, o.max_ops, o.explain);
-	o.max_ops = 0;
 	struct rm_face face = { .engine_ready = engine_ready, .finish = finish, .quiet = t->rank > 0 };
 	int status;
 	if (o.from_list) {
+		/* --max-ops is the total: dealt evenly, as the paths are */
 		status = dist_fromlist_main(g_rank, t->rank, t->size, &o);
-	} else if (t->rank == 0) {
+		goto done;
+	}
+	/* --max-ops is the total: the rank's share is set by its engine */
+	o.max_ops = 0;
+	if (t->rank == 0) {
 		progress_set_cluster(cluster_counts, NULL);
 		status = rm_run(&o, nfiles, argv + first, &face);
 	} else {
@@ -160,7 +174,11 @@ int main(int argc, char **argv)
 		face.serve_until = rank_stop_flag(g_rank);
 		status = rm_run(&o, nfiles, argv + first, &face);
 	}
-	rank_free(g_rank);
+done:
+	signal(SIGUSR1, SIG_IGN);
+	struct rank *r = g_rank;
+	g_rank = NULL;
+	rank_free(r);
 	transport_close(t);
 	MPI_Finalize();
 	return msg_close_stdout(status);

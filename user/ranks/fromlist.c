@@ -147,6 +147,13 @@ int dist_fromlist_main(struct rank *r, int rank, int size, const struct rm_optio
 		.prune = o->prune_empty,
 		.budget = pathdel_fd_budget(threads + 1),
 	};
+	/* --max-ops over all ranks: each has about 1/SIZE of the paths */
+	_Atomic uint64_t next = 0;
+	if (o->max_ops) {
+		uint64_t share = o->max_ops / (uint64_t)size;
+		dopts.interval_ns = 1000000000ull / (share ? share : 1);
+		dopts.next = &next;
+	}
 	struct dealer d = { .r = r, .size = size };
 	bool ok = true;
 	int err = 0;

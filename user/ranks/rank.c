@@ -112,6 +112,7 @@ struct rank {
 	struct steer *steer; /* where the budget's share goes (rank_attach) */
 	atomic_bool done;    /* this rank is done: its sums say stopped */
 	atomic_bool failed;  /* ... with an error */
+	atomic_bool report;  /* say this rank's state on stderr (rank_report_state) */
 	bool eager;	     /* ask for work without waiting to be idle */
 
 	/* DONE reports queued by workers for the thread to send */
@@ -330,7 +331,11 @@ static bool serve_messages(struct rank *r)
 		case TAG_WORK: on_work(r, e, src); break;
 		case TAG_NOWORK: on_nowork(r); break;
 		case TAG_DONE: on_done(r, e, src); break;
-		case TAG_STOP: atomic_store(&r->stop, true); break;
+		case TAG_STOP:
+			atomic_store(&r->stop, true);
+			if (e)
+				engine_serve_wake(e);
+			break;
 		case TAG_PATHS:
 		case TAG_PATHS_ACK:
 		case TAG_PATHS_END: on_paths(r, src, tag); break;
@@ -442,7 +447,7 @@ static bool take_sum(struct rank *r)
 	if (!transport_sum_test(r->t, v))
 		return false;
 	r->summing = false;
-	r->next_sum = now_ns() + SUM_PERIOD_NS;
+	r->next_sum = now_ns() + (r->t->sum_period_ns ? r->t->sum_period_ns : SUM_PERIOD_NS);
 	pthread_mutex_lock(&r->lock);
 	r->totals = (struct rank_totals){ .files = v[S_FILES],
 					  .dirs = v[S_DIRS],
@@ -530,11 +535,23 @@ static void nap(uint64_t ns)
 	nanosleep(&ts, NULL);
 }
 
+/* The state asked for by rank_report_state, as one write: the ranks'
+ * reports interleave by line at worst. */
+static void report_state(struct rank *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	rank_describe(r, &sb);
+	fprintf(stderr, "%s: state of %s", program_name, sb_str(&sb));
+	sb_free(&sb);
+}
+
 static void *comm_main(void *arg)
 {
 	struct rank *r = arg;
 	uint64_t idle_ns = 0;
 	for (;;) {
+		if (atomic_exchange(&r->report, false))
+			report_state(r);
 		bool busy = flush_done(r);
 		busy |= flush_outbox(r);
 		busy |= serve_messages(r);
@@ -593,6 +610,8 @@ void rank_attach(struct rank *r, struct engine *e, struct steer *steer)
 {
 	r->steer = steer;
 	engine_set_remote(e, remote_done, r);
+	if (r->t->jitter)
+		engine_set_jitter(e, r->t->jitter, r->t->jitter_arg);
 	uint64_t pace = r->max_ops ? 1000000000ull * (uint64_t)r->t->size / r->max_ops ?: 1 : 0;
 	steer_budget(steer, r->budget_on ? budget_start_share(r->t->size) : 0, pace);
 	atomic_store(&r->engine, e);
@@ -702,6 +721,39 @@ void rank_totals(struct rank *r, struct rank_totals *t)
 	struct engine *e = atomic_load(&r->engine);
 	if (e && t->sums && t->ranks_busy >= summed)
 		t->ranks_busy = t->ranks_busy - summed + busy(e, engine_backlog(e));
+}
+
+void rank_describe(struct rank *r, struct strbuf *out)
+{
+	char line[512];
+	struct engine *e = atomic_load(&r->engine);
+	pthread_mutex_lock(&r->lock);
+	size_t nout = r->nout;
+	bool left = r->left;
+	pthread_mutex_unlock(&r->lock);
+	/* the communication thread's own fields, read racily: the thread may
+	 * be stuck, and a report that is a moment stale still says where */
+	snprintf(line, sizeof line,
+		 "rank %d: %s; stop %d, done %d, left %d; steal request out %d, sum out %d "
+		 "(%u taken); reports queued %zu; donations taken %llu\n",
+		 r->t->rank,
+		 !e		       ? "no engine (--from-list, or not started yet)" :
+		 atomic_load(&r->done) ? "waits for the last sums" :
+		 atomic_load(&r->stop) ? "stopping" :
+		 r->t->rank == 0       ? "waits for its operand" :
+					 "serves what it is given",
+		 atomic_load(&r->stop), atomic_load(&r->done), left, r->asking, r->summing,
+		 r->nsums, nout, (unsigned long long)r->steals);
+	sb_add(out, line, strlen(line));
+	if (e)
+		engine_describe(e, out);
+	if (r->t->ops->describe)
+		r->t->ops->describe(r->t, out);
+}
+
+void rank_report_state(struct rank *r)
+{
+	atomic_store(&r->report, true);
 }
 
 void rank_free(struct rank *r)

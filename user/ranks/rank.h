@@ -50,6 +50,13 @@ const atomic_bool *rank_stop_flag(struct rank *r);
 bool rank_finish(struct rank *r, bool ok);
 /* The totals as of the last sum (final after rank_finish). */
 void rank_totals(struct rank *r, struct rank_totals *t);
+/* What rank R waits for and holds, appended to OUT as lines: a
+ * watchdog's report when a run does not end. */
+void rank_describe(struct rank *r, struct strbuf *out);
+/* Have the communication thread say rank_describe's lines on stderr, soon:
+ * async-signal-safe, for a face's handler of a signal that asks why a job
+ * does not end. */
+void rank_report_state(struct rank *r);
 /* Stop the communication thread (rank_finish did) and free R. */
 void rank_free(struct rank *r);
 

@@ -30,13 +30,24 @@ struct transport_ops {
 	/* Wait (briefly) for sends still in flight and free T. */
 	void (*close)(struct transport *t);
 	/* End every rank's process with an error, this one too: a peer is
-	 * lost. NULL where nothing can be lost (the in-process back-end). */
+	 * lost. NULL where nothing can be lost (the in-process back-ends). */
 	void (*abort)(struct transport *t);
+	/* Append this end's undelivered messages to OUT, for a watchdog's
+	 * report (NULL: nothing to say). */
+	void (*describe)(struct transport *t, struct strbuf *out);
 };
 
 struct transport {
 	const struct transport_ops *ops;
 	int rank, size;
+	/* How often the counts are summed (0: the rank's own default): the
+	 * simulation sums often, so that its thousands of runs end quickly. */
+	uint64_t sum_period_ns;
+	/* The seeded simulation's pauses of the ranks' engine threads
+	 * (engine_set_jitter; NULL elsewhere): JITTER_ARG outlives every
+	 * engine of the world, so a worker ending late may still call it. */
+	void (*jitter)(void *arg);
+	void *jitter_arg;
 };
 
 static inline bool transport_send(struct transport *t, int dest, int tag, const void *buf, size_t len)
@@ -67,5 +78,25 @@ struct local_world *local_world_new(int size);
 struct transport *local_transport(struct local_world *w, int rank);
 /* After every rank's transport is closed. */
 void local_world_free(struct local_world *w);
+
+/* The seeded simulation's back-end (transport_sim.c): in-process, but each
+ * message waits a random time and messages are taken in a random order
+ * (only as MPI allows: in order per sender, receiver and tag), sums
+ * complete late, and the ranks' threads pause at random, every choice drawn
+ * from SEED. The same seed draws the same choices; which thread runs
+ * first is still the scheduler's, so a seed replays a hang often, not
+ * always. */
+struct sim_world;
+struct sim_params {
+	unsigned max_delay_us;	  /* a message waits up to this long */
+	unsigned pause_per_mille; /* a transport call or worker pauses this often */
+	unsigned max_pause_us;	  /* for up to this long */
+	unsigned max_sum_lag;	  /* a sum completes after up to this many tests */
+};
+struct sim_world *sim_world_new(int size, uint64_t seed, const struct sim_params *p);
+struct transport *sim_transport(struct sim_world *w, int rank);
+/* Every message not yet taken, by receiver, sender and tag. */
+void sim_world_describe(struct sim_world *w, struct strbuf *out);
+void sim_world_free(struct sim_world *w);
 
 #endif
