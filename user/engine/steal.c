@@ -99,17 +99,10 @@ void engine_describe(struct engine *e, struct strbuf *out)
 	snprintf(line, sizeof line,
 		 "  engine: queued %zu (%zu directories, %zu slices, %zu reports); workers %d: "
 		 "%d at a task, %d waiting for one, %d held mid-directory, %d parked or between; "
-		 "allowed %d of %d (cap %d, lane %d); given away and not back %zu; stop %d, "
-		 "operand done %d\n",
+		 "allowed %d (lane %d); given away and not back %zu; stop %d, operand done %d\n",
 		 e->qlen, dirs, chunks, releases, started, e->busy, e->idle, e->held,
-		 other > 0 ? other : 0,
-		 atomic_load(&e->knobs.thread_cap) > 0 &&
-				 atomic_load(&e->knobs.thread_cap) <
-					 atomic_load(&e->knobs.active_threads) ?
-			 atomic_load(&e->knobs.thread_cap) :
-			 atomic_load(&e->knobs.active_threads),
-		 atomic_load(&e->knobs.active_threads), atomic_load(&e->knobs.thread_cap),
-		 e->lane_extra, e->remote_out, (int)e->stop, (int)e->op_done);
+		 other > 0 ? other : 0, atomic_load(&e->knobs.active_threads), e->lane_extra,
+		 e->remote_out, (int)e->stop, (int)e->op_done);
 	pthread_mutex_unlock(&e->qlock);
 	sb_add(out, line, strlen(line));
 }
