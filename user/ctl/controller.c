@@ -13,6 +13,7 @@
 #include "ctl/controller.h"
 #include "ctl/cold.h"
 #include "ctl/policy.h"
+#include "ctl/prior.h"
 #include "ctl/profile.h"
 #include "ctl/signals.h"
 #include "ctl/steer.h"
@@ -89,12 +90,6 @@ struct controller {
 	bool json_tree_open;
 };
 
-static int ncpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
-}
-
 /* Parked workers cost a stack and nothing else, and latency-bound
  * filesystems want dozens, so the cap is well above the CPU count: 64, or 4
  * per CPU on big machines (docs/design.md#worker-cap). */
@@ -102,42 +97,8 @@ int controller_default_max_threads(int requested)
 {
 	if (requested > 0)
 		return requested;
-	int n = 4 * ncpus();
+	int n = 4 * ctl_ncpus();
 	return n < 64 ? 64 : n > CTL_TABLE - 1 ? CTL_TABLE - 1 : n;
-}
-
-/* Where to start when nothing was stored: xfs and btrfs lose with a second
- * unlinker in a directory, ext4 gains with 2, tmpfs scales to the CPUs, FUSE
- * and network filesystems hide their latency behind many workers. The
- * measurements behind each line: docs/lab/log.md#start-point. */
-static int prior_threads(const char *fs, const char *shape)
-{
-	int cpus = ncpus();
-	/* FUSE holds a directory's lock across each request, so only
-	 * directories overlap: a tree wants a worker per directory in flight,
-	 * up to the service's own limit on requests in flight, and climbs
-	 * there from 8, the knee of common clients (Lustre's RPCs in flight,
-	 * FUSE's background requests). Starting above the knee costs more
-	 * than the climb: each worker reads its directory at once, and the
-	 * client keeps the entries it listed only for a while (1 s on FUSE),
-	 * so a directory read long before its unlinks pays a lookup with
-	 * each (docs/design.md#the-knee). Other shapes are flat above 8. */
-	if (!strcmp(fs, "fuse") || !strcmp(fs, "nfs") || !strcmp(fs, "cifs"))
-		return 8;
-	/* A chain has one directory in flight: a second worker only adds
-	 * hand-offs. */
-	if (!strcmp(shape, "chain") || !strcmp(shape, "small") || !strcmp(shape, "empty"))
-		return 1;
-	if (!strcmp(fs, "tmpfs") || !strcmp(fs, "ramfs"))
-		return cpus;
-	/* btrfs: a second worker burns CPU on tree locks for the same time. */
-	if (!strcmp(fs, "btrfs"))
-		return 1;
-	/* xfs: one unlinker per big directory; wide trees gain from 2. Many
-	 * small directories share their parent, whose rmdirs serialize. */
-	if (!strcmp(fs, "xfs"))
-		return !strcmp(shape, "tree-wide") ? 2 : 1;
-	return cpus < 2 ? cpus : 2; /* ext4 and the rest */
 }
 
 static void explain(struct controller *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -195,7 +156,7 @@ struct controller *controller_new(struct engine *e, const struct controller_conf
 			 * "format" stays for the readers that know it */
 			jw_string(&c->jw, "format", "adaptrm-controller-1");
 			jw_string(&c->jw, "schema", "adaptrm-controller-1");
-			jw_int(&c->jw, "cpus", ncpus());
+			jw_int(&c->jw, "cpus", ctl_ncpus());
 			jw_int(&c->jw, "max_threads", engine_max_threads(e));
 			jw_bool(&c->jw, "pinned", !steer);
 			jw_array(&c->jw, "trees");
@@ -258,7 +219,7 @@ static int raise_when_cold(struct controller *c, int start, int cap, const char 
 		.read_disk = c->cold,
 		.steer = c->steer && strcmp(*from, "ADAPTRM_CTL_START"),
 		.shape = c->have_key ? c->key.shape : NULL,
-		.ncpu = ncpus(),
+		.ncpu = ctl_ncpus(),
 		.cap = cap,
 	};
 	int n = ctl_cold_start(start, &ev);
@@ -281,7 +242,7 @@ static int choose_start(struct controller *c, int cap, const char **from)
 		start = c->prof.threads;
 		*from = "profile";
 	} else {
-		start = prior_threads(c->key.fs, c->key.shape);
+		start = ctl_prior_threads(c->key.fs, c->key.shape);
 		*from = "prior";
 	}
 	/* For tests and experiments: start elsewhere, to watch it converge. */
@@ -312,7 +273,7 @@ static void configure_policy(struct controller *c, int cap, int start, struct ct
 {
 	/* The getdents64 buffer is left at the engine's 64 KiB: a bigger one
 	 * does not pay (docs/design.md#getdents64-buffer). */
-	ctl_policy_defaults(cfg, cap, ncpus());
+	ctl_policy_defaults(cfg, cap, ctl_ncpus());
 	cfg->one_first = one_first(c);
 	/* A chain has one directory in flight whatever the count: trust the
 	 * prior of 1 as much as a profile (no climb, gentle probes later). A
