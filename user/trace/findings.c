@@ -1774,24 +1774,6 @@ static int cmp_share(const void *a, const void *b)
 	return x->share < y->share ? 1 : x->share > y->share ? -1 : 0;
 }
 
-double trace_whole_ns(const struct trace_result *r)
-{
-	struct finding_ctx c;
-	if (!r->total)
-		return 0;
-	ctx_init(&c, r);
-	return c.base > 1 ? c.base : 0;
-}
-
-double trace_helper_ns(const struct trace_result *r)
-{
-	struct finding_ctx c;
-	if (!r->total)
-		return 0;
-	ctx_init(&c, r);
-	return c.helpers;
-}
-
 double trace_findings_total(const struct trace_finding *f, int n)
 {
 	double t = 0;
@@ -1862,28 +1844,26 @@ static void demote_baseline(struct trace_finding *f, int n)
 #define MINOR_SHARE 0.01
 #define MINOR_LOCK_SHARE 0.05
 
-int trace_findings(const struct trace_result *r, struct trace_finding *out, int max)
+/* The catalogue's findings on the partition C, ranked and merged: at most
+ * MAX (findings.h's trace_findings). */
+static int rank_findings(const struct finding_ctx *c, struct trace_finding *out, int max)
 {
 	struct trace_finding top[3 * TRACE_MAX_FINDINGS + PROBE_LOCK_TYPES], sub[8];
 	struct finding_sink kt = { .out = top, .max = (int)(sizeof top / sizeof *top) };
 	struct finding_sink ks = { .out = sub, .max = (int)(sizeof sub / sizeof *sub) };
-	struct finding_ctx c;
 
-	if (!r->total || max <= 0)
-		return 0;
-	ctx_init(&c, r);
-	if (c.base <= 1)
+	if (max <= 0 || c->base <= 1)
 		return 0;
 	for (size_t i = 0; i < sizeof finding_rules / sizeof *finding_rules; i++) {
 		struct finding_sink *k = finding_rules[i].explains ? &ks : &kt;
 		k->id = finding_rules[i].id;
 		k->explains = NULL;
-		finding_rules[i].fn(&c, k);
+		finding_rules[i].fn(c, k);
 	}
 	qsort(top, kt.n, sizeof *top, cmp_share);
 	/* the parts under 1% of the time that is not idle (a pool of idle
 	 * workers must not hide a cause): one finding, named by the largest */
-	double busy = 1 - sh(&c, c.idle);
+	double busy = 1 - sh(c, c->idle);
 	int n = 0, minor = 0;
 	double mshare = 0;
 	char names[400] = "";
@@ -1941,4 +1921,29 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 			}
 	}
 	return m;
+}
+
+int trace_findings(const struct trace_result *r, struct trace_finding *out, int max)
+{
+	struct finding_ctx c;
+
+	if (!r->total || max <= 0)
+		return 0;
+	ctx_init(&c, r);
+	return rank_findings(&c, out, max);
+}
+
+void trace_verdict_compute(const struct trace_result *r, struct trace_verdict *v)
+{
+	struct finding_ctx c;
+
+	memset(v, 0, sizeof *v);
+	if (!r->total)
+		return;
+	ctx_init(&c, r);
+	v->whole_ns = c.base > 1 ? c.base : 0;
+	v->helper_ns = c.helpers;
+	v->unaccounted_ns = c.unaccounted;
+	v->n = rank_findings(&c, v->findings, TRACE_MAX_FINDINGS);
+	v->total_share = trace_findings_total(v->findings, v->n);
 }

@@ -763,9 +763,12 @@ static uint64_t deletions_seen(const struct probe_snapshot *s)
  * whose shares sum to 100%, each followed by what explains it. */
 static void text_verdict(FILE *f, const struct trace_result *r)
 {
-	struct trace_finding fs[TRACE_MAX_FINDINGS];
-	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS), top = 0;
+	struct trace_verdict v;
+	const struct trace_finding *fs = v.findings;
+	int top = 0;
 	char b1[32], b2[32];
+
+	trace_verdict_compute(r, &v);
 
 	if (!deletions_seen(r->total))
 		fprintf(f,
@@ -776,31 +779,32 @@ static void text_verdict(FILE *f, const struct trace_result *r)
 	fprintf(f,
 		"\nVerdict: where the traced threads' time went (%s of thread time in %s of wall "
 		"time: on CPU, runnable, blocked, idle)\n",
-		trace_fmt_ns(trace_whole_ns(r), b1, sizeof b1),
+		trace_fmt_ns(v.whole_ns, b1, sizeof b1),
 		trace_fmt_ns((double)r->wall_ns, b2, sizeof b2));
-	if (trace_helper_ns(r) > 0)
+	if (v.helper_ns > 0)
 		fprintf(f,
 			"  (left out: %s that traced processes which removed nothing waited, for "
 			"pipes, children or events, and that parents waited for their deleting "
 			"children: helpers of the delete, not its causes)\n",
-			trace_fmt_ns(trace_helper_ns(r), b1, sizeof b1));
-	for (int i = 0; i < nf; i++) {
+			trace_fmt_ns(v.helper_ns, b1, sizeof b1));
+	for (int i = 0; i < v.n; i++) {
 		if (fs[i].explains)
 			fprintf(f, "        why: %s\n", fs[i].text);
 		else if (strcmp(fs[i].id, "minor_parts") || fs[i].share >= 0.005)
 			fprintf(f, "  %d. [%3.0f%%] %s\n", ++top, 100 * fs[i].share, fs[i].text);
 	}
-	if (!nf)
+	if (!v.n)
 		fprintf(f, "  nothing traced\n");
 }
 
 static void json_verdict(struct json_writer *w, const struct trace_result *r)
 {
-	struct trace_finding fs[TRACE_MAX_FINDINGS];
-	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS);
+	struct trace_verdict v;
+	const struct trace_finding *fs = v.findings;
 
+	trace_verdict_compute(r, &v);
 	jw_array(w, "findings");
-	for (int i = 0; i < nf; i++) {
+	for (int i = 0; i < v.n; i++) {
 		jw_object(w, NULL);
 		jw_string(w, "id", fs[i].id);
 		jw_double(w, "share", fs[i].share);
@@ -811,9 +815,9 @@ static void json_verdict(struct json_writer *w, const struct trace_result *r)
 		jw_end(w);
 	}
 	jw_end(w);
-	jw_double(w, "verdict_total_share", trace_findings_total(fs, nf));
-	jw_double(w, "whole_ns", trace_whole_ns(r));
-	jw_double(w, "helper_wait_ns", trace_helper_ns(r));
+	jw_double(w, "verdict_total_share", v.total_share);
+	jw_double(w, "whole_ns", v.whole_ns);
+	jw_double(w, "helper_wait_ns", v.helper_ns);
 	jw_uint(w, "deletions_seen", deletions_seen(r->total));
 }
 
