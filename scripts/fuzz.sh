@@ -63,7 +63,7 @@ sources() {
 	json) echo "$u/lib/json.c" ;;
 	profile) echo "$u/ctl/profile.c $u/lib/json.c" ;;
 	options) echo "$u/cli/options.c" ;;
-	compare) echo "$u/trace/compare.c $u/trace/fsfields.c $u/trace/measure.c $u/trace/report.c $u/trace/findings.c $u/trace/waits.c $u/probes/hist.c $u/lib/json.c" ;;
+	compare) echo "$u/trace/compare.c $u/trace/fsfields.c $u/trace/measure.c $u/trace/report.c $u/trace/findings.c $u/trace/findings_ctx.c $u/trace/findings_cpu.c $u/trace/findings_io.c $u/trace/waits.c $u/probes/hist.c $u/lib/json.c" ;;
 	*) return 1 ;;
 	esac
 }

@@ -161,10 +161,37 @@ static void check_verdict(const struct synth *x)
 
 static int verdict(struct synth *x)
 {
+	struct trace_verdict v;
+
 	x->n = trace_findings(&x->r, x->f, TRACE_MAX_FINDINGS);
 	check_verdict(x);
+	/* the verdict object holds the same findings, and their total */
+	trace_verdict_compute(&x->r, &v);
+	cr_assert_eq(v.n, x->n);
+	for (int i = 0; i < v.n; i++) {
+		cr_assert_str_eq(v.findings[i].id, x->f[i].id);
+		cr_assert_float_eq(v.findings[i].share, x->f[i].share, 1e-12);
+		cr_assert_str_eq(v.findings[i].text, x->f[i].text);
+	}
+	cr_assert_float_eq(v.total_share, trace_findings_total(x->f, x->n), 1e-12);
 	return x->n;
 }
+
+/* The verdict's whole time and the helpers' waits, from one computed verdict. */
+static double whole_ns(const struct trace_result *r)
+{
+	struct trace_verdict v;
+	trace_verdict_compute(r, &v);
+	return v.whole_ns;
+}
+
+static double helper_ns(const struct trace_result *r)
+{
+	struct trace_verdict v;
+	trace_verdict_compute(r, &v);
+	return v.helper_ns;
+}
+
 
 static bool has_all(const char *text, va_list ap)
 {
@@ -583,7 +610,7 @@ Test(findings, helper_processes_waits_are_left_out)
 	/* whole: 500 ms of reads, 200 ms on CPU (1000 - 800 waited) */
 	expect(x, "inode_table_reads", 500.0 / 700, "inode-table blocks");
 	cr_assert(!has(x, "other_waits") && !has(x, "idle_waits"));
-	cr_assert_float_eq(trace_helper_ns(&x->r), 2300.0 * MS, 1);
+	cr_assert_float_eq(helper_ns(&x->r), 2300.0 * MS, 1);
 	synth_free(x);
 
 	/* a helper's D wait (sync -f's commit) is still the delete's */
@@ -592,7 +619,7 @@ Test(findings, helper_processes_waits_are_left_out)
 	site(x, "btrfs_commit_transaction+0x2c0", TC_OTHER, NULL, 10, 300 * MS)->helper = true;
 	verdict(x);
 	cr_assert(has(x, "other_waits"));
-	cr_assert_float_eq(trace_helper_ns(&x->r), 0, 1);
+	cr_assert_float_eq(helper_ns(&x->r), 0, 1);
 	synth_free(x);
 }
 
@@ -611,7 +638,7 @@ Test(findings, parent_waiting_for_deleting_child_is_left_out)
 	/* whole: 500 ms of reads, 500 ms on CPU (1000 - 500 waited) */
 	expect(x, "inode_table_reads", 0.5, "inode-table blocks");
 	cr_assert(!has(x, "idle_waits"));
-	cr_assert_float_eq(trace_helper_ns(&x->r), 1500.0 * MS, 1);
+	cr_assert_float_eq(helper_ns(&x->r), 1500.0 * MS, 1);
 	synth_free(x);
 }
 
@@ -1508,7 +1535,7 @@ Test(findings, nothing_on_an_empty_trace)
 {
 	struct synth *x = synth_new();
 	cr_assert_eq(verdict(x), 0);
-	cr_assert_eq(trace_whole_ns(&x->r), 0);
+	cr_assert_eq(whole_ns(&x->r), 0);
 	x->r.total = NULL;
 	cr_assert_eq(verdict(x), 0);
 	synth_free(x);

@@ -29,13 +29,30 @@ struct trace_finding {
  * findings that explain it. Returns how many; none when nothing was busy.
  * With fewer than all slots (MAX), the smallest are cut. */
 int trace_findings(const struct trace_result *r, struct trace_finding *out, int max);
-/* The traced threads' whole time the shares are of: thread nanoseconds,
- * the sum of the verdict's parts. */
-double trace_whole_ns(const struct trace_result *r);
-/* The waits of traced processes that removed nothing (helpers waiting on
- * pipes or children), left out of the whole time, ns. */
-double trace_helper_ns(const struct trace_result *r);
 /* The sum of the top-level shares: 1 (0 with no findings). */
 double trace_findings_total(const struct trace_finding *f, int n);
+
+
+/* The verdict, computed once from a trace (trace_verdict_compute) and
+ * rendered as text and JSON (report.c). */
+struct trace_verdict {
+	/* The traced threads' whole time the shares are of: thread
+	 * nanoseconds, the sum of the verdict's parts (0 when nothing was busy). */
+	double whole_ns;
+	/* The waits of traced processes that removed nothing (helpers waiting
+	 * on pipes or children), left out of the whole time, ns. */
+	double helper_ns;
+	/* The part of the whole time that the lifetimes hold beyond every
+	 * measured part (not accounted), ns. */
+	double unaccounted_ns;
+	/* The sum of the top-level shares: 1 (0 with no findings). */
+	double total_share;
+	/* The findings as trace_findings ranks them, N of them. */
+	int n;
+	struct trace_finding findings[TRACE_MAX_FINDINGS];
+};
+/* Partitions R's time once and fills V: the whole time, the helpers' waits
+ * and the ranked findings. */
+void trace_verdict_compute(const struct trace_result *r, struct trace_verdict *v);
 
 #endif

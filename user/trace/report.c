@@ -7,11 +7,11 @@
 #include "lib/wrap.h"
 #include "probes/hist.h"
 #include "trace/cgroups.h"
-#include "trace/findings.h"
 #include "trace/fsfields.h"
 #include "trace/measure.h"
 #include "trace/oncpu.h"
 #include "trace/states.h"
+#include "trace/verdict.h"
 #include "trace/waits.h"
 
 #include <stdlib.h>
@@ -752,71 +752,6 @@ static void json_intervals(struct json_writer *w, const struct trace_result *r)
 	jw_end(w);
 }
 
-/* unlink, unlinkat and rmdir calls: a trace without one saw no deletion. */
-static uint64_t deletions_seen(const struct probe_snapshot *s)
-{
-	return s->sc[PROBE_NR_UNLINKAT].lat.count + trace_old_unlinks(s, false) +
-	       trace_old_unlinks(s, true);
-}
-
-/* The verdict, first: the traced threads' time partitioned into findings
- * whose shares sum to 100%, each followed by what explains it. */
-static void text_verdict(FILE *f, const struct trace_result *r)
-{
-	struct trace_finding fs[TRACE_MAX_FINDINGS];
-	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS), top = 0;
-	char b1[32], b2[32];
-
-	if (!deletions_seen(r->total))
-		fprintf(f,
-			"\nNo deletion seen: the traced processes made no unlink, unlinkat or rmdir "
-			"call (%s traced); what follows is of what they did instead.\n",
-			trace_fmt_ns((double)r->wall_ns, b1, sizeof b1));
-
-	fprintf(f,
-		"\nVerdict: where the traced threads' time went (%s of thread time in %s of wall "
-		"time: on CPU, runnable, blocked, idle)\n",
-		trace_fmt_ns(trace_whole_ns(r), b1, sizeof b1),
-		trace_fmt_ns((double)r->wall_ns, b2, sizeof b2));
-	if (trace_helper_ns(r) > 0)
-		fprintf(f,
-			"  (left out: %s that traced processes which removed nothing waited, for "
-			"pipes, children or events, and that parents waited for their deleting "
-			"children: helpers of the delete, not its causes)\n",
-			trace_fmt_ns(trace_helper_ns(r), b1, sizeof b1));
-	for (int i = 0; i < nf; i++) {
-		if (fs[i].explains)
-			fprintf(f, "        why: %s\n", fs[i].text);
-		else if (strcmp(fs[i].id, "minor_parts") || fs[i].share >= 0.005)
-			fprintf(f, "  %d. [%3.0f%%] %s\n", ++top, 100 * fs[i].share, fs[i].text);
-	}
-	if (!nf)
-		fprintf(f, "  nothing traced\n");
-}
-
-static void json_verdict(struct json_writer *w, const struct trace_result *r)
-{
-	struct trace_finding fs[TRACE_MAX_FINDINGS];
-	int nf = trace_findings(r, fs, TRACE_MAX_FINDINGS);
-
-	jw_array(w, "findings");
-	for (int i = 0; i < nf; i++) {
-		jw_object(w, NULL);
-		jw_string(w, "id", fs[i].id);
-		jw_double(w, "share", fs[i].share);
-		jw_bool(w, "cause", fs[i].cause);
-		if (fs[i].explains)
-			jw_string(w, "explains", fs[i].explains);
-		jw_string(w, "text", fs[i].text);
-		jw_end(w);
-	}
-	jw_end(w);
-	jw_double(w, "verdict_total_share", trace_findings_total(fs, nf));
-	jw_double(w, "whole_ns", trace_whole_ns(r));
-	jw_double(w, "helper_wait_ns", trace_helper_ns(r));
-	jw_uint(w, "deletions_seen", deletions_seen(r->total));
-}
-
 /* The wait sites: where the traced threads blocked (D) or slept inside a
  * busy syscall (S), named by the first frame outside scheduling, waiting
  * and locking code, with the cause the classification table gives. */
@@ -996,7 +931,7 @@ static const struct report_section {
 	void (*json)(struct json_writer *, const struct trace_result *);
 } sections[] = {
 	{ "header", text_header, json_header },
-	{ "verdict", text_verdict, json_verdict },
+	{ "verdict", trace_text_verdict, trace_json_verdict },
 	{ "syscalls", text_syscalls, json_syscalls },
 	{ "locks", text_locks, json_locks },
 	{ "offcpu", text_offcpu, json_offcpu },

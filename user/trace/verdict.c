@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+/* The report's verdict section (verdict.h): one model, the verdict that
+ * trace_verdict_compute() fills once (findings.h), rendered as text and as
+ * JSON. */
+#include "trace/verdict.h"
+#include "lib/json.h"
+#include "probes/probes.h"
+#include "trace/findings.h"
+#include "trace/measure.h"
+#include "trace/result.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* unlink, unlinkat and rmdir calls: a trace without one saw no deletion. */
+static uint64_t deletions_seen(const struct probe_snapshot *s)
+{
+	return s->sc[PROBE_NR_UNLINKAT].lat.count + trace_old_unlinks(s, false) +
+	       trace_old_unlinks(s, true);
+}
+
+/* The verdict, first: the traced threads' time partitioned into findings
+ * whose shares sum to 100%, each followed by what explains it. */
+void trace_text_verdict(FILE *f, const struct trace_result *r)
+{
+	struct trace_verdict v;
+	const struct trace_finding *fs = v.findings;
+	int top = 0;
+	char b1[32], b2[32];
+
+	trace_verdict_compute(r, &v);
+
+	if (!deletions_seen(r->total))
+		fprintf(f,
+			"\nNo deletion seen: the traced processes made no unlink, unlinkat or rmdir "
+			"call (%s traced); what follows is of what they did instead.\n",
+			trace_fmt_ns((double)r->wall_ns, b1, sizeof b1));
+
+	fprintf(f,
+		"\nVerdict: where the traced threads' time went (%s of thread time in %s of wall "
+		"time: on CPU, runnable, blocked, idle)\n",
+		trace_fmt_ns(v.whole_ns, b1, sizeof b1),
+		trace_fmt_ns((double)r->wall_ns, b2, sizeof b2));
+	if (v.helper_ns > 0)
+		fprintf(f,
+			"  (left out: %s that traced processes which removed nothing waited, for "
+			"pipes, children or events, and that parents waited for their deleting "
+			"children: helpers of the delete, not its causes)\n",
+			trace_fmt_ns(v.helper_ns, b1, sizeof b1));
+	for (int i = 0; i < v.n; i++) {
+		if (fs[i].explains)
+			fprintf(f, "        why: %s\n", fs[i].text);
+		else if (strcmp(fs[i].id, "minor_parts") || fs[i].share >= 0.005)
+			fprintf(f, "  %d. [%3.0f%%] %s\n", ++top, 100 * fs[i].share, fs[i].text);
+	}
+	if (!v.n)
+		fprintf(f, "  nothing traced\n");
+}
+
+void trace_json_verdict(struct json_writer *w, const struct trace_result *r)
+{
+	struct trace_verdict v;
+	const struct trace_finding *fs = v.findings;
+
+	trace_verdict_compute(r, &v);
+	jw_array(w, "findings");
+	for (int i = 0; i < v.n; i++) {
+		jw_object(w, NULL);
+		jw_string(w, "id", fs[i].id);
+		jw_double(w, "share", fs[i].share);
+		jw_bool(w, "cause", fs[i].cause);
+		if (fs[i].explains)
+			jw_string(w, "explains", fs[i].explains);
+		jw_string(w, "text", fs[i].text);
+		jw_end(w);
+	}
+	jw_end(w);
+	jw_double(w, "verdict_total_share", v.total_share);
+	jw_double(w, "whole_ns", v.whole_ns);
+	jw_double(w, "helper_wait_ns", v.helper_ns);
+	jw_uint(w, "deletions_seen", deletions_seen(r->total));
+}
