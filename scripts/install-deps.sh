@@ -40,7 +40,7 @@ else
     libcriterion-dev libjson-c-dev libseccomp-dev libfuse3-dev fuse3 openmpi-bin libopenmpi-dev
     util-linux e2fsprogs xfsprogs btrfs-progs strace attr procps findutils jq time python3
     clang-format shellcheck libclang-rt-14-dev python3-matplotlib
-    slurm-wlm munge
+    slurm-wlm munge auditd
   )
 fi
 if [ "${1:-}" = "--bench" ]; then
@@ -65,6 +65,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}" >&2
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # The diagnosis suite starts an audit daemon of its own and stops it; one
+  # that the package started would audit every system call of the machine
+  # from now on (the benchmarks' and the tests' too).
+  case " ${missing[*]} " in
+  *" auditd "*)
+    $SUDO pkill -x auditd 2>/dev/null || true
+    $SUDO auditctl -e 0 >/dev/null 2>&1 || true
+    ;;
+  esac
 fi
 
 if [ "${1:-}" = "--bench" ] && ! command -v rmz >/dev/null 2>&1 && ! [ -x "$HOME/.cargo/bin/rmz" ]; then
