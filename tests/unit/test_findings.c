@@ -319,6 +319,23 @@ static double wait_share(uint64_t own_ms, uint64_t ms)
 	return (double)ms / (double)(500 * (uint64_t)cpus() + own_ms);
 }
 
+/* A pool beside CPU hogs: other load took most of the time the workers were
+ * not idle, though less than half of their whole time with the idle
+ * workers' sleeps. Idle time is no time the load took from the delete, so
+ * the contention is the first finding, before the deleter's own CPU. */
+Test(findings, other_load_first_when_most_of_the_time_not_idle)
+{
+	struct synth *x = synth_new();
+	uint64_t b = 500 * (uint64_t)cpus();
+
+	cpu_wait_case(x, (uint32_t)cpus(), b * 7 / 10, 0, 0);
+	add_n(&x->s->misc.offcpu[PROBE_OFFCPU_SLEEPING], 1, b * 6 / 10 * MS);
+	verdict(x);
+	cr_assert(has(x, "cpu_contention") && has(x, "idle_waits"));
+	cr_assert_eq(rank_of(x, "cpu_contention"), 0, "ranked %d", rank_of(x, "cpu_contention"));
+	synth_free(x);
+}
+
 /* Only the traced threads queued: more of them runnable than CPUs for all
  * of the wait. Oversubscription, with the thread count and its remedy, and
  * no contention, even though kernel workers ended most waits. */

@@ -72,9 +72,10 @@ double trace_findings_total(const struct trace_finding *f, int n)
 }
 
 /* Other load on the CPUs is context, not the delete's cause: it ranks
- * first only when it is most of the time and no cause of the delete's own
- * (its CPU aside, which any delete spends) holds half of the rest;
- * otherwise it goes after every other cause. */
+ * first only when it is most of the time the threads were not idle and no
+ * cause of the delete's own (its CPU aside, which any delete spends) holds
+ * half of the rest; otherwise it goes after every other cause. Idle time
+ * (a pool's workers without work) is no time the load took from it. */
 #define CONTEXT_FIRST_SHARE 0.5
 static bool baseline(const struct trace_finding *f)
 {
@@ -91,11 +92,16 @@ static void demote_context(struct trace_finding *f, int n)
 		i++;
 	if (i >= n)
 		return;
+	double active = 1;
+	for (int j = 0; j < n; j++)
+		if (!f[j].cause && !f[j].explains)
+			active -= f[j].share;
 	bool explained = false;
 	for (int j = 0; j < n; j++)
-		if (j != i && f[j].cause && !baseline(&f[j]) && f[j].share >= 0.5 * (1 - f[i].share))
+		if (j != i && f[j].cause && !baseline(&f[j]) &&
+		    f[j].share >= 0.5 * (active - f[i].share))
 			explained = true;
-	if (f[i].share > CONTEXT_FIRST_SHARE && !explained)
+	if (active > 0 && f[i].share > CONTEXT_FIRST_SHARE * active && !explained)
 		return;
 	struct trace_finding ctx = f[i];
 	for (; i + 1 < n && f[i + 1].cause; i++)
