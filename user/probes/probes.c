@@ -432,50 +432,51 @@ int probes_traced_tgids(struct probes *p, pid_t *out, int max)
 	return n;
 }
 
-/* The load ladder, tried in order until one flavour loads. tp_btf with every
- * group comes first: libbpf resolves each tracepoint as it loads, and parsing
- * the kernel's BTF here as well would slow every --trace's start. Only if
- * that fails are the groups whose tracepoints this kernel lacks left out
- * (which needs the kernel's BTF), first with tp_btf, then with raw_tp;
- * ADAPTRM_BPF_RAW_TP=1 goes straight to raw_tp, for its tests. */
-static const struct flavour {
-	bool btf;	  /* tp_btf programs, else raw_tp */
-	bool check_tps;	  /* leave out missing tracepoints; retry without the sampler */
-	const char *note; /* for probes_notes() when this one loads */
-} flavours[] = {
-	{ true, false, NULL },
-	{ true, true, NULL },
-	{ false, true, "tp_btf programs did not load; using raw_tp" },
-};
+/* Whether this kernel loads tp_btf programs, asked before the skeleton is
+ * loaded as libbpf-tools' probe_tp_btf does: a two-instruction tracing
+ * program attached by BTF id to sched_switch. Without the kernel's BTF
+ * (VMLINUX NULL) there is nothing to attach by, so no. */
+static bool tp_btf_loads(const struct btf *vmlinux)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int id = vmlinux ?
+			 btf__find_by_name_kind(vmlinux, "btf_trace_sched_switch", BTF_KIND_TYPEDEF) :
+			 -1;
 
-/* Load the first flavour of the ladder that loads into p->skel, with the
- * groups it loaded in GROUP_OK. Returns 0 or an errno (either sign). */
+	if (id < 0)
+		return false;
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .expected_attach_type = BPF_TRACE_RAW_TP,
+		    .attach_btf_id = (__u32)id);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns,
+			       sizeof insns / sizeof *insns, &o);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* Load the skeleton into p->skel, once: the flavour chosen by the probe
+ * above (raw_tp where tp_btf programs do not load, or with
+ * ADAPTRM_BPF_RAW_TP=1 for its tests), and only the groups whose
+ * tracepoints the kernel's BTF has, with the groups loaded in GROUP_OK.
+ * Returns 0 or an errno (either sign). */
 static int load_skeleton(struct probes *p, unsigned flags, bool group_ok[])
 {
-	bool force_raw = env_flag(ENV_BPF_RAW_TP, 0);
-	struct btf *vmlinux = NULL;
-	bool vmlinux_tried = false;
-	int e = -ENOENT;
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool forced = env_flag(ENV_BPF_RAW_TP, 0);
+	bool use_btf = !forced && tp_btf_loads(vmlinux);
+	int e;
 
-	for (size_t i = 0; i < sizeof flavours / sizeof *flavours; i++) {
-		const struct flavour *f = &flavours[i];
-		if (force_raw && f->btf)
-			continue;
-		if (f->check_tps && !vmlinux_tried) {
-			vmlinux = btf__load_vmlinux_btf();
-			vmlinux_tried = true;
-		}
-		if (f->check_tps) {
-			e = load_flavour(p, f->btf, flags, vmlinux, group_ok);
-		} else {
-			p->skel = open_flavour(p, f->btf, flags, NULL, group_ok, false);
-			e = p->skel ? probes_bpf__load(p->skel) : -ENOMEM;
-		}
-		if (!e) {
-			if (f->note)
-				note(p, "%s", f->note);
-			break;
-		}
+	if (!use_btf)
+		note(p, "%s; using raw_tp",
+		     forced  ? "ADAPTRM_BPF_RAW_TP is set" :
+		     vmlinux ? "tp_btf programs do not load on this kernel" :
+			       "no kernel BTF for tp_btf programs");
+	e = load_flavour(p, use_btf, flags, vmlinux, group_ok);
+	if (e) {
 		probes_bpf__destroy(p->skel);
 		p->skel = NULL;
 	}
