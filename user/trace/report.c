@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* The --trace report: strace -c style table, DTrace quantize histograms,
  * lock, off-CPU and filesystem sections, a ranked verdict; and the same
- * data as JSON (schema in README "Tracing"). */
+ * data as JSON (schema in docs/json.md). Each section's rows come from its
+ * model (report_model.h); the functions here only format them, so a row is
+ * chosen in one place for both renderings. */
 #include "trace/report.h"
 #include "lib/json.h"
 #include "lib/wrap.h"
@@ -9,24 +11,16 @@
 #include "trace/cgroups.h"
 #include "trace/fsfields.h"
 #include "trace/measure.h"
-#include "trace/oncpu.h"
+#include "trace/report_model.h"
 #include "trace/states.h"
 #include "trace/verdict.h"
 #include "trace/waits.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ---- helpers of the sections ---- */
-
-static int cmp_total(const void *a, const void *b, void *arg)
-{
-	const struct probe_snapshot *s = arg;
-	uint64_t x = s->sc[*(const int *)a].lat.total, y = s->sc[*(const int *)b].lat.total;
-	return x < y ? 1 : x > y ? -1 : 0;
-}
 
 static void print_hist_block(FILE *f, const char *title, const struct probe_hist *h)
 {
@@ -75,82 +69,12 @@ static void print_hist_time(FILE *f, const char *title, const struct probe_hist 
 	}
 }
 
-/* Rows of the syscall table by default (--all: every syscall). */
-#define TRACE_TABLE_ROWS 12
-
-static void print_syscall_table(FILE *f, const struct probe_snapshot *s, bool all)
-{
-	int order[PROBE_NR_SYSCALLS], n = 0;
-	uint64_t total = 0, calls = 0, errors = 0;
-	char nb[32];
-
-	for (int k = 0; k < PROBE_NR_SYSCALLS; k++)
-		if (s->sc[k].lat.count) {
-			order[n++] = k;
-			total += s->sc[k].lat.total;
-			calls += s->sc[k].lat.count;
-			errors += s->sc[k].errors;
-		}
-	qsort_r(order, n, sizeof *order, cmp_total, (void *)s);
-	fprintf(f, "%6s %11s %11s %9s %9s %10s %10s %s\n", "% time", "seconds", "usecs/call",
-		"calls", "errors", "p50~ usecs", "p99~ usecs", "syscall");
-	fprintf(f,
-		"------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
-	for (int i = 0; i < n; i++) {
-		const struct probe_sc_stat *st = &s->sc[order[i]];
-		if (!all && i == TRACE_TABLE_ROWS) {
-			fprintf(f, "%6s %11s %11s %9s   ... %d more syscalls (--all)\n", "", "", "",
-				"", n - i);
-			break;
-		}
-		fprintf(f, "%6.2f %11.6f %11.0f %9llu ", total ? 100.0 * st->lat.total / total : 0,
-			st->lat.total / 1e9, hist_mean(&st->lat) / 1e3,
-			(unsigned long long)st->lat.count);
-		if (st->errors)
-			fprintf(f, "%9llu ", (unsigned long long)st->errors);
-		else
-			fprintf(f, "%9s ", "");
-		fprintf(f, "%10.1f %10.1f %s\n", hist_quantile(&st->lat, 0.5) / 1e3,
-			hist_quantile(&st->lat, 0.99) / 1e3,
-			trace_syscall_name(order[i], nb, sizeof nb));
-	}
-	fprintf(f,
-		"------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
-	fprintf(f, "%6.2f %11.6f %11.0f %9llu ", 100.0, total / 1e9,
-		calls ? total / 1e3 / calls : 0, (unsigned long long)calls);
-	if (errors)
-		fprintf(f, "%9llu ", (unsigned long long)errors);
-	else
-		fprintf(f, "%9s ", "");
-	fprintf(f, "%10s %10s total\n", "", "");
-	fprintf(f, "~ estimated within log2 buckets, capped at the largest possible call\n");
-}
-
-/* -rf: what the adaptive controller did while the probes watched, so that
- * a change of the worker count can be read against the histograms. */
-static void print_controller(FILE *f, const struct trace_result *r)
-{
-	if (!r->controller)
-		return;
-	fprintf(f, "\nAdaptive controller: %s\n", r->controller);
-	if (!r->ndecisions)
-		return;
-	fprintf(f, "  %8s %9s   %s\n", "t s", "workers", "decision and evidence");
-	for (size_t i = 0; i < r->ndecisions; i++) {
-		const struct controller_decision *d = &r->decisions[i];
-		char w[24];
-		if (d->from)
-			snprintf(w, sizeof w, "%d -> %d", d->from, d->to);
-		else
-			snprintf(w, sizeof w, "%d", d->to);
-		fprintf(f, "  %8.2f %9s   %s\n", d->t, w, d->why);
-	}
-}
-
 /* ---- the sections, each as text and as JSON ---- */
 
-static void text_header(FILE *f, const struct trace_result *r)
+static void text_header(FILE *f, const struct report_model *model)
 {
+	const struct trace_result *r = model->r;
+
 	fprintf(f, "adaptrm --trace:");
 	for (char **a = r->argv; a && *a; a++)
 		fprintf(f, " %s", *a);
@@ -183,8 +107,10 @@ static void text_header(FILE *f, const struct trace_result *r)
 			r->total->misc.tgids_lost, PROBE_MAX_TGIDS);
 }
 
-static void json_header(struct json_writer *w, const struct trace_result *r)
+static void json_header(struct json_writer *w, const struct report_model *model)
 {
+	const struct trace_result *r = model->r;
+
 	jw_string(w, "schema", TRACE_SCHEMA);
 	jw_string(w, "mode", r->mode);
 	jw_array_compact(w, "command");
@@ -223,168 +149,148 @@ static void json_header(struct json_writer *w, const struct trace_result *r)
 	jw_uint(w, "device_events_lost", r->total->misc.devs_lost);
 }
 
-/* Deletion syscalls: their histograms are in the text report once they
- * have TRACE_HIST_MIN_CALLS calls; the others only with --all. */
-static bool is_deletion_syscall(int nr)
+/* the strace -c table */
+static void text_syscall_table(FILE *f, const struct report_syscalls *m)
 {
-	switch (nr) {
-	case SYS_unlinkat:
-	case SYS_getdents64:
-	case SYS_openat:
-	case SYS_close:
-	case SYS_newfstatat:
-	case SYS_statx: return true;
+	fprintf(f, "%6s %11s %11s %9s %9s %10s %10s %s\n", "% time", "seconds", "usecs/call",
+		"calls", "errors", "p50~ usecs", "p99~ usecs", "syscall");
+	fprintf(f,
+		"------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
+	for (int i = 0; i < m->shown; i++) {
+		const struct report_syscall *x = &m->rows[i];
+		fprintf(f, "%6.2f %11.6f %11.0f %9llu ", x->pct, x->st->lat.total / 1e9,
+			x->mean_ns / 1e3, (unsigned long long)x->st->lat.count);
+		if (x->st->errors)
+			fprintf(f, "%9llu ", (unsigned long long)x->st->errors);
+		else
+			fprintf(f, "%9s ", "");
+		fprintf(f, "%10.1f %10.1f %s\n", x->p50_ns / 1e3, x->p99_ns / 1e3, x->name);
 	}
-	return trace_is_old_unlink(nr);
-}
-
-static bool shows_hist(const struct trace_result *r, int nr, const struct probe_hist *h)
-{
-	bool removes = nr == SYS_unlinkat || trace_is_old_unlink(nr) || nr == SYS_getdents64;
-	return h->count &&
-	       (r->all || (removes && is_deletion_syscall(nr) && h->count >= TRACE_HIST_MIN_CALLS));
+	if (m->shown < m->n)
+		fprintf(f, "%6s %11s %11s %9s   ... %d more syscalls (--all)\n", "", "", "", "",
+			m->n - m->shown);
+	fprintf(f,
+		"------ ----------- ----------- --------- --------- ---------- ---------- ----------------\n");
+	fprintf(f, "%6.2f %11.6f %11.0f %9llu ", 100.0, m->total_ns / 1e9,
+		m->calls ? m->total_ns / 1e3 / m->calls : 0, (unsigned long long)m->calls);
+	if (m->errors)
+		fprintf(f, "%9llu ", (unsigned long long)m->errors);
+	else
+		fprintf(f, "%9s ", "");
+	fprintf(f, "%10s %10s total\n", "", "");
+	fprintf(f, "~ estimated within log2 buckets, capped at the largest possible call\n");
 }
 
 /* the strace -c table, then the deletion syscalls' histograms */
-static void text_syscalls(FILE *f, const struct trace_result *r)
+static void text_syscalls(FILE *f, const struct report_model *model)
 {
-	const struct probe_snapshot *s = r->total;
-	const struct probe_misc *m = &s->misc;
-	char b1[32], nb[32], title[128];
-	int order[PROBE_NR_SYSCALLS], n = 0, hidden = 0;
-	bool listed[PROBE_NR_SYSCALLS] = { false };
+	const struct report_syscalls *m = &model->syscalls;
+	char b1[32], title[128];
 
 	fprintf(f, "\n");
-	print_syscall_table(f, s, r->all);
-	/* the detail syscalls in their order, then (--all) the rest by time */
-	for (int i = 0; i < trace_detail_count; i++) {
-		order[n++] = trace_detail_nrs[i];
-		listed[trace_detail_nrs[i]] = true;
-	}
-	int rest = n;
-	for (int k = 0; k < PROBE_NR_SYSCALLS; k++)
-		if (!listed[k] && s->sc[k].lat.count)
-			order[n++] = k;
-	qsort_r(order + rest, n - rest, sizeof *order, cmp_total, (void *)s);
-	fprintf(f, "\nLatency of the %s syscalls\n", r->all ? "traced" : "deletion");
-	for (int i = 0; i < n; i++) {
-		int nr = order[i];
-		const struct probe_sc_stat *st = &s->sc[nr];
-		if (!st->lat.count)
+	text_syscall_table(f, m);
+	fprintf(f, "\nLatency of the %s syscalls\n", m->all ? "traced" : "deletion");
+	for (int i = 0; i < m->n; i++) {
+		const struct report_syscall *x = &m->rows[m->hist_order[i]];
+		if (!x->hist)
 			continue;
-		if (!shows_hist(r, nr, &st->lat)) {
-			hidden++;
-			continue;
-		}
-		snprintf(title, sizeof title, "%s: %llu calls, %llu errors, mean %s",
-			 trace_syscall_name(nr, nb, sizeof nb), (unsigned long long)st->lat.count,
-			 (unsigned long long)st->errors,
-			 trace_fmt_ns(hist_mean(&st->lat), b1, sizeof b1));
-		print_hist_time(f, title, &st->lat);
-		if (nr == PROBE_NR_UNLINKAT && m->unlinkat_dir.count) {
+		snprintf(title, sizeof title, "%s: %llu calls, %llu errors, mean %s", x->name,
+			 (unsigned long long)x->st->lat.count, (unsigned long long)x->st->errors,
+			 trace_fmt_ns(x->mean_ns, b1, sizeof b1));
+		print_hist_time(f, title, &x->st->lat);
+		if (x->nr == PROBE_NR_UNLINKAT && m->removedir->count) {
 			snprintf(title, sizeof title, "unlinkat(AT_REMOVEDIR): %llu calls, mean %s",
-				 (unsigned long long)m->unlinkat_dir.count,
-				 trace_fmt_ns(hist_mean(&m->unlinkat_dir), b1, sizeof b1));
-			print_hist_time(f, title, &m->unlinkat_dir);
+				 (unsigned long long)m->removedir->count,
+				 trace_fmt_ns(hist_mean(m->removedir), b1, sizeof b1));
+			print_hist_time(f, title, m->removedir);
 		}
 	}
-	if (m->getdents_bytes.count && r->all) {
+	if (m->getdents_hist) {
 		snprintf(title, sizeof title, "getdents64 bytes returned per call: mean %.0f",
-			 hist_mean(&m->getdents_bytes));
-		print_hist_block(f, title, &m->getdents_bytes);
-	} else if (m->getdents_bytes.count)
-		hidden++;
-	if (hidden)
+			 hist_mean(m->getdents_bytes));
+		print_hist_block(f, title, m->getdents_bytes);
+	}
+	if (m->hidden)
 		fprintf(f,
 			"\n  %d more histogram%s (syscalls with fewer than %d calls, or not deletion syscalls): --all or the JSON\n",
-			hidden, hidden == 1 ? "" : "s", TRACE_HIST_MIN_CALLS);
+			m->hidden, m->hidden == 1 ? "" : "s", TRACE_HIST_MIN_CALLS);
 }
 
-static void json_syscalls(struct json_writer *w, const struct trace_result *r)
+static void json_syscalls(struct json_writer *w, const struct report_model *model)
 {
-	const struct probe_snapshot *s = r->total;
-	char nb[32];
+	const struct report_syscalls *m = &model->syscalls;
 
 	jw_array(w, "syscalls");
-	for (int k = 0; k < PROBE_NR_SYSCALLS; k++) {
-		const struct probe_sc_stat *st = &s->sc[k];
-		if (!st->lat.count)
-			continue;
+	for (int i = 0; i < m->n; i++) {
+		const struct report_syscall *x = &m->rows[i];
 		jw_object(w, NULL);
-		jw_string(w, "name", trace_syscall_name(k, nb, sizeof nb));
-		jw_int(w, "nr", k);
-		jw_uint(w, "calls", st->lat.count);
-		jw_uint(w, "errors", st->errors);
-		jw_uint(w, "total_ns", st->lat.total);
-		trace_json_hist(w, "latency_ns", &st->lat);
+		jw_string(w, "name", x->name);
+		jw_int(w, "nr", x->nr);
+		jw_uint(w, "calls", x->st->lat.count);
+		jw_uint(w, "errors", x->st->errors);
+		jw_uint(w, "total_ns", x->st->lat.total);
+		trace_json_hist(w, "latency_ns", &x->st->lat);
 		jw_end(w);
 	}
 	jw_end(w);
-	trace_json_hist(w, "unlinkat_removedir_ns", &s->misc.unlinkat_dir);
-	trace_json_hist(w, "getdents64_bytes", &s->misc.getdents_bytes);
+	trace_json_hist(w, "unlinkat_removedir_ns", m->removedir);
+	trace_json_hist(w, "getdents64_bytes", m->getdents_bytes);
 }
 
 /* wait histograms by lock type, then the top contended callers */
-static void text_locks(FILE *f, const struct trace_result *r)
+static void text_locks(FILE *f, const struct report_model *model)
 {
-	const struct probe_snapshot *s = r->total;
+	const struct report_locks *m = &model->locks;
 	char b1[32], b2[32], title[128];
-	bool any = false;
 
-	fprintf(f, "\nLock contention by lock type%s\n", r->all ? "" : " (callers: --all)");
-	if (!r->attached[PROBE_G_LOCKS])
+	fprintf(f, "\nLock contention by lock type%s\n", m->callers_shown ? "" : " (callers: --all)");
+	if (!m->traced)
 		fprintf(f, "  not traced\n");
-	for (int k = 0; k < PROBE_LOCK_TYPES; k++) {
-		const struct probe_hist *h = &s->lock[k].wait;
-		if (!h->count)
-			continue;
-		any = true;
+	for (int i = 0; i < m->ntypes; i++) {
+		const struct report_lock_type *x = &m->types[i];
 		snprintf(title, sizeof title, "%s (flags 0x%x): %llu waits, %s total, p99 %s",
-			 probes_lock_type_name(k), k, (unsigned long long)h->count,
-			 trace_fmt_ns((double)h->total, b1, sizeof b1),
-			 trace_fmt_ns(hist_quantile(h, 0.99), b2, sizeof b2));
-		if (r->all)
-			print_hist_time(f, title, h);
+			 x->name, x->flags, (unsigned long long)x->wait->count,
+			 trace_fmt_ns((double)x->wait->total, b1, sizeof b1),
+			 trace_fmt_ns(x->p99_ns, b2, sizeof b2));
+		if (m->hists)
+			print_hist_time(f, title, x->wait);
 		else
 			fprintf(f, "  %s\n", title);
 	}
-	if (r->attached[PROBE_G_LOCKS] && !any)
+	if (m->traced && !m->ntypes)
 		fprintf(f, "  no contended locks\n");
-	if (!r->ncallers || !r->all)
+	if (!m->ncallers || !m->callers_shown)
 		return;
 	fprintf(f, "\n  %10s %12s %12s %12s   %s\n", "contended", "total wait", "avg wait", "type",
 		"caller");
-	for (int i = 0; i < r->ncallers; i++) {
-		const struct probe_caller *c = &r->callers[i];
+	for (int i = 0; i < m->ncallers; i++) {
+		const struct report_lock_caller *c = &m->callers[i];
 		fprintf(f, "  %10llu %12s %12s %12s   %s\n", (unsigned long long)c->count,
 			trace_fmt_ns((double)c->total_ns, b1, sizeof b1),
-			trace_fmt_ns(c->count ? (double)c->total_ns / c->count : 0, b2, sizeof b2),
-			probes_lock_type_name(c->flags), r->caller_names[i]);
+			trace_fmt_ns(c->avg_ns, b2, sizeof b2), c->type, c->caller);
 	}
 }
 
-static void json_locks(struct json_writer *w, const struct trace_result *r)
+static void json_locks(struct json_writer *w, const struct report_model *model)
 {
-	const struct probe_snapshot *s = r->total;
+	const struct report_locks *m = &model->locks;
 
 	jw_array(w, "locks");
-	for (int k = 0; k < PROBE_LOCK_TYPES; k++) {
-		if (!s->lock[k].wait.count)
-			continue;
+	for (int i = 0; i < m->ntypes; i++) {
 		jw_object(w, NULL);
-		jw_string(w, "type", probes_lock_type_name(k));
-		jw_uint(w, "flags", k);
-		trace_json_hist(w, "wait_ns", &s->lock[k].wait);
+		jw_string(w, "type", m->types[i].name);
+		jw_uint(w, "flags", m->types[i].flags);
+		trace_json_hist(w, "wait_ns", m->types[i].wait);
 		jw_end(w);
 	}
 	jw_end(w);
 	jw_array(w, "lock_callers");
-	for (int i = 0; i < r->ncallers; i++) {
+	for (int i = 0; i < m->ncallers; i++) {
 		jw_object(w, NULL);
-		jw_string(w, "caller", r->caller_names[i]);
-		jw_string(w, "type", probes_lock_type_name(r->callers[i].flags));
-		jw_uint(w, "count", r->callers[i].count);
-		jw_uint(w, "total_ns", r->callers[i].total_ns);
+		jw_string(w, "caller", m->callers[i].caller);
+		jw_string(w, "type", m->callers[i].type);
+		jw_uint(w, "count", m->callers[i].count);
+		jw_uint(w, "total_ns", m->callers[i].total_ns);
 		jw_end(w);
 	}
 	jw_end(w);
@@ -392,244 +298,185 @@ static void json_locks(struct json_writer *w, const struct trace_result *r)
 
 /* The traced threads' time by state: on CPU, runnable, blocked and
  * sleeping with the run-queue delay after their wakeup apart, idle. */
-static void text_offcpu(FILE *f, const struct trace_result *r)
+static void text_offcpu(FILE *f, const struct report_model *model)
 {
-	const struct probe_misc *m = &r->total->misc;
-	double blocked = 0, blocked_rq = 0, slept = 0, slept_rq = 0;
+	const struct report_offcpu *m = &model->offcpu;
 	char b1[32], b2[32], b3[32];
 
 	fprintf(f, "\nThread time by state\n");
-	if (r->cpu.have)
+	if (m->cpu->have)
 		fprintf(f,
 			"  on CPU                %12s user, %s kernel in syscalls, %s kernel outside\n",
-			trace_fmt_ns((double)r->cpu.user_ns, b1, sizeof b1),
-			trace_fmt_ns((double)r->cpu.syscall_ns, b2, sizeof b2),
-			trace_fmt_ns((double)r->cpu.kernel_other_ns, b3, sizeof b3));
-	if (!r->attached[PROBE_G_OFFCPU]) {
+			trace_fmt_ns((double)m->cpu->user_ns, b1, sizeof b1),
+			trace_fmt_ns((double)m->cpu->syscall_ns, b2, sizeof b2),
+			trace_fmt_ns((double)m->cpu->kernel_other_ns, b3, sizeof b3));
+	if (!m->traced) {
 		fprintf(f, "  off CPU: not traced\n");
 		return;
 	}
-	for (int i = 0; i < r->nsites; i++) {
-		const struct trace_wait_site *w = &r->sites[i];
-		double rq = (double)(w->total_ns - w->blocked_ns);
-		if (w->state == PROBE_OFFCPU_BLOCKED) {
-			blocked += (double)w->blocked_ns;
-			blocked_rq += rq;
-		} else {
-			slept += (double)w->blocked_ns;
-			slept_rq += rq;
-		}
-	}
-	const struct probe_hist *d = &m->offcpu[PROBE_OFFCPU_BLOCKED];
-	const struct probe_hist *sl = &m->offcpu[PROBE_OFFCPU_SLEEPING];
-	const struct probe_hist *pr = &m->offcpu[PROBE_OFFCPU_PREEMPTED];
-	if (r->nsites) {
+	if (m->by_sites) {
 		fprintf(f, "  blocked (D)           %12s, then %s waiting to run (%llu times)\n",
-			trace_fmt_ns(blocked, b1, sizeof b1),
-			trace_fmt_ns(blocked_rq, b2, sizeof b2), (unsigned long long)d->count);
+			trace_fmt_ns(m->blocked_ns, b1, sizeof b1),
+			trace_fmt_ns(m->blocked_rq_ns, b2, sizeof b2),
+			(unsigned long long)m->blocked->count);
 		fprintf(f, "  sleeping in syscalls  %12s, then %s waiting to run\n",
-			trace_fmt_ns(slept, b1, sizeof b1), trace_fmt_ns(slept_rq, b2, sizeof b2));
+			trace_fmt_ns(m->slept_ns, b1, sizeof b1),
+			trace_fmt_ns(m->slept_rq_ns, b2, sizeof b2));
 	} else {
 		fprintf(f, "  blocked (D)           %12s with the run-queue delay (%llu times)\n",
-			trace_fmt_ns((double)d->total, b1, sizeof b1), (unsigned long long)d->count);
+			trace_fmt_ns((double)m->blocked->total, b1, sizeof b1),
+			(unsigned long long)m->blocked->count);
 	}
 	fprintf(f, "  sleeping (S), all     %12s with the run-queue delay (%llu times)\n",
-		trace_fmt_ns((double)sl->total, b1, sizeof b1), (unsigned long long)sl->count);
+		trace_fmt_ns((double)m->sleeping->total, b1, sizeof b1),
+		(unsigned long long)m->sleeping->count);
 	fprintf(f, "  preempted (runnable)  %12s (%llu times, p99 %s)\n",
-		trace_fmt_ns((double)pr->total, b1, sizeof b1), (unsigned long long)pr->count,
-		trace_fmt_ns(hist_quantile(pr, 0.99), b2, sizeof b2));
+		trace_fmt_ns((double)m->preempted->total, b1, sizeof b1),
+		(unsigned long long)m->preempted->count,
+		trace_fmt_ns(m->preempted_p99_ns, b2, sizeof b2));
 	fprintf(f, "  wakeup to running     %12s (%llu times, p99 %s)\n",
-		trace_fmt_ns((double)m->runq.total, b1, sizeof b1), (unsigned long long)m->runq.count,
-		trace_fmt_ns(hist_quantile(&m->runq, 0.99), b2, sizeof b2));
-	if (r->all && d->count)
-		print_hist_time(f, "blocked (D) time per switch", d);
+		trace_fmt_ns((double)m->runq->total, b1, sizeof b1),
+		(unsigned long long)m->runq->count, trace_fmt_ns(m->runq_p99_ns, b2, sizeof b2));
+	if (m->blocked_hist)
+		print_hist_time(f, "blocked (D) time per switch", m->blocked);
 }
 
-static void json_offcpu(struct json_writer *w, const struct trace_result *r)
+static void json_offcpu(struct json_writer *w, const struct report_model *model)
 {
-	const struct probe_misc *m = &r->total->misc;
+	const struct report_offcpu *m = &model->offcpu;
 
 	jw_object(w, "offcpu");
-	trace_json_hist(w, "blocked_ns", &m->offcpu[PROBE_OFFCPU_BLOCKED]);
-	trace_json_hist(w, "sleeping_ns", &m->offcpu[PROBE_OFFCPU_SLEEPING]);
-	trace_json_hist(w, "preempted_ns", &m->offcpu[PROBE_OFFCPU_PREEMPTED]);
+	trace_json_hist(w, "blocked_ns", m->blocked);
+	trace_json_hist(w, "sleeping_ns", m->sleeping);
+	trace_json_hist(w, "preempted_ns", m->preempted);
 	jw_end(w);
 }
 
 /* The traced threads' whole time, on and off CPU, and what the on-CPU
  * kernel samples were doing, by category over 1% (evidence, not in the
  * verdict). */
-static int cmp_cat(const void *a, const void *b, void *arg)
+static void text_oncpu(FILE *f, const struct report_model *model)
 {
-	const uint64_t *n = arg;
-	int x = *(const int *)a, y = *(const int *)b;
-
-	if (n[x] != n[y])
-		return n[x] < n[y] ? 1 : -1;
-	return x - y;
-}
-
-/* The kernel categories with samples, most first; returns how many. */
-static int cats_by_samples(const struct trace_result *r, int order[CPU_COUNT])
-{
-	int n = 0;
-
-	for (int c = 0; c < CPU_COUNT; c++)
-		if (c != CPU_USER && r->cpu_samples[c])
-			order[n++] = c;
-	qsort_r(order, n, sizeof *order, cmp_cat, (void *)r->cpu_samples);
-	return n;
-}
-
-static void text_oncpu(FILE *f, const struct trace_result *r)
-{
-	const struct probe_misc *m = &r->total->misc;
-	uint64_t on = m->oncpu_ns, busy = m->oncpu_syscall_ns, waitsc = m->oncpu_wait_syscall_ns;
-	uint64_t kernel = trace_cpu_kernel_samples(r);
+	const struct report_oncpu *m = &model->oncpu;
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
-	int order[CPU_COUNT], n;
 
-	if (!r->attached[PROBE_G_OFFCPU])
+	if (!m->traced)
 		return;
 	fprintf(f, "\nOn-CPU time of the traced threads\n");
 	fprintf(f,
 		"  %s on CPU of %s thread time: %s in busy syscalls, %s in waiting syscalls, "
 		"%s outside syscalls\n",
-		trace_fmt_ns((double)on, b1, sizeof b1),
-		trace_fmt_ns((double)probes_thread_ns(r->total), b2, sizeof b2),
-		trace_fmt_ns((double)busy, b3, sizeof b3),
-		trace_fmt_ns((double)waitsc, b4, sizeof b4),
-		trace_fmt_ns((double)(on > busy + waitsc ? on - busy - waitsc : 0), b5, sizeof b5));
-	if (!r->attached[PROBE_G_ONCPU])
+		trace_fmt_ns((double)m->oncpu_ns, b1, sizeof b1),
+		trace_fmt_ns((double)m->thread_ns, b2, sizeof b2),
+		trace_fmt_ns((double)m->syscall_ns, b3, sizeof b3),
+		trace_fmt_ns((double)m->wait_syscall_ns, b4, sizeof b4),
+		trace_fmt_ns((double)m->outside_ns, b5, sizeof b5));
+	if (!m->sampled)
 		return;
-	fprintf(f, "  %llu samples at %d Hz per CPU, %.0f%% in user mode", m->cpu_samples,
-		PROBE_CPU_SAMPLE_HZ,
-		m->cpu_samples ? 100.0 * (double)m->cpu_samples_user / (double)m->cpu_samples : 0);
-	if (m->cpu_samples_nostack)
-		fprintf(f, ", %llu without a kernel stack", m->cpu_samples_nostack);
+	fprintf(f, "  %llu samples at %u Hz per CPU, %.0f%% in user mode",
+		(unsigned long long)m->samples, m->sample_hz, 100.0 * m->user_share);
+	if (m->samples_nostack)
+		fprintf(f, ", %llu without a kernel stack", (unsigned long long)m->samples_nostack);
 	fprintf(f, "\n");
-	if (!kernel)
+	if (!m->samples_kernel)
 		return;
 	fprintf(f, "  on-CPU kernel:");
-	n = cats_by_samples(r, order);
-	for (int i = 0, shown = 0; i < n; i++) {
-		double share = (double)r->cpu_samples[order[i]] / (double)kernel;
-		if (share < 0.01)
+	for (int i = 0, shown = 0; i < m->ncats; i++) {
+		const struct report_cpu_cat *x = &m->cats[i];
+		if (!x->shown)
 			continue;
-		fprintf(f, "%s %s %.0f%%", shown++ ? "," : "", cpu_cat_name(order[i]), 100 * share);
+		fprintf(f, "%s %s %.0f%%", shown++ ? "," : "", cpu_cat_name(x->cat), 100 * x->share);
 	}
-	fprintf(f, " (of %llu kernel samples)\n", (unsigned long long)kernel);
+	fprintf(f, " (of %llu kernel samples)\n", (unsigned long long)m->samples_kernel);
 }
 
-static void json_oncpu(struct json_writer *w, const struct trace_result *r)
+static void json_oncpu(struct json_writer *w, const struct report_model *model)
 {
-	const struct probe_misc *m = &r->total->misc;
-	uint64_t on = m->oncpu_ns, in_sc = m->oncpu_syscall_ns + m->oncpu_wait_syscall_ns;
-	uint64_t kernel = trace_cpu_kernel_samples(r);
-	int order[CPU_COUNT], n = cats_by_samples(r, order);
+	const struct report_oncpu *m = &model->oncpu;
 
 	jw_object(w, "oncpu");
-	jw_uint(w, "oncpu_ns", on);
-	jw_uint(w, "syscall_ns", m->oncpu_syscall_ns);
-	jw_uint(w, "wait_syscall_ns", m->oncpu_wait_syscall_ns);
-	jw_uint(w, "outside_syscall_ns", on > in_sc ? on - in_sc : 0);
-	jw_uint(w, "offcpu_ns", probes_thread_ns(r->total) - on);
-	jw_uint(w, "thread_ns", probes_thread_ns(r->total));
-	jw_uint(w, "sample_hz", r->attached[PROBE_G_ONCPU] ? PROBE_CPU_SAMPLE_HZ : 0);
-	jw_uint(w, "samples", m->cpu_samples);
-	jw_uint(w, "samples_user", m->cpu_samples_user);
-	jw_uint(w, "samples_kernel", kernel);
-	jw_uint(w, "samples_no_stack", m->cpu_samples_nostack);
+	jw_uint(w, "oncpu_ns", m->oncpu_ns);
+	jw_uint(w, "syscall_ns", m->syscall_ns);
+	jw_uint(w, "wait_syscall_ns", m->wait_syscall_ns);
+	jw_uint(w, "outside_syscall_ns", m->outside_ns);
+	jw_uint(w, "offcpu_ns", m->offcpu_ns);
+	jw_uint(w, "thread_ns", m->thread_ns);
+	jw_uint(w, "sample_hz", m->sample_hz);
+	jw_uint(w, "samples", m->samples);
+	jw_uint(w, "samples_user", m->samples_user);
+	jw_uint(w, "samples_kernel", m->samples_kernel);
+	jw_uint(w, "samples_no_stack", m->samples_nostack);
 	/* the samples a subsystem other than the delete's own spent */
 	jw_object(w, "subsystem_samples");
 	for (int ss = 0; ss < SS_COUNT; ss++)
-		if (r->cpu.ss_sys[ss] + r->cpu.ss_other[ss])
-			jw_uint(w, subsys_id(ss), r->cpu.ss_sys[ss] + r->cpu.ss_other[ss]);
+		if (m->subsys[ss])
+			jw_uint(w, subsys_id(ss), m->subsys[ss]);
 	jw_end(w);
 	jw_array(w, "kernel_categories");
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < m->ncats; i++) {
+		const struct report_cpu_cat *x = &m->cats[i];
 		jw_object(w, NULL);
-		jw_string(w, "id", cpu_cat_id(order[i]));
-		jw_string(w, "name", cpu_cat_name(order[i]));
-		jw_uint(w, "samples", r->cpu_samples[order[i]]);
-		jw_double(w, "share", (double)r->cpu_samples[order[i]] / (double)kernel);
+		jw_string(w, "id", cpu_cat_id(x->cat));
+		jw_string(w, "name", cpu_cat_name(x->cat));
+		jw_uint(w, "samples", x->samples);
+		jw_double(w, "share", x->share);
 		jw_end(w);
 	}
 	jw_end(w);
 	jw_end(w);
 }
 
-/* The sum of the delete's devices (waits.h: trace_dev.traced). */
-static void traced_devs_total(const struct trace_result *r, struct probe_dev_stat *t)
-{
-	memset(t, 0, sizeof *t);
-	for (int i = 0; i < r->ndevs; i++) {
-		const struct probe_dev_stat *d = probes_dev_find(r->total, r->devs[i].dev);
-		if (!d || !r->devs[i].traced)
-			continue;
-		unsigned long long *a = (void *)t;
-		const unsigned long long *b = (const void *)d;
-		for (size_t w = 0; w < sizeof *t / 8; w++)
-			a[w] += b[w];
-	}
-}
-
 /* jbd2 and block events by device: the delete's devices first, then the
  * others apart (a loop device and its backing disk are two devices) */
-static void text_devices(FILE *f, const struct trace_result *r)
+static void text_devices(FILE *f, const struct report_fs *m)
 {
 	bool any_other = false;
 
-	if (!r->attached[PROBE_G_JBD2] && !r->attached[PROBE_G_BLOCK])
+	if (!m->devs_traced)
 		return;
-	if (!r->ndevs)
+	if (!m->ndevs)
 		fprintf(f, "  devices: no journal commits or block I/O\n");
-	for (int pass = 0; pass < (r->all ? 2 : 1); pass++)
-		for (int i = 0; i < r->ndevs; i++) {
-			const struct trace_dev *td = &r->devs[i];
-			const struct probe_dev_stat *d = probes_dev_find(r->total, td->dev);
-			if (!d || td->traced != (pass == 0))
-				continue;
-			if (!d->jbd2_commits && !d->bio_lat.count && !d->bio_discards &&
-			    !d->ext4_discards && !d->other_lat.count && !d->other_discards)
-				continue;
-			if (pass == 1 && !any_other) {
-				fprintf(f,
-					"  other devices (not the delete's, not in the verdict):\n");
-				any_other = true;
-			}
-			fprintf(f, "  %s%s%s\n", pass ? "  " : "", td->name,
-				pass ? "" : " [the delete's]");
-			const char *ind = pass ? "      " : "    ";
-			if (d->jbd2_commits)
-				trace_fs_text(f, ind, TRACE_FS_LINE_JBD2, NULL, d);
-			if (d->bio_lat.count || d->bio_discards)
-				trace_fs_text(f, ind, TRACE_FS_LINE_BLOCK, NULL, d);
-			if (d->ext4_discards)
-				trace_fs_text(f, ind, TRACE_FS_LINE_EXT4_DISCARDS, NULL, d);
-			if (d->other_lat.count || d->other_discards)
-				trace_fs_text(f, ind, TRACE_FS_LINE_OTHER_BLOCK, NULL, d);
-			if (pass == 0 && d->bio_lat.count && r->all)
-				print_hist_time(f, "block I/O latency", &d->bio_lat);
+	for (int i = 0; i < m->ndevs; i++) {
+		const struct report_fs_dev *x = &m->devs[i];
+		bool other = !x->td->traced;
+		if (!x->shown)
+			continue;
+		if (other && !any_other) {
+			fprintf(f, "  other devices (not the delete's, not in the verdict):\n");
+			any_other = true;
 		}
+		fprintf(f, "  %s%s%s\n", other ? "  " : "", x->td->name,
+			other ? "" : " [the delete's]");
+		const char *ind = other ? "      " : "    ";
+		if (x->jbd2)
+			trace_fs_text(f, ind, TRACE_FS_LINE_JBD2, NULL, x->d);
+		if (x->block)
+			trace_fs_text(f, ind, TRACE_FS_LINE_BLOCK, NULL, x->d);
+		if (x->ext4_discards)
+			trace_fs_text(f, ind, TRACE_FS_LINE_EXT4_DISCARDS, NULL, x->d);
+		if (x->other_block)
+			trace_fs_text(f, ind, TRACE_FS_LINE_OTHER_BLOCK, NULL, x->d);
+		if (x->latency_hist)
+			print_hist_time(f, "block I/O latency", &x->d->bio_lat);
+	}
 }
 
-static void text_fs(FILE *f, const struct trace_result *r)
+static void text_fs(FILE *f, const struct report_model *model)
 {
-	const struct probe_misc *m = &r->total->misc;
+	const struct report_fs *fs = &model->fs;
+	const struct probe_misc *m = fs->m;
 
 	fprintf(f, "\nFilesystem and block events\n");
-	if (r->attached[PROBE_G_EXT4]) {
-		if (m->ext4_unlink.count || m->ext4_free_calls) {
+	if (fs->ext4.traced) {
+		if (fs->ext4.active) {
 			trace_fs_text(f, "  ", TRACE_FS_LINE_EXT4, m, NULL);
-			if (m->ext4_unlink.count && r->all)
+			if (fs->ext4.hist)
 				print_hist_time(f, "ext4_unlink latency", &m->ext4_unlink);
-			if (m->ext4_ino_jump.count) {
+			if (fs->ino_order) {
 				fprintf(f,
 					"\n  unlink order: %.0f%% of a thread's consecutive unlinks stay within %d inodes (p50 jump %.0f inodes)\n",
-					100.0 * trace_ino_near_share(&m->ext4_ino_jump),
-					TRACE_INO_NEAR, hist_quantile(&m->ext4_ino_jump, 0.5));
-				if (r->all)
+					100.0 * fs->ino_near_share, TRACE_INO_NEAR, fs->ino_p50);
+				if (fs->ino_hist)
 					print_hist_block(
 						f, "distance to the previous unlinked inode (inodes)",
 						&m->ext4_ino_jump);
@@ -637,96 +484,88 @@ static void text_fs(FILE *f, const struct trace_result *r)
 		} else
 			fprintf(f, "  ext4: no activity\n");
 	}
-	if (r->attached[PROBE_G_XFS]) {
-		if (m->xfs_log_grant.count || m->xfs_inodegc_throttles || m->xfs_inactive_queued) {
+	if (fs->xfs.traced) {
+		if (fs->xfs.active) {
 			trace_fs_text(f, "  ", TRACE_FS_LINE_XFS, m, NULL);
-			if (m->xfs_log_grant.count && r->all)
+			if (fs->xfs.hist)
 				print_hist_time(f, "xfs log-grant wait", &m->xfs_log_grant);
 		} else
 			fprintf(f,
 				"  xfs: no log-grant waits, inode-GC throttles or inodes queued\n");
 	}
-	if (r->attached[PROBE_G_BTRFS]) {
-		if (m->btrfs_tree_lock.count || m->btrfs_reserve.count) {
+	if (fs->btrfs.traced) {
+		if (fs->btrfs.active) {
 			trace_fs_text(f, "  ", TRACE_FS_LINE_BTRFS, m, NULL);
-			if (m->btrfs_tree_lock.count && r->all)
+			if (fs->btrfs.hist)
 				print_hist_time(f, "btrfs tree-lock wait", &m->btrfs_tree_lock);
 		} else
 			fprintf(f, "  btrfs: no tree-lock waits or reservation tickets\n");
 	}
-	text_devices(f, r);
+	text_devices(f, fs);
 }
 
-/* ext4, jbd2 and block: the delete's devices (traced_devs_total); every
- * device with events in "devices" */
-static void json_fs(struct json_writer *w, const struct trace_result *r)
+/* ext4, jbd2 and block: the delete's devices added up; every device with
+ * events in "devices", in the text's order */
+static void json_fs(struct json_writer *w, const struct report_model *model)
 {
-	const struct probe_misc *m = &r->total->misc;
-	struct probe_dev_stat t;
-
-	traced_devs_total(r, &t);
+	const struct report_fs *fs = &model->fs;
 
 	jw_object(w, "fs");
 	static const char *const groups[] = { "ext4", "jbd2", "xfs", "btrfs", "block", "other_block" };
 	for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
-		trace_fs_json(w, groups[i], m, &t);
+		trace_fs_json(w, groups[i], fs->m, &fs->delete_devs);
 	jw_array(w, "devices");
-	for (int i = 0; i < r->ndevs; i++) {
-		const struct probe_dev_stat *d = probes_dev_find(r->total, r->devs[i].dev);
-		char dev[24];
-		if (!d)
-			continue;
-		snprintf(dev, sizeof dev, "%u:%u", PROBE_DEV_MAJOR(r->devs[i].dev),
-			 PROBE_DEV_MINOR(r->devs[i].dev));
+	for (int i = 0; i < fs->ndevs; i++) {
+		const struct report_fs_dev *x = &fs->devs[i];
 		jw_object(w, NULL);
-		jw_string(w, "dev", dev);
-		jw_string(w, "name", r->devs[i].name);
-		jw_bool(w, "traced", r->devs[i].traced);
-		jw_bool(w, "discard_mount", r->devs[i].discard);
-		jw_uint(w, "unlinks", d->unlinks);
-		jw_uint(w, "ext4_discards", d->ext4_discards);
-		jw_uint(w, "ext4_discard_blocks", d->ext4_discard_blocks);
-		trace_fs_json(w, "jbd2", NULL, d);
-		trace_fs_json(w, "block", NULL, d);
-		trace_fs_json(w, "other_block", NULL, d);
+		jw_string(w, "dev", x->id);
+		jw_string(w, "name", x->td->name);
+		jw_bool(w, "traced", x->td->traced);
+		jw_bool(w, "discard_mount", x->td->discard);
+		jw_uint(w, "unlinks", x->d->unlinks);
+		jw_uint(w, "ext4_discards", x->d->ext4_discards);
+		jw_uint(w, "ext4_discard_blocks", x->d->ext4_discard_blocks);
+		trace_fs_json(w, "jbd2", NULL, x->d);
+		trace_fs_json(w, "block", NULL, x->d);
+		trace_fs_json(w, "other_block", NULL, x->d);
 		jw_end(w);
 	}
 	jw_end(w);
 	jw_end(w);
 }
 
-static void text_intervals(FILE *f, const struct trace_result *r)
+static void text_intervals(FILE *f, const struct report_model *model)
 {
-	if (!r->niv)
+	const struct report_intervals *m = &model->intervals;
+
+	if (!m->n)
 		return;
 	fprintf(f, "\nIntervals (every %.3g s asked; the last one ends with the trace)\n",
-		r->interval_ns / 1e9);
+		m->asked_ns / 1e9);
 	fprintf(f, "  %8s %8s %7s %10s %10s %10s %10s %10s %10s\n", "t s", "len s", "threads",
 		"unlinkat", "p99~ us", "getdents", "lock ms", "D ms", "S ms");
-	uint64_t len = 0;
-	for (int i = 0; i < r->niv; i++) {
-		const struct trace_interval *v = &r->iv[i];
-		if (i < r->niv - 1)
-			len += v->len_ns;
+	for (int i = 0; i < m->n; i++) {
+		const struct trace_interval *v = &m->rows[i];
 		fprintf(f, "  %8.3f %8.3f %7u %10llu %10.1f %10llu %10.2f %10.2f %10.2f\n",
 			v->t_ns / 1e9, v->len_ns / 1e9, v->nthreads,
 			(unsigned long long)v->unlinkat_calls, v->unlinkat_p99_ns / 1e3,
 			(unsigned long long)v->getdents_calls, v->lock_wait_ns / 1e6,
 			v->blocked_ns / 1e6, v->sleeping_ns / 1e6);
 	}
-	/* the sampler cannot keep every pace: say when rows are longer than asked */
-	if (r->niv > 1 && r->interval_ns && len / (r->niv - 1) > r->interval_ns * 3 / 2)
+	if (m->late)
 		fprintf(f,
 			"  note: rows are %.3g s apart on average, not every %.3g s: sampling could not keep up\n",
-			len / (r->niv - 1) / 1e9, r->interval_ns / 1e9);
+			m->spacing_ns / 1e9, m->asked_ns / 1e9);
 }
 
-static void json_intervals(struct json_writer *w, const struct trace_result *r)
+static void json_intervals(struct json_writer *w, const struct report_model *model)
 {
-	jw_uint(w, "interval_ns", r->interval_ns);
+	const struct report_intervals *m = &model->intervals;
+
+	jw_uint(w, "interval_ns", m->asked_ns);
 	jw_array(w, "intervals");
-	for (int i = 0; i < r->niv; i++) {
-		const struct trace_interval *v = &r->iv[i];
+	for (int i = 0; i < m->n; i++) {
+		const struct trace_interval *v = &m->rows[i];
 		jw_object(w, NULL);
 		jw_uint(w, "t_ns", v->t_ns);
 		jw_uint(w, "len_ns", v->len_ns);
@@ -755,29 +594,23 @@ static void json_intervals(struct json_writer *w, const struct trace_result *r)
 /* The wait sites: where the traced threads blocked (D) or slept inside a
  * busy syscall (S), named by the first frame outside scheduling, waiting
  * and locking code, with the cause the classification table gives. */
-static void text_wait_sites(FILE *f, const struct trace_result *r)
+static void text_wait_sites(FILE *f, const struct report_model *model)
 {
-	uint64_t all = 0;
+	const struct report_sites *m = &model->sites;
 	char b1[32], b2[32];
 
-	if (!r->attached[PROBE_G_OFFCPU])
+	if (!m->traced)
 		return;
-	for (int i = 0; i < r->nsites; i++)
-		all += r->sites[i].total_ns;
 	fprintf(f, "\nWait sites (off-CPU in D, or in S inside a busy syscall; share of %s)\n",
-		trace_fmt_ns((double)all, b1, sizeof b1));
-	if (!r->nsites) {
-		fprintf(f, "  %s\n",
-			r->have_sites || r->total->misc.offcpu[PROBE_OFFCPU_BLOCKED].count ?
-				"no stacks recorded (--no-callers)" :
-				"none");
+		trace_fmt_ns((double)m->all_ns, b1, sizeof b1));
+	if (!m->n) {
+		fprintf(f, "  %s\n", m->no_stacks ? "no stacks recorded (--no-callers)" : "none");
 		return;
 	}
 	fprintf(f, "  %12s %9s %6s %2s  %-28s %s\n", "off-CPU", "waits", "share", "st", "cause",
 		"site <- callers");
-	int shown = r->all ? TRACE_MAX_SITES : 5;
-	for (int i = 0; i < r->nsites && i < shown; i++) {
-		const struct trace_wait_site *w = &r->sites[i];
+	for (int i = 0; i < m->shown; i++) {
+		const struct trace_wait_site *w = m->rows[i].w;
 		char cause[48];
 		if (w->lock || w->detail)
 			snprintf(cause, sizeof cause, "%s (%s)", trace_cause_name(w->cause),
@@ -786,7 +619,7 @@ static void text_wait_sites(FILE *f, const struct trace_result *r)
 			snprintf(cause, sizeof cause, "%s", trace_cause_name(w->cause));
 		fprintf(f, "  %12s %9llu %5.1f%% %2s  %-28s %s",
 			trace_fmt_ns((double)w->total_ns, b2, sizeof b2),
-			(unsigned long long)w->count, all ? 100.0 * w->total_ns / all : 0,
+			(unsigned long long)w->count, 100.0 * m->rows[i].share,
 			w->state == PROBE_OFFCPU_BLOCKED ? "D" : "S", cause, w->site);
 		for (int j = 0; j < w->nstack && j < 3; j++)
 			fprintf(f, " <- %s", w->stack[j]);
@@ -794,23 +627,20 @@ static void text_wait_sites(FILE *f, const struct trace_result *r)
 			fprintf(f, " [%s: not the delete's filesystem]", w->fs);
 		fprintf(f, "\n");
 	}
-	if (r->nsites > shown)
-		fprintf(f, "  ... %d more sites (--all, the JSON)\n", r->nsites - shown);
-	if (r->total->misc.wait_sites_lost)
+	if (m->n > m->shown)
+		fprintf(f, "  ... %d more sites (--all, the JSON)\n", m->n - m->shown);
+	if (m->lost)
 		fprintf(f, "  note: %llu waits (%s) not recorded: the wait-site table was full\n",
-			r->total->misc.wait_sites_lost,
-			trace_fmt_ns((double)r->total->misc.wait_sites_lost_ns, b1, sizeof b1));
+			(unsigned long long)m->lost, trace_fmt_ns((double)m->lost_ns, b1, sizeof b1));
 }
 
-static void json_wait_sites(struct json_writer *w, const struct trace_result *r)
+static void json_wait_sites(struct json_writer *w, const struct report_model *model)
 {
-	uint64_t all = 0;
+	const struct report_sites *m = &model->sites;
 
-	for (int i = 0; i < r->nsites; i++)
-		all += r->sites[i].total_ns;
 	jw_array(w, "wait_sites");
-	for (int i = 0; i < r->nsites; i++) {
-		const struct trace_wait_site *s = &r->sites[i];
+	for (int i = 0; i < m->n; i++) {
+		const struct trace_wait_site *s = m->rows[i].w;
 		jw_object(w, NULL);
 		jw_string(w, "site", s->site);
 		jw_string(w, "cause", trace_cause_id(s->cause));
@@ -828,7 +658,7 @@ static void json_wait_sites(struct json_writer *w, const struct trace_result *r)
 		jw_uint(w, "count", s->count);
 		jw_uint(w, "total_ns", s->total_ns);
 		jw_uint(w, "blocked_ns", s->blocked_ns);
-		jw_double(w, "share", all ? (double)s->total_ns / (double)all : 0);
+		jw_double(w, "share", m->rows[i].share);
 		jw_array_compact(w, "stack");
 		for (int j = 0; j < s->nstack; j++)
 			jw_string(w, NULL, s->stack[j]);
@@ -836,41 +666,39 @@ static void json_wait_sites(struct json_writer *w, const struct trace_result *r)
 		jw_end(w);
 	}
 	jw_end(w);
-	jw_uint(w, "wait_sites_lost", r->total->misc.wait_sites_lost);
+	jw_uint(w, "wait_sites_lost", m->lost);
 }
 
 /* Waiting to run: from sched_wakeup to running, and preempted. */
-static void text_runq(FILE *f, const struct trace_result *r)
+static void text_runq(FILE *f, const struct report_model *model)
 {
-	const struct probe_misc *m = &r->total->misc;
-	const struct probe_hist *h = &m->runq;
-	double all = (double)(h->total + m->offcpu[PROBE_OFFCPU_PREEMPTED].total);
+	const struct report_runq *m = &model->runq;
 	char b1[32], b2[32], b3[32], b4[32];
 
-	if (!r->attached[PROBE_G_RUNQ] || !r->all)
+	if (!m->shown)
 		return;
 	fprintf(f, "\nWaiting to run (run-queue delay of the traced threads)\n");
 	fprintf(f, "  after wakeups        %9llu times, %12s total, p50 %s, p99 %s\n",
-		(unsigned long long)h->count, trace_fmt_ns((double)h->total, b1, sizeof b1),
-		trace_fmt_ns(hist_quantile(h, 0.5), b2, sizeof b2),
-		trace_fmt_ns(hist_quantile(h, 0.99), b3, sizeof b3));
+		(unsigned long long)m->wakeup->count,
+		trace_fmt_ns((double)m->wakeup->total, b1, sizeof b1),
+		trace_fmt_ns(m->p50_ns, b2, sizeof b2), trace_fmt_ns(m->p99_ns, b3, sizeof b3));
 	fprintf(f,
 		"  inside busy syscalls %s after wakeups, %s preempted; %.0f%% of all run-queue "
 		"and preempted time behind other traced threads\n",
 		trace_fmt_ns((double)m->busy_runq_ns, b1, sizeof b1),
-		trace_fmt_ns((double)m->busy_preempt_ns, b4, sizeof b4),
-		all > 0 ? 100.0 * (double)m->runq_traced_ns / all : 0);
+		trace_fmt_ns((double)m->busy_preempted_ns, b4, sizeof b4),
+		100.0 * m->behind_traced_share);
 }
 
-static void json_runq(struct json_writer *w, const struct trace_result *r)
+static void json_runq(struct json_writer *w, const struct report_model *model)
 {
-	const struct probe_misc *m = &r->total->misc;
+	const struct report_runq *m = &model->runq;
 
 	jw_object(w, "runq");
-	trace_json_hist(w, "wakeup_to_run_ns", &m->runq);
+	trace_json_hist(w, "wakeup_to_run_ns", m->wakeup);
 	jw_uint(w, "busy_runq_ns", m->busy_runq_ns);
-	jw_uint(w, "busy_preempted_ns", m->busy_preempt_ns);
-	jw_uint(w, "behind_traced_ns", m->runq_traced_ns);
+	jw_uint(w, "busy_preempted_ns", m->busy_preempted_ns);
+	jw_uint(w, "behind_traced_ns", m->behind_traced_ns);
 	static const char *const fsw[PROBE_FSW_COUNT] = {
 		[PROBE_FSW_XFS_INODEGC] = "xfs_inodegc",
 		[PROBE_FSW_XFS] = "xfs",
@@ -881,19 +709,38 @@ static void json_runq(struct json_writer *w, const struct trace_result *r)
 	};
 	jw_object(w, "behind_fs_workers_ns");
 	for (int i = 0; i < PROBE_FSW_COUNT; i++)
-		jw_uint(w, fsw[i], m->runq_behind_fsw_ns[i]);
+		jw_uint(w, fsw[i], m->behind_fsw_ns[i]);
 	jw_end(w);
 	jw_end(w);
 }
 
-/* -rf: the adaptive controller's decisions */
-static void text_controller(FILE *f, const struct trace_result *r)
+/* -rf: what the adaptive controller did while the probes watched, so that
+ * a change of the worker count can be read against the histograms. */
+static void text_controller(FILE *f, const struct report_model *model)
 {
-	print_controller(f, r);
+	const struct trace_result *r = model->r;
+
+	if (!r->controller)
+		return;
+	fprintf(f, "\nAdaptive controller: %s\n", r->controller);
+	if (!r->ndecisions)
+		return;
+	fprintf(f, "  %8s %9s   %s\n", "t s", "workers", "decision and evidence");
+	for (size_t i = 0; i < r->ndecisions; i++) {
+		const struct controller_decision *d = &r->decisions[i];
+		char w[24];
+		if (d->from)
+			snprintf(w, sizeof w, "%d -> %d", d->from, d->to);
+		else
+			snprintf(w, sizeof w, "%d", d->to);
+		fprintf(f, "  %8.2f %9s   %s\n", d->t, w, d->why);
+	}
 }
 
-static void json_controller(struct json_writer *w, const struct trace_result *r)
+static void json_controller(struct json_writer *w, const struct report_model *model)
 {
+	const struct trace_result *r = model->r;
+
 	if (!r->controller)
 		return;
 	jw_object(w, "controller");
@@ -911,33 +758,65 @@ static void json_controller(struct json_writer *w, const struct trace_result *r)
 	jw_end(w);
 }
 
-/* The cgroups' limits and what they did (cgroups.c). */
-static void text_cgroups(FILE *f, const struct trace_result *r)
+/* The sections whose model is elsewhere: the verdict (findings.h), the
+ * states, the wakers and the cgroups each render their own computed object
+ * from the result. */
+static void text_verdict(FILE *f, const struct report_model *model)
 {
-	if (r->cgroups)
-		trace_cgroups_text(f, r->cgroups);
+	trace_text_verdict(f, model->r);
 }
 
-static void json_cgroups(struct json_writer *w, const struct trace_result *r)
+static void json_verdict(struct json_writer *w, const struct report_model *model)
 {
-	if (r->cgroups)
-		trace_cgroups_json(w, r->cgroups);
+	trace_json_verdict(w, model->r);
+}
+
+static void text_states(FILE *f, const struct report_model *model)
+{
+	trace_text_states(f, model->r);
+}
+
+static void json_states(struct json_writer *w, const struct report_model *model)
+{
+	trace_json_states(w, model->r);
+}
+
+static void text_wakers(FILE *f, const struct report_model *model)
+{
+	trace_text_wakers(f, model->r);
+}
+
+static void json_wakers(struct json_writer *w, const struct report_model *model)
+{
+	trace_json_wakers(w, model->r);
+}
+
+static void text_cgroups(FILE *f, const struct report_model *model)
+{
+	if (model->r->cgroups)
+		trace_cgroups_text(f, model->r->cgroups);
+}
+
+static void json_cgroups(struct json_writer *w, const struct report_model *model)
+{
+	if (model->r->cgroups)
+		trace_cgroups_json(w, model->r->cgroups);
 }
 
 /* Both reports walk this list: a section is in both or in neither. */
 static const struct report_section {
 	const char *name;
-	void (*text)(FILE *, const struct trace_result *);
-	void (*json)(struct json_writer *, const struct trace_result *);
+	void (*text)(FILE *, const struct report_model *);
+	void (*json)(struct json_writer *, const struct report_model *);
 } sections[] = {
 	{ "header", text_header, json_header },
-	{ "verdict", trace_text_verdict, trace_json_verdict },
+	{ "verdict", text_verdict, json_verdict },
 	{ "syscalls", text_syscalls, json_syscalls },
 	{ "locks", text_locks, json_locks },
 	{ "offcpu", text_offcpu, json_offcpu },
 	{ "oncpu", text_oncpu, json_oncpu },
-	{ "states", trace_text_states, trace_json_states },
-	{ "wakers", trace_text_wakers, trace_json_wakers },
+	{ "states", text_states, json_states },
+	{ "wakers", text_wakers, json_wakers },
 	{ "wait_sites", text_wait_sites, json_wait_sites },
 	{ "runq", text_runq, json_runq },
 	{ "fs", text_fs, json_fs },
@@ -949,27 +828,31 @@ static const struct report_section {
 
 void trace_report_text(FILE *f, const struct trace_result *r)
 {
+	struct report_model *model = trace_report_model(r);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = r->width ? open_memstream(&buf, &len) : NULL;
 
 	/* the sections print whole lines; the wrap, if any, is done once here */
 	for (size_t i = 0; i < NSECTIONS; i++)
-		sections[i].text(m ? m : f, r);
+		sections[i].text(m ? m : f, model);
 	if (m) {
 		fclose(m);
 		wrap_text(f, buf, r->width);
 		free(buf);
 	}
+	trace_report_model_free(model);
 }
 
 void trace_report_json(FILE *f, const struct trace_result *r)
 {
+	struct report_model *model = trace_report_model(r);
 	struct json_writer w;
 
 	jw_init(&w, f);
 	jw_object(&w, NULL);
 	for (size_t i = 0; i < NSECTIONS; i++)
-		sections[i].json(&w, r);
+		sections[i].json(&w, model);
 	jw_finish(&w);
+	trace_report_model_free(model);
 }
