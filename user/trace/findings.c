@@ -299,8 +299,7 @@ static const struct finding_rule finding_rules[] = {
 	  .fn = rule_ptrace_stops },
 	{ .id = "kernel_cpu",
 	  .title = "Running in the kernel",
-	  .remedy = "Nothing in the deleter changes this: it is the filesystem's own cost of each "
-		    "unlink, which any delete spends.",
+	  .remedy = "Nothing in the deleter changes this: any delete spends it on each unlink.",
 	  .confirm = "perf top -g -p PID",
 	  .fn = rule_kernel_cpu },
 	{ .id = "user_cpu",
