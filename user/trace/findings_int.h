@@ -86,11 +86,12 @@ struct finding_sink {
 };
 
 /* A row of the catalogue (findings.c): one cause. The engine sums the row's
- * PARTS (offsets of struct finding_ctx's double fields, 0 ends the list)
- * and runs FN only when they are positive; FN then decides whether the cause
- * applies and words its evidence, and the finding's share is that sum. A row
- * without parts has a share that needs conditions (its parts depend on
- * another cause, or it has several findings): FN computes it. */
+ * PARTS (offsets of struct finding_ctx's double fields; 0, the offset of
+ * R, which no row claims, ends the list) and runs FN only when they are
+ * positive; FN then decides whether the cause applies and words its
+ * evidence, and the finding's share is that sum. A row without parts has a
+ * share that needs conditions (its parts depend on another cause, or it has
+ * several findings): FN computes it. */
 #define FINDING_MAX_PARTS 8
 #define FINDING_PART(field) offsetof(struct finding_ctx, field)
 enum { FR_EXPLAINS = 1, FR_NOT_CAUSE = 2 };
