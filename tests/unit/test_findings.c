@@ -11,6 +11,7 @@
 #include "probes/hist.h"
 #include "trace/findings.h"
 #include "trace/result.h"
+#include "trace/verdict.h"
 #include "trace/waits.h"
 
 #include <math.h>
@@ -122,9 +123,22 @@ static const struct trace_finding *parent_of(const struct synth *x, int i)
 	return NULL;
 }
 
+/* F's sentence as the report prints it (one of a few buffers, so that
+ * an assertion may name two). */
+static const char *text_of(const struct trace_finding *f)
+{
+	static char buf[4][TRACE_FINDING_SENTENCE];
+	static int next;
+	char *b = buf[next++ % 4];
+
+	trace_finding_sentence(f, b, sizeof buf[0]);
+	return b;
+}
+
 /* What every verdict owes: shares in [0, 1] summing to 1; the causes by
  * share, largest first, then what is not a cause; each explaining finding
- * right after its own, never larger. */
+ * right after its own, never larger; each finding with its title, evidence
+ * and remedy, and a sentence that holds them. */
 static void check_verdict(const struct synth *x)
 {
 	const struct trace_finding *f = x->f;
@@ -137,6 +151,16 @@ static void check_verdict(const struct synth *x)
 	for (int i = 0; i < x->n; i++) {
 		cr_assert(f[i].share >= 0 && f[i].share <= 1 + 1e-12, "%s: share %g", f[i].id,
 			  f[i].share);
+		/* the catalogue's words and the rule's evidence, all in the
+		 * sentence the report prints */
+		cr_assert(*f[i].title && *f[i].evidence && *f[i].remedy,
+			  "%s: title '%s', evidence "
+			  "'%s', remedy '%s'",
+			  f[i].id, f[i].title, f[i].evidence, f[i].remedy);
+		cr_assert(f[i].confirm, "%s", f[i].id);
+		const char *text = text_of(&f[i]);
+		cr_assert(strstr(text, f[i].remedy) && strstr(text, f[i].evidence), "%s: %s",
+			  f[i].id, text);
 		if (f[i].explains) {
 			const struct trace_finding *p = parent_of(x, i);
 			cr_assert(p && !strcmp(p->id, f[i].explains), "%s after %s, explains %s",
@@ -171,7 +195,8 @@ static int verdict(struct synth *x)
 	for (int i = 0; i < v.n; i++) {
 		cr_assert_str_eq(v.findings[i].id, x->f[i].id);
 		cr_assert_float_eq(v.findings[i].share, x->f[i].share, 1e-12);
-		cr_assert_str_eq(v.findings[i].text, x->f[i].text);
+		cr_assert_str_eq(v.findings[i].evidence, x->f[i].evidence);
+		cr_assert_str_eq(v.findings[i].remedy, x->f[i].remedy);
 	}
 	cr_assert_float_eq(v.total_share, trace_findings_total(x->f, x->n), 1e-12);
 	return x->n;
@@ -209,7 +234,7 @@ static const struct trace_finding *expect_(const struct synth *x, const char *id
 			continue;
 		va_list ap;
 		va_start(ap, share);
-		bool ok = has_all(x->f[i].text, ap);
+		bool ok = has_all(text_of(&x->f[i]), ap);
 		va_end(ap);
 		if (!ok)
 			continue;
@@ -218,7 +243,7 @@ static const struct trace_finding *expect_(const struct synth *x, const char *id
 		return &x->f[i];
 	}
 	for (int i = 0; i < x->n; i++)
-		cr_log_error("%s %.4f %s", x->f[i].id, x->f[i].share, x->f[i].text);
+		cr_log_error("%s %.4f %s", x->f[i].id, x->f[i].share, text_of(&x->f[i]));
 	cr_assert_fail("no finding %s with the phrases (%d findings)", id, x->n);
 	return NULL;
 }
@@ -407,8 +432,8 @@ Test(findings, workers_as_many_as_cpus_are_no_oversubscription)
 	verdict(x);
 	cr_assert(!has(x, "cpu_oversubscription"));
 	for (int i = 0; i < x->n; i++)
-		cr_assert_null(strstr(x->f[i].text, "ewer workers"), "%s: %s", x->f[i].id,
-			       x->f[i].text);
+		cr_assert_null(strstr(text_of(&x->f[i]), "ewer workers"), "%s: %s", x->f[i].id,
+			       text_of(&x->f[i]));
 	/* the whole time counts the main thread's sleep too */
 	expect(x, "cpu_contention", 200.0 / (500.0 * (double)cpus() + 520),
 	       "runnable for 200.00 ms", "(10% of it behind tasks that are not traced");
@@ -816,7 +841,7 @@ Test(findings, directory_lock_with_one_thread)
 	verdict(x);
 	const struct trace_finding *d =
 		expect(x, "directory_lock_contention", 0.2, "the holder is another process");
-	cr_assert_null(strstr(d->text, "Fewer workers"), "%s", d->text);
+	cr_assert_null(strstr(text_of(d), "Fewer workers"), "%s", text_of(d));
 	synth_free(x);
 }
 
@@ -830,12 +855,11 @@ Test(findings, lock_contention_by_lock_type)
 	lock_site(x, "ext4_orphan_del+0x30", TC_LOCK, "mutex", 3, 20 * MS);
 	cr_assert_eq(verdict(x), 3);
 	expect(x, "lock_contention", 0.1,
-	       "Lock contention on a semaphore: the threads waited 100.00 ms for it, asleep and "
-	       "queued to run once woken (10 waits, mostly in xfs_buf_lock+0x2d)");
+	       "Lock contention: the threads waited 100.00 ms for a semaphore, asleep and queued "
+	       "to run once woken (10 waits, mostly in xfs_buf_lock+0x2d)");
 	expect(x, "lock_contention", 0.1,
-	       "Lock contention on a mutex: the threads waited 100.00 ms for it, asleep and queued "
-	       "to run once woken (8 waits, "
-	       "mostly in ext4_orphan_add+0x40)");
+	       "Lock contention: the threads waited 100.00 ms for a mutex, asleep and queued to "
+	       "run once woken (8 waits, mostly in ext4_orphan_add+0x40)");
 	expect(x, "kernel_cpu", 0.8, "Running");
 	synth_free(x);
 }
@@ -940,10 +964,11 @@ Test(findings, device_throttled_by_an_io_limit)
 	snprintf(x->r.limits.io_limit, sizeof x->r.limits.io_limit, "7:0 read 400 IOPS");
 	cr_assert_eq(verdict(x), 2);
 	expect(x, "device_throttled", 0.4,
-	       "I/O throttle: the threads waited 400.00 ms for inode-table reads (120 waits, 3.33 "
-	       "ms each on average) that the device serves in ",
+	       "Reads held above the device: the threads waited 400.00 ms for inode-table reads "
+	       "(120 waits, 3.33 ms each on average) that the device serves in ",
 	       "the cgroup /sys/fs/cgroup/backup.slice limits them (7:0 read 400 IOPS)",
-	       "Raise the limit (blkio.throttle.*, io.max)", "a faster device would not help");
+	       "Raise the cgroup's limit (blkio.throttle.*, io.max)",
+	       "a faster device would not help");
 	cr_assert(!has(x, "inode_table_reads") && !has(x, "blocked_on_io"));
 	synth_free(x);
 }
@@ -991,7 +1016,7 @@ Test(findings, slow_device)
 		       "A slow device: the threads waited 500.00 ms for directory-block reads (100 "
 		       "waits), and the device loop0 itself takes ",
 		       "A faster device, or a warm cache, helps");
-	cr_assert(strstr(d->text, " ms per request (p50)"), "%s", d->text);
+	cr_assert(strstr(text_of(d), " ms per request (p50)"), "%s", text_of(d));
 	cr_assert(!has(x, "directory_block_reads"));
 	synth_free(x);
 }
@@ -1164,7 +1189,7 @@ Test(findings, discard_io)
 	cr_assert_eq(verdict(x), 2);
 	expect(x, "discard_io", 0.1,
 	       "Online discard: the threads waited 100.00 ms on discards (4 discard requests, 4.0 "
-	       "MiB, on the delete's devices); mount without discard and run fstrim");
+	       "MiB, on the delete's devices). Mount without discard and run fstrim");
 	synth_free(x);
 }
 
@@ -1234,12 +1259,14 @@ Test(findings, btrfs_kinds)
 	expect(x, "btrfs_tree_locks", 0.2,
 	       "Btrfs tree locks: the threads waited 200.00 ms on contended b-tree locks (100 "
 	       "waits over 10 us)",
-	       "fewer workers per directory");
+	       "Fewer workers per directory");
 	expect(x, "btrfs_transaction_commit", 0.15,
-	       "Btrfs: the threads waited 150.00 ms for the running transaction to commit",
+	       "Btrfs transaction commits: the threads waited 150.00 ms for the running "
+	       "transaction to commit",
 	       "top site wait_current_trans+0x1b0");
 	expect(x, "btrfs_delayed_work", 0.1,
-	       "Btrfs: the threads waited 100.00 ms flushing delayed inode and directory items",
+	       "Btrfs delayed items: the threads waited 100.00 ms flushing delayed inode and "
+	       "directory items",
 	       "top site btrfs_balance_delayed_items+0x90");
 	expect(x, "kernel_cpu", 0.55, "Running");
 	cr_assert(!has(x, "lock_contention"));
@@ -1254,7 +1281,7 @@ Test(findings, btrfs_tree_locks_with_one_thread)
 	verdict(x);
 	const struct trace_finding *b =
 		expect(x, "btrfs_tree_locks", 0.2, "the holders are btrfs's own workers");
-	cr_assert_null(strstr(b->text, "fewer workers"));
+	cr_assert_null(strstr(text_of(b), "fewer workers"));
 	synth_free(x);
 }
 
@@ -1432,8 +1459,8 @@ Test(findings, waits_without_stacks)
 	site(x, "(no stack)", TC_OTHER, NULL, 22, 100 * MS);
 	verdict(x);
 	expect(x, "other_waits", 0.1,
-	       "Blocked where no stack was recorded: the threads waited 100.00 ms (22 waits); "
-	       "without --no-callers");
+	       "Other waits: the threads waited 100.00 ms where no stack was recorded (22 waits). "
+	       "Trace without --no-callers");
 	synth_free(x);
 }
 
@@ -1446,7 +1473,8 @@ Test(findings, waits_whose_stacks_were_refused)
 	site(x, "(no stack: its stack-map buckets taken)", TC_OTHER, NULL, 22, 100 * MS);
 	verdict(x);
 	expect(x, "other_waits", 0.1,
-	       "the threads waited 100.00 ms (22 waits, (no stack: its stack-map buckets taken))");
+	       "the threads waited 100.00 ms where no stack was recorded (22 waits, (no stack: "
+	       "its stack-map buckets taken))");
 	synth_free(x);
 }
 
@@ -1581,7 +1609,7 @@ Test(findings, scattered_inode_order_explains_journal_commits)
 	cr_assert_leq(x->f[1].share, x->f[0].share);
 	expect(x, "scattered_inode_order", 0.53,
 	       "only 0% of 2000 consecutive ext4 unlinks stay within 64 inodes of the previous one",
-	       "unlinking a big directory in inode order");
+	       "Unlink a big directory in inode order");
 	synth_free(x);
 }
 
@@ -1641,7 +1669,7 @@ Test(findings, small_getdents_batches)
 	expect(x, "small_getdents_batches", 0.3,
 	       "Small getdents64 batches: 100 reads returned 4.0 KiB each on average (10.0 reads "
 	       "per directory, 300.00 ms in getdents64)",
-	       "a 64 KiB or larger buffer needs several times fewer calls");
+	       "A 64 KiB or larger buffer needs several times fewer calls");
 	synth_free(x);
 }
 
@@ -1672,7 +1700,7 @@ Test(findings, allocator_churn)
 	expect(x, "allocator_churn", 20.0 / 70,
 	       "Allocator churn: 0.200 brk/mmap/munmap calls per entry removed (200 calls, 20.00 "
 	       "ms)",
-	       "reusing buffers removes these calls");
+	       "Reusing buffers removes these calls");
 	synth_free(x);
 }
 
@@ -1685,6 +1713,78 @@ Test(findings, allocator_churn_capped_at_kernel_cpu)
 	cr_assert_eq(verdict(x), 3);
 	expect(x, "kernel_cpu", 5.0 / 70, "Running");
 	expect(x, "allocator_churn", 5.0 / 70, "Allocator churn");
+	synth_free(x);
+}
+
+/* ---- the catalogue as data ---- */
+
+/* Every entry of the catalogue has its words: an id of its own, a title, a
+ * remedy that is one sentence (a capital first, a full stop last), and a
+ * confirming command or none. */
+Test(findings, every_catalogue_entry_has_its_words)
+{
+	struct trace_finding_words w[128];
+	int n = trace_finding_catalogue(w, 128);
+
+	cr_assert_gt(n, 40);
+	cr_assert_leq(n, 128);
+	for (int i = 0; i < n; i++) {
+		cr_assert(w[i].id && *w[i].id);
+		cr_assert(w[i].title && *w[i].title, "%s: no title", w[i].id);
+		cr_assert(w[i].remedy && *w[i].remedy, "%s: no remedy", w[i].id);
+		size_t l = strlen(w[i].remedy);
+		cr_assert(w[i].remedy[0] >= 'A' && w[i].remedy[0] <= 'Z' && w[i].remedy[l - 1] == '.',
+			  "%s: remedy '%s' is no sentence", w[i].id, w[i].remedy);
+		cr_assert(w[i].confirm, "%s", w[i].id);
+		for (int j = 0; j < i; j++)
+			cr_assert_str_neq(w[i].id, w[j].id);
+	}
+}
+
+/* The sentence is the title, the evidence, the remedy and the command, in
+ * that order; a subsystem's title is capitalized there. */
+Test(findings, sentence_of_title_evidence_remedy_and_command)
+{
+	struct trace_finding f = { .id = "audit",
+				   .title = "syscall auditing",
+				   .remedy = "Remove the rules.",
+				   .confirm = "auditctl -s" };
+	char buf[TRACE_FINDING_SENTENCE];
+
+	snprintf(f.evidence, sizeof f.evidence, "the threads waited 1.00 ms in it");
+	trace_finding_sentence(&f, buf, sizeof buf);
+	cr_assert_str_eq(buf, "Syscall auditing: the threads waited 1.00 ms in it. Remove the "
+			      "rules. Confirm: auditctl -s.");
+	f.confirm = "";
+	trace_finding_sentence(&f, buf, sizeof buf);
+	cr_assert_str_eq(buf,
+			 "Syscall auditing: the threads waited 1.00 ms in it. Remove the rules.");
+	/* too small a buffer cuts the sentence, never past it */
+	cr_assert_eq(trace_finding_sentence(&f, buf, 10), 9);
+	cr_assert_str_eq(buf, "Syscall a");
+}
+
+/* A case with a remedy of its own says it instead of its row's: reads held
+ * by a cgroup's I/O limit, and by something else above the device. */
+Test(findings, remedy_of_a_case)
+{
+	struct synth *x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "__ext4_get_inode_loc+0x1b2", TC_META_READ, "inode_table", 100, 500 * MS);
+	add_n(&dev(x, 7 << 20, true, false)->bio_lat, 100, 100 * US);
+	verdict(x);
+	const struct trace_finding *held = expect(x, "device_throttled", 0.5, "a throttle");
+	cr_assert(strstr(held->remedy, "hypervisor"), "%s", held->remedy);
+	synth_free(x);
+
+	x = synth_new();
+	set_busy(x, 1000 * MS);
+	site(x, "__ext4_get_inode_loc+0x1b2", TC_META_READ, "inode_table", 100, 500 * MS);
+	add_n(&dev(x, 7 << 20, true, false)->bio_lat, 100, 100 * US);
+	snprintf(x->r.limits.io_limit, sizeof x->r.limits.io_limit, "7:0 read 400 IOPS");
+	verdict(x);
+	held = expect(x, "device_throttled", 0.5, "limits them");
+	cr_assert(strstr(held->remedy, "delete outside the cgroup"), "%s", held->remedy);
 	synth_free(x);
 }
 

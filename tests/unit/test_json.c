@@ -195,6 +195,13 @@ Test(json, trace_schema)
 		cr_assert(json_get_str(fnd->items[i], "id", NULL));
 		cr_assert(json_get(fnd->items[i], "share"));
 		cr_assert(json_get_str(fnd->items[i], "text", NULL));
+		/* the sentence's parts, each a member of its own */
+		const char *remedy = json_get_str(fnd->items[i], "remedy", NULL);
+		cr_assert(*json_get_str(fnd->items[i], "title", ""));
+		cr_assert(*json_get_str(fnd->items[i], "evidence", ""));
+		cr_assert(remedy && *remedy);
+		cr_assert(json_get_str(fnd->items[i], "confirm", NULL));
+		cr_assert(strstr(json_get_str(fnd->items[i], "text", ""), remedy));
 		dirlock |=
 			!strcmp(json_get_str(fnd->items[i], "id", ""), "directory_lock_contention");
 	}

@@ -11,6 +11,7 @@
 #include "trace/findings.h"
 #include "trace/result.h"
 #include "trace/states.h"
+#include "trace/verdict.h"
 #include "trace/wakers.h"
 
 #include <stdlib.h>
@@ -27,6 +28,19 @@ struct synth {
 	struct trace_finding f[TRACE_MAX_FINDINGS];
 	int n;
 };
+
+
+/* F's sentence as the report prints it (one of a few buffers, so that
+ * an assertion may name two). */
+static const char *text_of(const struct trace_finding *f)
+{
+	static char buf[4][TRACE_FINDING_SENTENCE];
+	static int next;
+	char *b = buf[next++ % 4];
+
+	trace_finding_sentence(f, b, sizeof buf[0]);
+	return b;
+}
 
 static struct synth *synth_new(void)
 {
@@ -185,10 +199,11 @@ Test(wakers, audit_backlog_names_the_daemon)
 	held_by(x, 400 * MS, who(PROBE_WAKER_PROCESS, 812, "auditd"));
 	const struct trace_finding *f = first(x);
 	cr_assert_str_eq(f->id, "audit");
-	cr_assert(strstr(f->text, "kauditd (a kernel thread)") &&
-			  strstr(f->text, "itself woken by auditd (pid 812)") &&
-			  strstr(f->text, "auditctl -s") && strstr(f->text, "Remedy"),
-		  "%s", f->text);
+	cr_assert(strstr(text_of(f), "kauditd (a kernel thread)") &&
+			  strstr(text_of(f), "itself woken by auditd (pid 812)") &&
+			  strstr(f->confirm, "auditctl -s") && *f->remedy &&
+			  strstr(text_of(f), f->remedy),
+		  "%s", text_of(f));
 	cr_assert_float_eq(f->share, 2400.0 / 2700, 1e-9);
 	cr_assert(!has(x, "other_waits") && !has(x, "cpu_contention"));
 	synth_free(x);
@@ -205,8 +220,8 @@ Test(wakers, frozen_filesystem_is_no_lock_contention)
 	x->r.sites[0].lock = "pcpu-sem";
 	const struct trace_finding *f = first(x);
 	cr_assert_str_eq(f->id, "frozen_filesystem");
-	cr_assert(strstr(f->text, "fsfreeze --unfreeze") && strstr(f->text, "fsfreeze (pid 77)"),
-		  "%s", f->text);
+	cr_assert(strstr(text_of(f), "fsfreeze --unfreeze") && strstr(text_of(f), "fsfreeze (pid 77)"),
+		  "%s", text_of(f));
 	cr_assert(!has(x, "lock_contention"));
 	synth_free(x);
 }
@@ -229,7 +244,8 @@ Test(wakers, signal_stop_is_not_a_tracer)
 				      .ns = 2000 * MS };
 	const struct trace_finding *f = first(x);
 	cr_assert_str_eq(f->id, "signal_stop");
-	cr_assert(strstr(f->text, "kill -CONT") && strstr(f->text, "bash (pid 55)"), "%s", f->text);
+	cr_assert(strstr(text_of(f), "kill -CONT") && strstr(text_of(f), "bash (pid 55)"), "%s",
+		  text_of(f));
 	cr_assert(!has(x, "ptrace_stops"));
 	synth_free(x);
 }
@@ -278,7 +294,7 @@ Test(wakers, directory_lock_names_the_holder)
 		who(PROBE_WAKER_PROCESS, 4242, "ls"));
 	const struct trace_finding *f = first(x);
 	cr_assert_str_eq(f->id, "directory_lock_contention");
-	cr_assert(strstr(f->text, "ended by ls (pid 4242)"), "%s", f->text);
+	cr_assert(strstr(text_of(f), "ended by ls (pid 4242)"), "%s", text_of(f));
 	synth_free(x);
 }
 
@@ -296,9 +312,9 @@ Test(wakers, other_load_ranks_as_context)
 	cr_assert(has(x, "cpu_contention"));
 	for (int i = 0; i < x->n; i++)
 		if (!strcmp(x->f[i].id, "cpu_contention"))
-			cr_assert(strstr(x->f[i].text, "stress (pid 99)") &&
-					  strstr(x->f[i].text, "on a quiet machine"),
-				  "%s", x->f[i].text);
+			cr_assert(strstr(text_of(&x->f[i]), "stress (pid 99)") &&
+					  strstr(text_of(&x->f[i]), "on a quiet machine"),
+				  "%s", text_of(&x->f[i]));
 	synth_free(x);
 
 	x = synth_new();
@@ -394,6 +410,12 @@ Test(wakers, random_traces_lose_no_share)
 		x->n = trace_findings(&x->r, x->f, TRACE_MAX_FINDINGS);
 		if (x->n) {
 			cr_assert_float_eq(trace_findings_total(x->f, x->n), 1.0, 1e-9);
+			/* each finding in its words, the subsystems' and the states'
+			 * included, and its sentence holding its remedy */
+			for (int i = 0; i < x->n; i++)
+				cr_assert(*x->f[i].title && *x->f[i].evidence && *x->f[i].remedy &&
+						  strstr(text_of(&x->f[i]), x->f[i].remedy),
+					  "%s: %s", x->f[i].id, text_of(&x->f[i]));
 			double whole = whole_ns(&x->r);
 			cr_assert_geq(whole + 1, st.life - helper_ns(&x->r));
 		}

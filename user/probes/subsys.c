@@ -12,81 +12,83 @@ static const struct subsys_info {
 } info[SS_COUNT] = {
 	[SS_VFS] = { "vfs", "the VFS (lookups, unlinks, dentries and inodes)",
 		     "cat /proc/PID/stack while it waits",
-		     "the task that ends these waits (named above) holds what the delete needs: "
-		     "stop it, or delete when it is done",
+		     "The task that ends these waits (the waker named) holds what the delete "
+		     "needs: stop it, or delete when it is done.",
 		     true },
 	[SS_FS] = { "filesystem", "the filesystem's own work (its journal, log or workers)",
-		    "cat /proc/PID/stack while it waits; the waker above is the filesystem's "
+		    "cat /proc/PID/stack while it waits; the waker named is the filesystem's "
 		    "thread or work item",
-		    "the filesystem's own work: its mount options and the delete's order and "
-		    "thread count change it",
+		    "The filesystem's own work: its mount options and the delete's order and "
+		    "thread count change it.",
 		    true },
 	[SS_BLOCK] = { "block", "the block layer and the device",
 		       "iostat -x 1; cat /sys/block/DEV/stat",
-		       "a faster or less loaded device, or fewer reads (a warm cache)", true },
+		       "A faster or less loaded device, or fewer reads (a warm cache).", true },
 	[SS_MEMORY] = { "memory", "memory management (allocation, reclaim, page cache)",
 			"grep -E 'pgscan|pgsteal' /proc/vmstat; cat /proc/pressure/memory",
-			"more free memory, or a larger memory limit", true },
+			"More free memory, or a larger memory limit.", true },
 	[SS_LOCKING] = { "locking", "kernel locks", "perf lock record, then perf lock contention",
-			 "fewer threads on the same lock", true },
+			 "Fewer threads on the same lock.", true },
 	[SS_SCHED] = { "sched", "the scheduler", "cat /proc/pressure/cpu",
-		       "free CPUs, or a larger CPU weight", true },
+		       "Free CPUs, or a larger CPU weight.", true },
 	[SS_AUDIT] = { "audit", "syscall auditing (audit records, the backlog, kauditd and auditd)",
 		       "auditctl -s (backlog, lost) and auditctl -l (the rules)",
-		       "remove or narrow the audit rules that match the delete's system calls "
+		       "Remove or narrow the audit rules that match the delete's system calls "
 		       "(auditctl -d, or an exclude), or let the audit daemon keep up (a larger "
-		       "backlog, auditd's flush setting)",
+		       "backlog, auditd's flush setting).",
 		       false },
 	[SS_NOTIFY] = { "notify", "file notification (fsnotify, inotify, fanotify)",
 			"ls -l /proc/*/fd | grep -E 'inotify|fanotify' (who watches)",
-			"stop or narrow the watcher (an indexer, a virus scanner, a sync client): "
+			"Stop or narrow the watcher (an indexer, a virus scanner, a sync client): "
 			"each unlink sends it an event, and fanotify permission events wait for "
-			"its answer",
+			"its answer.",
 			false },
 	[SS_SECURITY] = { "security", "security modules (LSM hooks, SELinux, AppArmor, IMA)",
 			  "cat /sys/kernel/security/lsm; the module's audit log",
-			  "a policy that does not check or measure each unlink of this tree", false },
+			  "A policy that does not check or measure each unlink of this tree.", false },
 	[SS_FREEZE] = { "freeze", "a frozen filesystem (writers wait in sb_start_write)",
 			"cat /proc/PID/stack shows percpu_rwsem_wait under mnt_want_write or "
-			"sb_start_write; findmnt the mount, and find the snapshot or backup that froze it",
-			"wait for the snapshot or backup to finish, or thaw it (fsfreeze --unfreeze "
-			"MOUNT): nothing in the deleter changes it",
+			"sb_start_write; findmnt the mount, and find the snapshot or backup that "
+			"froze it",
+			"Wait for the snapshot or backup to finish, or thaw it (fsfreeze "
+			"--unfreeze MOUNT): nothing in the deleter changes it.",
 			false },
 	[SS_SIGNAL] = { "signal", "signals and job control",
 			"grep State /proc/PID/status (T: stopped, t: stopped by a tracer)",
-			"continue it (kill -CONT PID, or fg or bg in its shell), and find who stops it",
+			"Continue it (kill -CONT PID, or fg or bg in its shell), and find who "
+			"stops it.",
 			false },
 	[SS_CGROUP] = { "cgroup", "cgroups (the cgroup freezer, cgroup locks)",
 			"cat /proc/PID/cgroup; the group's freezer.state",
-			"thaw the cgroup (echo THAWED > freezer.state), or wait for whoever "
-			"reconfigures cgroups",
+			"Thaw the cgroup (echo THAWED > freezer.state), or wait for whoever "
+			"reconfigures cgroups.",
 			false },
 	[SS_BPF] = { "bpf", "BPF programs attached to the kernel's events",
 		     "bpftool prog list; bpftool perf",
-		     "detach the BPF programs this delete does not need (a tracer's, this "
-		     "trace's own cost included)",
+		     "Detach the BPF programs this delete does not need (a tracer's, this trace's "
+		     "own cost included).",
 		     false },
 	[SS_NET] = { "net", "networking and sockets", "ss -tanp; cat /proc/PID/stack",
-		     "the peer or network at the other end sets the pace", false },
+		     "The peer or network at the other end sets the pace.", false },
 	[SS_IPC] = { "ipc", "pipes, UNIX sockets, futexes and other IPC",
 		     "ls -l /proc/PID/fd; the other end's /proc/PID/stack",
-		     "the process at the other end sets the pace", false },
+		     "The process at the other end sets the pace.", false },
 	[SS_RCU] = { "rcu", "RCU grace periods (synchronize_rcu)",
 		     "cat /proc/PID/stack while it waits",
-		     "each call waits for a grace period: a path that does not synchronize per "
-		     "call",
+		     "Each call waits for a grace period: a path that does not synchronize per "
+		     "call.",
 		     false },
 	[SS_WORKQUEUE] = { "workqueue", "waiting for kernel work items (flush_work)",
 			   "cat /proc/PID/stack; the kworkers' CPU in top",
-			   "the work item's owner sets the pace", false },
+			   "The work item's owner sets the pace.", false },
 	[SS_TIMER] = { "timer", "timers and sleeps in the kernel",
 		       "cat /proc/PID/stack while it waits",
-		       "the kernel path that sleeps on a timer sets the pace", false },
+		       "The kernel path that sleeps on a timer sets the pace.", false },
 	[SS_TRACING] = { "tracing", "perf events and ftrace",
 			 "perf list; cat /sys/kernel/tracing/tracing_on",
-			 "stop the tracers this delete does not need", false },
+			 "Stop the tracers this delete does not need.", false },
 	[SS_KERNEL] = { "kernel", "other kernel code", "cat /proc/PID/stack while it waits",
-			"the waker and the stack say who ends these waits", false },
+			"The waker and the stack say who ends these waits.", false },
 };
 
 const char *subsys_id(int ss)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* The --trace verdict: the cause catalogue (findings.c), each entry a
- * condition on the traced totals, a share of the traced threads' whole time,
- * a sentence with its evidence and its remedy. The ids are the JSON
+/* The --trace verdict: the cause catalogue (findings.c), one row per cause:
+ * its id, its name in words, the parts of the traced threads' whole time it
+ * claims, its generic remedy and a command that confirms it without
+ * adaptrm. A rule decides whether its cause applies and words the evidence;
+ * verdict.c renders the finding as a sentence. The ids are the JSON
  * interface (docs/json.md). */
 #ifndef ADAPTRM_TRACE_FINDINGS_H
 #define ADAPTRM_TRACE_FINDINGS_H
@@ -21,7 +23,10 @@ struct trace_finding {
 	const char *explains; /* NULL, or the id of the finding it explains */
 	double share;	      /* of the traced threads' whole time */
 	bool cause;	      /* false for what is not a cause (idle waits): ranked last */
-	char text[640];
+	const char *title;    /* the cause in words: "CPU quota" */
+	const char *remedy;   /* one sentence: the row's, or the rule's for its case */
+	const char *confirm;  /* a command that confirms it without adaptrm, or "" */
+	char evidence[640];   /* the figures: what was measured, no remedy */
 };
 
 #define TRACE_MAX_FINDINGS 24
@@ -32,6 +37,14 @@ int trace_findings(const struct trace_result *r, struct trace_finding *out, int 
 /* The sum of the top-level shares: 1 (0 with no findings). */
 double trace_findings_total(const struct trace_finding *f, int n);
 
+/* The words of one catalogue entry: a row of findings.c's table, or of a
+ * family it spans (each kernel subsystem's, from probes/subsys.c). */
+struct trace_finding_words {
+	const char *id, *title, *remedy, *confirm;
+};
+/* Each finding id the catalogue can produce with its words, into OUT (at
+ * most MAX); returns how many there are. */
+int trace_finding_catalogue(struct trace_finding_words *out, int max);
 
 /* The verdict, computed once from a trace (trace_verdict_compute) and
  * rendered as text and JSON (report.c). */

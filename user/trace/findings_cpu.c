@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 /* The --trace catalogue's rules for the CPU, memory, locks, the thread
- * states and the remaining waits (findings_int.h): each claims its parts of
- * the partition and says its cause, its evidence and its remedy. */
+ * states and the remaining waits (findings_int.h): each decides whether its
+ * row's cause applies and words the evidence; the row (findings.c) holds the
+ * cause's name, the parts it claims, the remedy and the confirming command. */
 #include "probes/hist.h"
 #include "trace/findings_int.h"
 #include "trace/measure.h"
@@ -30,23 +31,19 @@ static const char *mib(uint64_t bytes, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- the catalogue: one entry per cause ---- */
+/* ---- the catalogue's rules: one per row ---- */
 
 void rule_cpu_quota(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct trace_limits *l = &c->r->limits;
 	char b1[32], b2[32];
 
-	if (c->quota <= 0)
-		return;
-	finding_add(k, sh(c, c->quota),
-		    "CPU quota: the cgroup %s may use %.0f%% of a CPU (CFS bandwidth) and throttled the "
-		    "traced threads %llu times for %s; they were runnable but not allowed to run for "
-		    "%s. Raise or lift the quota (cpu.cfs_quota_us, cpu.max) or delete outside this "
-		    "cgroup: more threads cannot help, the quota caps them together.",
-		    l->cpu_cgroup, 100 * l->cpu_quota, (unsigned long long)l->nr_throttled,
-		    trace_fmt_ns((double)l->throttled_ns, b1, sizeof b1),
-		    trace_fmt_ns(c->quota, b2, sizeof b2));
+	finding_claim(k,
+		      "the cgroup %s may use %.0f%% of a CPU (CFS bandwidth) and throttled the traced "
+		      "threads %llu times for %s; they were runnable but not allowed to run for %s",
+		      l->cpu_cgroup, 100 * l->cpu_quota, (unsigned long long)l->nr_throttled,
+		      trace_fmt_ns((double)l->throttled_ns, b1, sizeof b1),
+		      trace_fmt_ns(k->ns, b2, sizeof b2));
 }
 
 /* The wait that more traced threads than usable CPUs explain: fewer
@@ -55,14 +52,12 @@ void rule_cpu_oversubscription(const struct finding_ctx *c, struct finding_sink 
 {
 	char b1[32];
 
-	if (c->runq_own <= 0 || c->r->max_threads <= c->cpus)
+	if (c->r->max_threads <= c->cpus)
 		return;
-	finding_add(k, sh(c, c->runq_own),
-		    "CPU oversubscription: the threads waited %s for a CPU held by other traced "
-		    "threads: %.1f of them were running or runnable on average, up to %u threads, on "
-		    "%.4g CPUs. Fewer workers (one per CPU) would not wait.",
-		    trace_fmt_ns(c->runq_own, b1, sizeof b1), c->runnable, c->r->max_threads,
-		    c->cpus);
+	finding_claim(k,
+		      "the threads waited %s for a CPU held by other traced threads: %.1f of them "
+		      "were running or runnable on average, up to %u threads, on %.4g CPUs",
+		      trace_fmt_ns(k->ns, b1, sizeof b1), c->runnable, c->r->max_threads, c->cpus);
 }
 
 /* "; held by NAME (pid N) 61%, NAME 20%" for the untraced tasks that
@@ -92,7 +87,8 @@ static const char *cpu_holders(const struct finding_ctx *c, char *buf, size_t le
 }
 
 /* The rest of the run-queue wait was behind other tasks (and the traced
- * threads' own turns, with no more of them than CPUs). */
+ * threads' own turns, with no more of them than CPUs): its share depends on
+ * the thread count, so the rule computes it. */
 void rule_cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 {
 	double ns = c->runq_other + (c->r->max_threads <= c->cpus ? c->runq_own : 0);
@@ -131,31 +127,28 @@ void rule_cpu_contention(const struct finding_ctx *c, struct finding_sink *k)
 	 * cpu_oversubscription needs (they block often, and are many only at
 	 * times). */
 	if (c->not_traced < 0.5 && c->r->max_threads > c->cpus + 1 && c->runnable > c->cpus) {
-		finding_add(
-			k, sh(c, ns),
-			"CPU contention: the threads were runnable for %s, mostly behind each other "
-			"(%.0f%% of it ended when another traced thread left the CPU; up to %u threads "
-			"on %.4g CPUs%s). Fewer workers would take fewer turns; the rest waited behind "
-			"other tasks.",
-			trace_fmt_ns(ns, b1, sizeof b1), 100 * (1 - c->not_traced),
-			c->r->max_threads, c->cpus, also);
+		finding_remedy(finding_add(k, sh(c, ns),
+					   "the threads were runnable for %s, mostly behind each other "
+					   "(%.0f%% of it ended when another traced thread left the "
+					   "CPU; up to %u threads on %.4g CPUs%s)",
+					   trace_fmt_ns(ns, b1, sizeof b1), 100 * (1 - c->not_traced),
+					   c->r->max_threads, c->cpus, also),
+			       "Fewer workers would take fewer turns; the rest waited behind other "
+			       "tasks.");
 		return;
 	}
 	char holders[256], quiet[32];
-	finding_add(
-		k, sh(c, ns),
-		"CPU contention: the threads were runnable for %s while other tasks held the CPUs "
-		"(%.0f%% of it behind tasks that are not traced: other processes, kernel "
-		"workers%s%s); on a quiet machine the delete would take about %s. Nothing in the "
-		"deleter changes this: run it when the CPUs are free, or give it a larger CPU weight "
-		"(nice, cgroup v2's cpu.weight, v1's cpu.shares).",
-		trace_fmt_ns(ns, b1, sizeof b1), 100 * c->not_traced, also,
-		cpu_holders(c, holders, sizeof holders),
-		trace_fmt_ns((double)c->r->wall_ns * (1 - sh(c, ns)), quiet, sizeof quiet));
+	finding_add(k, sh(c, ns),
+		    "the threads were runnable for %s while other tasks held the CPUs (%.0f%% of it "
+		    "behind tasks that are not traced: other processes, kernel workers%s%s); on a "
+		    "quiet machine the delete would take about %s",
+		    trace_fmt_ns(ns, b1, sizeof b1), 100 * c->not_traced, also,
+		    cpu_holders(c, holders, sizeof holders),
+		    trace_fmt_ns((double)c->r->wall_ns * (1 - sh(c, ns)), quiet, sizeof quiet));
 }
 
 /* The waits to run behind the delete's filesystems' own kernel threads
- * and work items (but xfs's inodegc, xfs_inodegc's). */
+ * and work items (but xfs's inodegc, xfs_inodegc's), one phrase each. */
 void rule_fs_worker_cpu(const struct finding_ctx *c, struct finding_sink *k)
 {
 	static const char *const what[PROBE_FSW_COUNT] = {
@@ -165,31 +158,20 @@ void rule_fs_worker_cpu(const struct finding_ctx *c, struct finding_sink *k)
 		[PROBE_FSW_BTRFS] = "btrfs's workers (transaction commits, delayed items and refs)",
 	};
 	char list[512] = "", b[32];
-	double ns = 0;
 	size_t len = 0;
 
 	for (int i = 0; i < PROBE_FSW_COUNT; i++) {
 		if (c->fsw_runq[i] <= 0 || !what[i])
 			continue;
-		ns += c->fsw_runq[i];
 		int w = snprintf(list + len, sizeof list - len, "%s%s behind %s", len ? "; " : "",
 				 trace_fmt_ns(c->fsw_runq[i], b, sizeof b), what[i]);
 		if (w > 0 && (size_t)w < sizeof list - len)
 			len += (size_t)w;
 	}
-	if (ns <= 0)
-		return;
-	finding_add(k, sh(c, ns),
-		    "Filesystem threads on the CPUs: the threads waited %s to run while the "
-		    "filesystem's own kernel threads ran on the CPU they waited for (%s). That is "
-		    "the deletes' deferred work, not other load: it needs the CPUs as much as the "
-		    "unlinks do, and running on a quiet machine would not remove it.",
-		    trace_fmt_ns(ns, b, sizeof b), list);
-}
-
-static double reclaim_ns(const struct finding_ctx *c)
-{
-	return c->kcpu[TCPU_RECLAIM] + c->cause[TC_RECLAIM];
+	finding_claim(k,
+		      "the threads waited %s to run while the filesystem's own kernel threads ran "
+		      "on the CPU they waited for (%s)",
+		      trace_fmt_ns(k->ns, b, sizeof b), list);
 }
 
 /* A memory limit that was neither hit nor reclaimed from while tracing did
@@ -206,35 +188,31 @@ void rule_memcg_reclaim(const struct finding_ctx *c, struct finding_sink *k)
 	const struct trace_limits *l = &c->r->limits;
 	char b1[32], b2[32];
 
-	if (reclaim_ns(c) <= 0 || !memcg_limited(c))
+	if (!memcg_limited(c))
 		return;
 	char scanned[48] = "";
 	if (l->mem_reclaim_pages)
 		snprintf(scanned, sizeof scanned, ", %llu pages scanned",
 			 (unsigned long long)l->mem_reclaim_pages);
-	finding_add(k, sh(c, reclaim_ns(c)),
-		    "Memory-cgroup reclaim: the cgroup %s is limited to %s and the threads reclaimed "
-		    "its pages in their own context for %s, the waits inside reclaim included (limit "
-		    "hit %llu times%s). Raise the limit "
-		    "(memory.limit_in_bytes, memory.max): the dentries, inodes and page cache a delete "
-		    "touches, and the group's dirty data, are charged to it.",
-		    l->mem_cgroup, mib(l->mem_limit, b2, sizeof b2),
-		    trace_fmt_ns(reclaim_ns(c), b1, sizeof b1), (unsigned long long)l->mem_failcnt,
-		    scanned);
+	finding_claim(k,
+		      "the cgroup %s is limited to %s and the threads reclaimed its pages in their "
+		      "own context for %s, the waits inside reclaim included (limit hit %llu "
+		      "times%s)",
+		      l->mem_cgroup, mib(l->mem_limit, b2, sizeof b2),
+		      trace_fmt_ns(k->ns, b1, sizeof b1), (unsigned long long)l->mem_failcnt,
+		      scanned);
 }
 
 void rule_memory_reclaim(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
 
-	if (reclaim_ns(c) <= 0 || memcg_limited(c))
+	if (memcg_limited(c))
 		return;
-	finding_add(k, sh(c, reclaim_ns(c)),
-		    "Direct reclaim: the threads freed memory in their own context for %s (top site "
-		    "%s): the machine ran short of free memory. Nothing in the deleter changes this; "
-		    "free memory elsewhere.",
-		    trace_fmt_ns(reclaim_ns(c), b1, sizeof b1),
-		    finding_top_site(c, TC_RECLAIM, NULL));
+	finding_claim(k,
+		      "the threads freed memory in their own context for %s (top site %s): the "
+		      "machine ran short of free memory",
+		      trace_fmt_ns(k->ns, b1, sizeof b1), finding_top_site(c, TC_RECLAIM, NULL));
 }
 
 void rule_directory_lock(const struct finding_ctx *c, struct finding_sink *k)
@@ -243,29 +221,24 @@ void rule_directory_lock(const struct finding_ctx *c, struct finding_sink *k)
 	const int cause = TC_DIR_LOCK;
 	char b1[32], b2[32], holder[320];
 
-	if (c->dir_lock <= 0)
-		return;
 	/* the releaser wakes the waiter: it names the holder */
 	trace_wakers_phrase(c->r, trace_waker_of_cause, &cause, holder, sizeof holder);
-	finding_add(
-		k, sh(c, c->dir_lock),
-		"Directory-lock contention: the threads waited %s, spinning, asleep and queued to "
-		"run once woken, for the "
+	struct trace_finding *f = finding_claim(
+		k,
+		"the threads waited %s, spinning, asleep and queued to run once woken, for the "
 		"parent directory's i_rwsem, which every unlink takes for write (%llu rwsem write "
-		"waits, p99 %s), with up to %u threads%s. %s",
-		trace_fmt_ns(c->dir_lock, b1, sizeof b1), (unsigned long long)w->count,
-		trace_fmt_ns(hist_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads, holder,
-		/* one deleting thread cannot wait for itself: the holder is another
-	     * process, and fewer workers would change nothing */
-		c->r->max_threads > 1 ? "Fewer workers unlinking in one directory (one directory "
-					"per worker) removes this wait." :
-					"With one deleting thread the holder is another process "
-					"working in the same directory: nothing in the deleter "
-					"changes this.");
+		"waits, p99 %s), with up to %u threads%s",
+		trace_fmt_ns(k->ns, b1, sizeof b1), (unsigned long long)w->count,
+		trace_fmt_ns(hist_quantile(w, 0.99), b2, sizeof b2), c->r->max_threads, holder);
+	/* one deleting thread cannot wait for itself: the holder is another
+	 * process, and fewer workers would change nothing */
+	if (c->r->max_threads <= 1)
+		finding_remedy(f, "With one deleting thread the holder is another process working "
+				  "in the same directory: nothing in the deleter changes this.");
 }
 
-/* every other lock type, one finding each, named by its heaviest site; the
- * spinning on locks is on-CPU time of its own */
+/* Every other lock type, one finding each, named by its heaviest site: a
+ * family in one row, so the rule computes each share. */
 void rule_other_locks(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
@@ -286,20 +259,22 @@ void rule_other_locks(const struct finding_ctx *c, struct finding_sink *k)
 			}
 		}
 		finding_add(k, sh(c, c->lock[i]),
-			    "Lock contention on a %s: the threads waited %s for it, asleep and queued to run "
-			    "once woken (%llu waits, "
-			    "mostly in %s).",
-			    finding_lock_names[i], trace_fmt_ns(c->lock[i], b1, sizeof b1),
+			    "the threads waited %s for a %s, asleep and queued to run once woken (%llu "
+			    "waits, mostly in %s)",
+			    trace_fmt_ns(c->lock[i], b1, sizeof b1), finding_lock_names[i],
 			    (unsigned long long)n, site);
 	}
-	if (c->kcpu[TCPU_SPIN] > 0) {
-		k->id = "lock_spinning";
-		finding_add(
-			k, sh(c, c->kcpu[TCPU_SPIN]),
-			"Spinning on locks: %s on CPU in spin loops (queued spinlocks, optimistic "
-			"rwsem and mutex spinning): threads contending for the same kernel object.",
-			trace_fmt_ns(c->kcpu[TCPU_SPIN], b1, sizeof b1));
-	}
+}
+
+/* the spinning on locks is on-CPU time of its own */
+void rule_lock_spinning(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	finding_claim(k,
+		      "%s on CPU in spin loops (queued spinlocks, optimistic rwsem and mutex "
+		      "spinning): threads contending for the same kernel object",
+		      trace_fmt_ns(k->ns, b1, sizeof b1));
 }
 
 /* Evicting an empty inode is part of every unlink's cost; freeing is a
@@ -318,30 +293,27 @@ void rule_extent_freeing(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
 
-	if (c->kcpu[TCPU_FREEING] <= 0 || !freeing_own(c))
+	if (!freeing_own(c))
 		return;
-	finding_add(k, sh(c, c->kcpu[TCPU_FREEING]),
-		    "Freeing data: %s on CPU evicting inodes and freeing their extents, blocks and "
-		    "page cache (%llu ext4 block frees). A fragmented file has many extents to free; "
-		    "--free-rate paces the freeing of huge files, nothing makes it cheaper.",
-		    trace_fmt_ns(c->kcpu[TCPU_FREEING], b1, sizeof b1),
-		    (unsigned long long)c->m->ext4_free_calls);
+	finding_claim(k,
+		      "%s on CPU evicting inodes and freeing their extents, blocks and page cache "
+		      "(%llu ext4 block frees)",
+		      trace_fmt_ns(k->ns, b1, sizeof b1), (unsigned long long)c->m->ext4_free_calls);
 }
 
 void rule_page_faults(const struct finding_ctx *c, struct finding_sink *k)
 {
-	double ns = c->kcpu[TCPU_FAULT] + c->cause[TC_PAGE_FAULT];
 	char b1[32];
-
-	if (ns <= 0)
-		return;
 	const char *site = finding_top_site(c, TC_PAGE_FAULT, NULL);
-	finding_add(k, sh(c, ns),
-		    "Page faults: %s in page faults (on CPU and waiting for pages%s%s): the deleter "
-		    "touches memory it has not mapped yet, or mapped pages were evicted.",
-		    trace_fmt_ns(ns, b1, sizeof b1), *site ? ", top site " : "", site);
+
+	finding_claim(k,
+		      "%s in page faults (on CPU and waiting for pages%s%s): the deleter touches "
+		      "memory it has not mapped yet, or mapped pages were evicted",
+		      trace_fmt_ns(k->ns, b1, sizeof b1), *site ? ", top site " : "", site);
 }
 
+/* The kernel's CPU with the freeing of inodes without much data, which only
+ * the freeing's own weight takes out: the rule computes the share. */
 void rule_kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
 {
 	const struct probe_snapshot *s = c->s;
@@ -364,16 +336,15 @@ void rule_kernel_cpu(const struct finding_ctx *c, struct finding_sink *k)
 			 100 * c->kcpu[TCPU_JOURNAL] / ns);
 	if (top < 0) {
 		finding_add(k, sh(c, ns),
-			    "Running in the kernel: %s of CPU work in the kernel, the filesystem's own "
-			    "cost%s%s%s.",
+			    "%s of CPU work in the kernel, the filesystem's own cost%s%s%s",
 			    trace_fmt_ns(ns, b1, sizeof b1), *journaling ? " (" : "",
 			    *journaling ? journaling + 2 : "", *journaling ? ")" : "");
 		return;
 	}
 	const struct probe_hist *lat = &s->sc[top].lat;
 	finding_add(k, sh(c, ns),
-		    "Running in the kernel: %s of CPU work in the kernel, the filesystem's own cost "
-		    "of the unlinks, lookups and directory reads (%s: %llu calls, mean %s, p99 %s%s).",
+		    "%s of CPU work in the kernel, the filesystem's own cost of the unlinks, lookups "
+		    "and directory reads (%s: %llu calls, mean %s, p99 %s%s)",
 		    trace_fmt_ns(ns, b1, sizeof b1), trace_syscall_name(top, b4, sizeof b4),
 		    (unsigned long long)lat->count, trace_fmt_ns(hist_mean(lat), b2, sizeof b2),
 		    trace_fmt_ns(hist_quantile(lat, 0.99), b3, sizeof b3), journaling);
@@ -383,73 +354,11 @@ void rule_user_cpu(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
 
-	if (c->user <= 0)
-		return;
-	finding_add(k, sh(c, c->user),
-		    "User-space CPU: the deleter ran its own code in user space for %s%s. A compiled "
-		    "deleter that "
-		    "does no per-entry work (rm, adaptrm) needs a fraction of this.",
-		    trace_fmt_ns(c->user, b1, sizeof b1),
-		    c->entries ? " between its system calls" : "");
+	finding_claim(k, "the deleter ran its own code in user space for %s%s",
+		      trace_fmt_ns(k->ns, b1, sizeof b1),
+		      c->entries ? " between its system calls" : "");
 }
 
-/* the remaining wait causes: nothing in the deleter changes any of them */
-void rule_plain_causes(const struct finding_ctx *c, struct finding_sink *k)
-{
-	static const struct {
-		int cause;
-		const char *id, *what;
-	} t[] = {
-		{ TC_WRITEBACK, "writeback_waits",
-		  "Writeback: the threads waited %s for pages or inodes under writeback (%llu "
-		  "waits, top site %s)." },
-		{ TC_PEER, "peer_waits",
-		  "Waiting for another process: the threads waited %s reading or writing pipes "
-		  "and sockets (%llu waits, top site %s): the other end of a pipeline, not the "
-		  "filesystem." },
-		{ TC_OTHER, "other_waits",
-		  "Other waits: the threads waited %s at sites the table does not know (%llu "
-		  "waits, top site %s)." },
-	};
-	char b1[32];
-
-	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-		if (c->cause[t[i].cause] <= 0)
-			continue;
-		k->id = t[i].id;
-		const char *top = finding_top_site(c, TC_OTHER, NULL);
-		if (t[i].cause == TC_OTHER && !strncmp(top, "(no stack", 9)) {
-			/* the site names why the kernel kept no stack, if it said */
-			char why[80] = "";
-			if (strcmp(top, "(no stack)"))
-				snprintf(why, sizeof why, ", %s", top);
-			finding_add(k, sh(c, c->cause[TC_OTHER]),
-				    "Blocked where no stack was recorded: the threads waited %s (%llu "
-				    "waits%s); without --no-callers the report names the wait sites and "
-				    "their causes.",
-				    trace_fmt_ns(c->cause[TC_OTHER], b1, sizeof b1),
-				    (unsigned long long)finding_cause_waits(c, TC_OTHER), why);
-			continue;
-		}
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-		finding_add(k, sh(c, c->cause[t[i].cause]), t[i].what,
-			    trace_fmt_ns(c->cause[t[i].cause], b1, sizeof b1),
-			    (unsigned long long)finding_cause_waits(c, t[i].cause),
-			    finding_top_site(c, t[i].cause, NULL));
-#pragma GCC diagnostic pop
-	}
-	if (c->lost > 0) {
-		k->id = "unattributed_waits";
-		finding_add(k, sh(c, c->lost),
-			    "Unattributed waits: %s of waits whose site the probes could not keep (the "
-			    "wait-site table was full).",
-			    trace_fmt_ns(c->lost, b1, sizeof b1));
-	}
-}
-
-/* not a cause: the time the threads chose to wait (a parent for its
- * child, idle workers, timers); ranked last */
 /* A ptrace tracer (strace -f, gdb, ltrace) stops the thread at every
  * system call's entry and exit until it has handled the stop: the delete
  * then runs at the tracer's pace, outside any filesystem. */
@@ -457,82 +366,162 @@ void rule_ptrace_stops(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32], b2[32];
 
-	if (c->stopped <= 0 && c->tracer_cpu <= 0)
+	finding_claim(k,
+		      "the threads were stopped for %s in %llu stops, for a ptrace tracer (strace, "
+		      "gdb, ltrace stop a thread at every system call's entry and exit until they "
+		      "let it go on); the tracer ran %s on CPU",
+		      trace_fmt_ns(c->stopped, b1, sizeof b1),
+		      (unsigned long long)c->m->state_count[PROBE_XSTATE_TRACER_STOP],
+		      trace_fmt_ns(c->tracer_cpu, b2, sizeof b2));
+}
+
+/* ---- the remaining waits: nothing in the deleter changes any of them ---- */
+
+/* "the threads waited T WHAT (N waits, top site S)" for a cause's sites */
+static void cause_waits(const struct finding_ctx *c, struct finding_sink *k, int cause,
+			const char *what)
+{
+	char b1[32];
+
+	finding_claim(k, "the threads waited %s %s (%llu waits, top site %s)",
+		      trace_fmt_ns(k->ns, b1, sizeof b1), what,
+		      (unsigned long long)finding_cause_waits(c, cause),
+		      finding_top_site(c, cause, NULL));
+}
+
+void rule_writeback_waits(const struct finding_ctx *c, struct finding_sink *k)
+{
+	cause_waits(c, k, TC_WRITEBACK, "for pages or inodes under writeback");
+}
+
+void rule_peer_waits(const struct finding_ctx *c, struct finding_sink *k)
+{
+	cause_waits(c, k, TC_PEER, "reading or writing pipes and sockets");
+}
+
+void rule_other_waits(const struct finding_ctx *c, struct finding_sink *k)
+{
+	const char *top = finding_top_site(c, TC_OTHER, NULL);
+	char b1[32];
+
+	if (strncmp(top, "(no stack", 9)) {
+		cause_waits(c, k, TC_OTHER, "at sites the table does not know");
 		return;
-	finding_add(
-		k, sh(c, c->stopped + c->tracer_cpu),
-		"Stopped by a tracer: the threads were stopped for %s in %llu stops, for a ptrace "
-		"tracer (strace, gdb, ltrace stop a thread at every system call's entry and exit "
-		"until they let it go on); the tracer ran %s on CPU. Run the delete "
-		"without the tracer, or measure it with a tracer that does not stop it (perf trace, "
-		"adaptrm --trace).",
-		trace_fmt_ns(c->stopped, b1, sizeof b1),
-		(unsigned long long)c->m->state_count[PROBE_XSTATE_TRACER_STOP],
-		trace_fmt_ns(c->tracer_cpu, b2, sizeof b2));
+	}
+	/* the site names why the kernel kept no stack, if it said */
+	char why[80] = "";
+	if (strcmp(top, "(no stack)"))
+		snprintf(why, sizeof why, ", %s", top);
+	finding_remedy(
+		finding_claim(k, "the threads waited %s where no stack was recorded (%llu waits%s)",
+			      trace_fmt_ns(k->ns, b1, sizeof b1),
+			      (unsigned long long)finding_cause_waits(c, TC_OTHER), why),
+		"Trace without --no-callers: the report then names the wait sites and their "
+		"causes.");
+}
+
+void rule_unattributed_waits(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	finding_claim(k,
+		      "%s of waits whose site the probes could not keep (the wait-site table was "
+		      "full)",
+		      trace_fmt_ns(k->ns, b1, sizeof b1));
 }
 
 /* Every kernel subsystem's part the catalogue left: its waits, its CPU
- * and the waits to run behind its helpers (trace/subsys.c words it). */
+ * and the waits to run behind its helpers. A family: each subsystem's words
+ * are its row of probes/subsys.c, the evidence trace/subsys.c's. */
 void rule_subsystems(const struct finding_ctx *c, struct finding_sink *k)
 {
-	char text[sizeof k->out->text];
+	char evidence[sizeof k->out->evidence];
 
 	for (int ss = 0; ss < SS_COUNT; ss++) {
 		double ns = c->sub_wait[ss] + c->sub_cpu[ss] + c->sub_runq[ss];
 		if (ns <= 0)
 			continue;
 		k->id = trace_subsys_finding_id(ss);
-		trace_subsys_text(c->r, ss, c->sub_wait[ss], c->sub_cpu[ss], c->sub_runq[ss], text,
-				  sizeof text);
-		finding_add(k, sh(c, ns), "%s", text);
+		trace_subsys_evidence(c->r, ss, c->sub_wait[ss], c->sub_cpu[ss], c->sub_runq[ss],
+				      evidence, sizeof evidence);
+		struct trace_finding *f = finding_add(k, sh(c, ns), "%s", evidence);
+		if (f) {
+			f->title = subsys_name(ss);
+			f->remedy = subsys_remedy(ss);
+			f->confirm = subsys_confirm(ss);
+		}
 	}
 }
 
-/* The states that are causes of their own: a stop by a signal, a
- * freeze, any other state; and what no state holds. */
-void rule_states(const struct finding_ctx *c, struct finding_sink *k)
+/* ---- the states that are causes of their own, and what no state holds ---- */
+
+void rule_signal_stop(const struct finding_ctx *c, struct finding_sink *k)
 {
-	char text[sizeof k->out->text];
-	const struct {
-		const char *id;
-		double ns;
-		void (*fn)(const struct trace_result *, double, char *, size_t);
-	} t[] = {
-		{ "signal_stop", c->sigstop, trace_signal_stop_text },
-		{ "frozen", c->frozen, trace_frozen_text },
-		{ "other_states", c->other_state, trace_other_state_text },
-	};
+	const unsigned x = PROBE_XSTATE_SIGNAL_STOP;
+	char b1[32], wakers[320];
 
-	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-		if (t[i].ns <= 0)
-			continue;
-		k->id = t[i].id;
-		t[i].fn(c->r, t[i].ns, text, sizeof text);
-		finding_add(k, sh(c, t[i].ns), "%s", text);
-	}
-	if (c->pretrace > 0) {
-		k->id = "before_trace";
-		trace_pretrace_text(c->r, c->pretrace, text, sizeof text);
-		finding_add(k, sh(c, c->pretrace), "%s", text);
-		k->out[k->n - 1].cause = false;
-	}
-	if (c->unaccounted > 0) {
-		k->id = "not_accounted";
-		trace_not_accounted_text(c->r, c->unaccounted, c->life, text, sizeof text);
-		finding_add(k, sh(c, c->unaccounted), "%s", text);
-	}
+	trace_wakers_phrase(c->r, trace_waker_in_xstate, &x, wakers, sizeof wakers);
+	finding_claim(k,
+		      "the threads were stopped (state T, job control) for %s in %llu stops, by "
+		      "SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU, not by a tracer%s",
+		      trace_fmt_ns(k->ns, b1, sizeof b1),
+		      (unsigned long long)c->m->state_count[PROBE_XSTATE_SIGNAL_STOP], wakers);
 }
 
+void rule_frozen(const struct finding_ctx *c, struct finding_sink *k)
+{
+	const unsigned x = PROBE_XSTATE_FROZEN;
+	char b1[32], wakers[320];
+
+	trace_wakers_phrase(c->r, trace_waker_in_xstate, &x, wakers, sizeof wakers);
+	finding_claim(k,
+		      "the threads were frozen for %s in %llu freezes, by the cgroup freezer "
+		      "(freezer.state FROZEN) or a system suspend%s",
+		      trace_fmt_ns(k->ns, b1, sizeof b1),
+		      (unsigned long long)c->m->state_count[PROBE_XSTATE_FROZEN], wakers);
+}
+
+void rule_other_states(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	finding_claim(k,
+		      "the threads were off CPU for %s in %llu switches in a state that is neither "
+		      "running, blocked, sleeping, stopped nor frozen (parked, dying, new)",
+		      trace_fmt_ns(k->ns, b1, sizeof b1),
+		      (unsigned long long)c->m->state_count[PROBE_XSTATE_OTHER]);
+}
+
+void rule_before_trace(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32];
+
+	finding_claim(k,
+		      "%s in %llu threads that were already waiting when the probes attached (a -p "
+		      "target's idle threads, a command before it starts), in a state they did not "
+		      "see begin: not a cause the trace can name",
+		      trace_fmt_ns(k->ns, b1, sizeof b1), (unsigned long long)c->m->pretrace_count);
+}
+
+void rule_not_accounted(const struct finding_ctx *c, struct finding_sink *k)
+{
+	char b1[32], b2[32];
+
+	finding_claim(k,
+		      "%s of the threads' %s lifetime while traced is in no state the probes saw "
+		      "(threads that were already off CPU when tracing began, or events lost); the "
+		      "shares above are of the whole, this part unexplained",
+		      trace_fmt_ns(k->ns, b1, sizeof b1), trace_fmt_ns(c->life, b2, sizeof b2));
+}
+
+/* not a cause: the time the threads chose to wait (a parent for its
+ * child, idle workers, timers); ranked last */
 void rule_idle_waits(const struct finding_ctx *c, struct finding_sink *k)
 {
 	char b1[32];
 
-	if (c->idle <= 0)
-		return;
-	finding_add(k, sh(c, c->idle),
-		    "Idle, not a cause: %s waiting for children, other threads, events or timers "
-		    "(wait4, futex, poll, sleeps): a parent waiting for its deleting child, idle "
-		    "workers.",
-		    trace_fmt_ns(c->idle, b1, sizeof b1));
-	k->out[k->n - 1].cause = false;
+	finding_claim(k,
+		      "%s waiting for children, other threads, events or timers (wait4, futex, poll, "
+		      "sleeps): a parent waiting for its deleting child, idle workers",
+		      trace_fmt_ns(k->ns, b1, sizeof b1));
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* The --trace verdict's partition (findings_int.h): finding_ctx_init()
- * splits the traced threads' whole time (thread seconds while each lives)
- * into parts: on CPU in user space, in the kernel inside and outside system
- * calls (split by what the sampled kernel stacks were doing), runnable
- * (throttled by a CPU quota, behind the traced threads' own excess, behind
- * other tasks), blocked and sleeping by class of wait site, and idle
- * (waiting for children, events or timers). The catalogue's rules
- * (findings_cpu.c, findings_io.c) claim these parts. */
+/* The --trace verdict's partition (findings_int.h), and the sink its rules
+ * add their findings to: finding_ctx_init() splits the traced threads'
+ * whole time (thread seconds while each lives) into parts: on CPU in user
+ * space, in the kernel inside and outside system calls (split by what the
+ * sampled kernel stacks were doing), runnable (throttled by a CPU quota,
+ * behind the traced threads' own excess, behind other tasks), blocked and
+ * sleeping by class of wait site, and idle (waiting for children, events or
+ * timers). The catalogue's rows (findings.c) claim these parts. */
 #include "probes/hist.h"
 #include "trace/findings_int.h"
 #include "trace/measure.h"
@@ -31,20 +31,28 @@ const char *const finding_read_kinds[NREADS] = { "inode_table", "directory_block
 const char *const finding_btrfs_kinds[NBTRFS] = { "tree_lock", "transaction", "delayed_items",
 						  "space", NULL };
 
-void finding_add(struct finding_sink *k, double share, const char *fmt, ...)
+/* The rules' sink lives with the partition they read, not in the engine:
+ * the engine (findings.c) calls the rules, so a sink there would put the
+ * files in a loop. */
+struct trace_finding *finding_add(struct finding_sink *k, double share, const char *fmt, ...)
 {
+	const struct finding_rule *row = k->rule;
 	va_list ap;
 
 	if (k->n >= k->max)
-		return;
-	k->out[k->n].id = k->id;
-	k->out[k->n].explains = k->explains;
-	k->out[k->n].share = share;
-	k->out[k->n].cause = true;
+		return NULL;
+	struct trace_finding *f = &k->out[k->n++];
+	f->id = k->id;
+	f->explains = k->explains;
+	f->share = share;
+	f->cause = !(row->flags & FR_NOT_CAUSE);
+	f->title = row->title ? row->title : "";
+	f->remedy = row->remedy ? row->remedy : "";
+	f->confirm = row->confirm ? row->confirm : "";
 	va_start(ap, fmt);
-	vsnprintf(k->out[k->n].text, sizeof k->out[k->n].text, fmt, ap);
+	vsnprintf(f->evidence, sizeof f->evidence, fmt, ap);
 	va_end(ap);
-	k->n++;
+	return f;
 }
 
 static void add_dev(struct probe_dev_stat *d, const struct probe_dev_stat *x)

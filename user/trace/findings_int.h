@@ -12,6 +12,7 @@
 #include "trace/waits.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -72,19 +73,56 @@ struct finding_ctx {
 	double fsw_runq[PROBE_FSW_COUNT];
 };
 
+struct finding_rule;
+
 struct finding_sink {
 	struct trace_finding *out;
 	int n, max;
-	const char *id; /* the running rule's: its findings carry it */
+	const struct finding_rule *rule; /* the running row: its words go to its findings */
+	const char *id;			 /* the running row's id, or one of its family's */
 	const char *explains;
+	/* the running row's parts, summed by the engine (ns, and as a share) */
+	double ns, claimed;
+};
+
+/* A row of the catalogue (findings.c): one cause. The engine sums the row's
+ * PARTS (offsets of struct finding_ctx's double fields; 0, the offset of
+ * R, which no row claims, ends the list) and runs FN only when they are
+ * positive; FN then decides whether the cause applies and words its
+ * evidence, and the finding's share is that sum. A row without parts has a
+ * share that needs conditions (its parts depend on another cause, or it has
+ * several findings): FN computes it. */
+#define FINDING_MAX_PARTS 8
+#define FINDING_PART(field) offsetof(struct finding_ctx, field)
+enum { FR_EXPLAINS = 1, FR_NOT_CAUSE = 2 };
+struct finding_rule {
+	const char *id;
+	const char *title;   /* the cause in words; NULL: the family's (subsystems) */
+	const char *remedy;  /* the generic remedy, one sentence */
+	const char *confirm; /* a command that confirms it without adaptrm, or NULL */
+	size_t parts[FINDING_MAX_PARTS];
+	void (*fn)(const struct finding_ctx *, struct finding_sink *);
+	int arg;	/* a family's member (a kind of read, of btrfs wait) */
+	unsigned flags; /* FR_EXPLAINS: after the partition's; FR_NOT_CAUSE: ranked last */
 };
 
 /* Partitions R's time into C (findings_ctx.c). */
 void finding_ctx_init(struct finding_ctx *c, const struct trace_result *r);
 
-/* Adds a finding of the running rule to K (none beyond its room). */
-void finding_add(struct finding_sink *k, double share, const char *fmt, ...)
+/* Adds a finding of the running rule to K with SHARE and the evidence
+ * (printf), in the row's words; NULL when K has no room (findings_ctx.c). */
+struct trace_finding *finding_add(struct finding_sink *k, double share, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same with the share of the row's parts. */
+#define finding_claim(k, ...) finding_add((k), (k)->claimed, __VA_ARGS__)
+
+/* A case of a rule whose remedy is not its row's (reads held by a cgroup's
+ * limit, commits the deleter's own syncs forced): F says it instead. */
+static inline void finding_remedy(struct trace_finding *f, const char *remedy)
+{
+	if (f)
+		f->remedy = remedy;
+}
 
 /* The share of the whole time NS is. */
 static inline double sh(const struct finding_ctx *c, double ns)
@@ -116,9 +154,10 @@ uint64_t finding_cause_waits(const struct finding_ctx *c, int cause);
 /* The metadata reads' parts, ns. */
 double finding_reads_sum(const struct finding_ctx *c);
 
-/* The catalogue's rules, each adding its findings to K: findings_cpu.c
- * (CPU, memory, locks, states and waits) and findings_io.c (filesystems and
- * devices, and the explaining rules). */
+/* The catalogue's rules, one per row of findings.c's table (some rows of
+ * a family share one): findings_cpu.c (CPU, memory, locks, states and the
+ * remaining waits) and findings_io.c (filesystems and devices, and the
+ * explaining rules). */
 void rule_cpu_quota(const struct finding_ctx *c, struct finding_sink *k);
 void rule_cpu_oversubscription(const struct finding_ctx *c, struct finding_sink *k);
 void rule_cpu_contention(const struct finding_ctx *c, struct finding_sink *k);
@@ -127,14 +166,21 @@ void rule_memcg_reclaim(const struct finding_ctx *c, struct finding_sink *k);
 void rule_memory_reclaim(const struct finding_ctx *c, struct finding_sink *k);
 void rule_directory_lock(const struct finding_ctx *c, struct finding_sink *k);
 void rule_other_locks(const struct finding_ctx *c, struct finding_sink *k);
-void rule_device_reads(const struct finding_ctx *c, struct finding_sink *k);
-void rule_metadata_reads(const struct finding_ctx *c, struct finding_sink *k);
-void rule_journal(const struct finding_ctx *c, struct finding_sink *k);
+void rule_lock_spinning(const struct finding_ctx *c, struct finding_sink *k);
+void rule_device_throttled(const struct finding_ctx *c, struct finding_sink *k);
+void rule_slow_device(const struct finding_ctx *c, struct finding_sink *k);
+void rule_read_kind(const struct finding_ctx *c, struct finding_sink *k);
+void rule_locked_buffer_reads(const struct finding_ctx *c, struct finding_sink *k);
+void rule_blocked_on_io(const struct finding_ctx *c, struct finding_sink *k);
+void rule_journal_forced(const struct finding_ctx *c, struct finding_sink *k);
+void rule_journal_space(const struct finding_ctx *c, struct finding_sink *k);
+void rule_journal_commits(const struct finding_ctx *c, struct finding_sink *k);
 void rule_writeback_throttle(const struct finding_ctx *c, struct finding_sink *k);
 void rule_discard(const struct finding_ctx *c, struct finding_sink *k);
 void rule_xfs_inodegc(const struct finding_ctx *c, struct finding_sink *k);
+void rule_xfs_log_forces(const struct finding_ctx *c, struct finding_sink *k);
 void rule_xfs_log(const struct finding_ctx *c, struct finding_sink *k);
-void rule_btrfs(const struct finding_ctx *c, struct finding_sink *k);
+void rule_btrfs_kind(const struct finding_ctx *c, struct finding_sink *k);
 void rule_fuse_daemon(const struct finding_ctx *c, struct finding_sink *k);
 void rule_overlayfs(const struct finding_ctx *c, struct finding_sink *k);
 void rule_extent_freeing(const struct finding_ctx *c, struct finding_sink *k);
@@ -142,9 +188,16 @@ void rule_page_faults(const struct finding_ctx *c, struct finding_sink *k);
 void rule_ptrace_stops(const struct finding_ctx *c, struct finding_sink *k);
 void rule_kernel_cpu(const struct finding_ctx *c, struct finding_sink *k);
 void rule_user_cpu(const struct finding_ctx *c, struct finding_sink *k);
-void rule_plain_causes(const struct finding_ctx *c, struct finding_sink *k);
+void rule_writeback_waits(const struct finding_ctx *c, struct finding_sink *k);
+void rule_peer_waits(const struct finding_ctx *c, struct finding_sink *k);
+void rule_other_waits(const struct finding_ctx *c, struct finding_sink *k);
+void rule_unattributed_waits(const struct finding_ctx *c, struct finding_sink *k);
 void rule_subsystems(const struct finding_ctx *c, struct finding_sink *k);
-void rule_states(const struct finding_ctx *c, struct finding_sink *k);
+void rule_signal_stop(const struct finding_ctx *c, struct finding_sink *k);
+void rule_frozen(const struct finding_ctx *c, struct finding_sink *k);
+void rule_other_states(const struct finding_ctx *c, struct finding_sink *k);
+void rule_before_trace(const struct finding_ctx *c, struct finding_sink *k);
+void rule_not_accounted(const struct finding_ctx *c, struct finding_sink *k);
 void rule_idle_waits(const struct finding_ctx *c, struct finding_sink *k);
 void rule_scattered_inodes(const struct finding_ctx *c, struct finding_sink *k);
 void rule_small_getdents(const struct finding_ctx *c, struct finding_sink *k);

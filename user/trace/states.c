@@ -5,7 +5,6 @@
 #include "probes/probes.h"
 #include "trace/measure.h"
 #include "trace/result.h"
-#include "trace/wakers.h"
 
 #include <string.h>
 
@@ -42,73 +41,6 @@ void trace_states_of(const struct trace_result *r, struct trace_states *s)
 	s->accounted += s->pretrace;
 	s->life = (double)r->total->life_ns;
 	s->not_accounted = s->life > s->accounted ? s->life - s->accounted : 0;
-}
-
-void trace_signal_stop_text(const struct trace_result *r, double ns, char *buf, size_t len)
-{
-	const unsigned x = PROBE_XSTATE_SIGNAL_STOP;
-	char b1[32], wakers[320];
-
-	trace_wakers_phrase(r, trace_waker_in_xstate, &x, wakers, sizeof wakers);
-	snprintf(buf, len,
-		 "Stopped by a signal: the threads were stopped (state T, job control) for %s in "
-		 "%llu stops, by SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU, not by a tracer%s. Confirm: "
-		 "grep State /proc/PID/status says T (stopped). Remedy: continue it (kill -CONT "
-		 "PID, or fg or bg in its shell), and find who stops it.",
-		 trace_fmt_ns(ns, b1, sizeof b1),
-		 (unsigned long long)r->total->misc.state_count[PROBE_XSTATE_SIGNAL_STOP],
-		 *wakers ? wakers : "");
-}
-
-void trace_frozen_text(const struct trace_result *r, double ns, char *buf, size_t len)
-{
-	const unsigned x = PROBE_XSTATE_FROZEN;
-	char b1[32], wakers[320];
-
-	trace_wakers_phrase(r, trace_waker_in_xstate, &x, wakers, sizeof wakers);
-	snprintf(buf, len,
-		 "Frozen: the threads were frozen for %s in %llu freezes, by the cgroup freezer "
-		 "(freezer.state FROZEN) or a system suspend%s. Confirm: cat /proc/PID/cgroup and "
-		 "the group's freezer.state. Remedy: thaw it (echo THAWED > freezer.state).",
-		 trace_fmt_ns(ns, b1, sizeof b1),
-		 (unsigned long long)r->total->misc.state_count[PROBE_XSTATE_FROZEN], wakers);
-}
-
-void trace_other_state_text(const struct trace_result *r, double ns, char *buf, size_t len)
-{
-	char b1[32];
-
-	snprintf(buf, len,
-		 "Other scheduler states: the threads were off CPU for %s in %llu switches in a "
-		 "state that is neither running, blocked, sleeping, stopped nor frozen (parked, "
-		 "dying, new).",
-		 trace_fmt_ns(ns, b1, sizeof b1),
-		 (unsigned long long)r->total->misc.state_count[PROBE_XSTATE_OTHER]);
-}
-
-void trace_pretrace_text(const struct trace_result *r, double ns, char *buf, size_t len)
-{
-	char b1[32];
-
-	snprintf(buf, len,
-		 "Off CPU since before tracing began, not a cause the trace can name: %s in %llu "
-		 "threads that were already waiting when the probes attached (a -p target's "
-		 "idle threads, a command before it starts), in a state they did not see "
-		 "begin. Attach earlier, or trace the command itself.",
-		 trace_fmt_ns(ns, b1, sizeof b1), (unsigned long long)r->total->misc.pretrace_count);
-}
-
-void trace_not_accounted_text(const struct trace_result *r, double ns, double whole, char *buf,
-			      size_t len)
-{
-	char b1[32], b2[32];
-
-	(void)r;
-	snprintf(buf, len,
-		 "Not accounted: %s of the threads' %s lifetime while traced is in no state the "
-		 "probes saw (threads that were already off CPU when tracing began, or events "
-		 "lost); the shares above are of the whole, this part unexplained.",
-		 trace_fmt_ns(ns, b1, sizeof b1), trace_fmt_ns(whole, b2, sizeof b2));
 }
 
 static const char *const xnames[PROBE_XSTATE_COUNT] = { "stopped by a signal", "stopped by a tracer",

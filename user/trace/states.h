@@ -4,7 +4,7 @@
  * tracer, frozen, any other state the scheduler records; by construction
  * they add up to the time the probes accounted, and the threads' lifetimes
  * (from their forks and exits) say what they did not account. The report's
- * "states" section, and the verdict's words for the states that are
+ * "states" section; the verdict's catalogue words the states that are
  * causes of their own (a stop, a freeze, time not accounted). */
 #ifndef ADAPTRM_TRACE_STATES_H
 #define ADAPTRM_TRACE_STATES_H
@@ -27,15 +27,6 @@ struct trace_states {
 	double not_accounted; /* life beyond the accounted states */
 };
 void trace_states_of(const struct trace_result *r, struct trace_states *s);
-
-/* The verdict's sentence for NS stopped by signals (job control), frozen,
- * or in other states, and for NS not accounted, into BUF. */
-void trace_signal_stop_text(const struct trace_result *r, double ns, char *buf, size_t len);
-void trace_frozen_text(const struct trace_result *r, double ns, char *buf, size_t len);
-void trace_other_state_text(const struct trace_result *r, double ns, char *buf, size_t len);
-void trace_pretrace_text(const struct trace_result *r, double ns, char *buf, size_t len);
-void trace_not_accounted_text(const struct trace_result *r, double ns, double whole, char *buf,
-			      size_t len);
 
 void trace_text_states(FILE *f, const struct trace_result *r);
 void trace_json_states(struct json_writer *w, const struct trace_result *r);

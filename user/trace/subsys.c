@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-/* The verdict's words for a subsystem's part (subsys.h). */
+/* The verdict's evidence for a subsystem's part (subsys.h). */
 #include "trace/subsys.h"
 #include "trace/measure.h"
 #include "trace/result.h"
@@ -63,11 +63,11 @@ static void append(char *buf, size_t len, size_t *n, const char *fmt, ...)
 		*n = *n + (size_t)w < len ? *n + (size_t)w : len;
 }
 
-void trace_subsys_text(const struct trace_result *r, int ss, double wait_ns, double cpu_ns,
-		       double runq_ns, char *buf, size_t len)
+void trace_subsys_evidence(const struct trace_result *r, int ss, double wait_ns, double cpu_ns,
+			   double runq_ns, char *buf, size_t len)
 {
 	char b1[32], b2[32], b3[32], parts[256] = "", wakers[320] = "";
-	const char *name = subsys_name(ss), *site = top_site(r, ss);
+	const char *site = top_site(r, ss);
 	size_t n = 0;
 
 	if (wait_ns > 0)
@@ -82,8 +82,5 @@ void trace_subsys_text(const struct trace_result *r, int ss, double wait_ns, dou
 		       "%swaited %s to run behind the helpers that answer it", n ? ", " : "",
 		       trace_fmt_ns(runq_ns, b3, sizeof b3));
 	trace_wakers_phrase(r, trace_waker_in_subsys, &ss, wakers, sizeof wakers);
-	/* the name starts the sentence: capitalized */
-	snprintf(buf, len, "%c%s: the threads %s%s. Confirm: %s. Remedy: %s.",
-		 *name >= 'a' && *name <= 'z' ? *name - 'a' + 'A' : *name, name + 1, parts, wakers,
-		 subsys_confirm(ss), subsys_remedy(ss));
+	snprintf(buf, len, "the threads %s%s", parts, wakers);
 }

@@ -5,10 +5,19 @@
  * sections). */
 #ifndef ADAPTRM_TRACE_VERDICT_H
 #define ADAPTRM_TRACE_VERDICT_H
+#include <stddef.h>
 #include <stdio.h>
 
 struct json_writer;
+struct trace_finding;
 struct trace_result;
+
+/* Room for any finding's sentence: its title, evidence, remedy and
+ * confirming command. */
+#define TRACE_FINDING_SENTENCE 1536
+/* F as the sentence the report prints, "Title: evidence. Remedy. Confirm:
+ * CMD.", into BUF (LEN bytes); returns its length. */
+size_t trace_finding_sentence(const struct trace_finding *f, char *buf, size_t len);
 
 /* The verdict first: the traced threads' time partitioned into findings
  * whose shares sum to 100%, each followed by what explains it. */
