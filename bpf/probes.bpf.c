@@ -863,10 +863,17 @@ __noinline int switch_out(__u32 tid, __u32 kind, __u32 ctx, int stackid, __u64 n
 	return 0;
 }
 
-__noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
+__noinline int switch_in(__u32 tid, __u32 tgid, __u32 after_traced, __u32 flags, __u64 now)
 {
 	/* a traced process that has removed nothing yet */
 	bool helper = !(flags & TGID_REMOVES);
+	/* Waiting for another traced process while another process unlinks:
+	 * a parent in wait4 for its deleting child, or a sleep that another
+	 * traced process ended (a pipe the child closes as it execs the
+	 * remover, a pipeline's other end). That process's own threads hold
+	 * the time; a process that is the only one to unlink still waits on
+	 * its own. */
+	bool for_other = false;
 	struct offcpu *o = bpf_map_lookup_elem(&offcpu_start, &tid);
 	struct probe_misc *m;
 	__u64 off, rq = 0;
@@ -917,13 +924,13 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 				left -= d;
 			}
 		}
+		for_other = kind == PROBE_OFFCPU_SLEEPING && !(o->ctx & PROBE_WAIT_IN_LOCK) &&
+			    ((o->ctx & PROBE_WAIT_FOR_CHILD) ||
+			     (o->who.cls == PROBE_WAKER_TRACED && o->who.tgid != tgid)) &&
+			    nunlinkers >= 1 + !!(flags & TGID_UNLINKED);
 		if (helper && kind == PROBE_OFFCPU_SLEEPING && !(o->ctx & PROBE_WAIT_IN_SYSCALL))
 			__sync_fetch_and_add(&m->helper_idle_ns, off - rq);
-		/* a parent waiting for its children while another process
-		 * unlinks: the children's threads hold that time; a parent
-		 * that is the only one to unlink still waits on its own */
-		else if (kind == PROBE_OFFCPU_SLEEPING && (o->ctx & PROBE_WAIT_FOR_CHILD) &&
-			 nunlinkers >= 1 + !!(flags & TGID_UNLINKED))
+		else if (for_other && !(o->ctx & PROBE_WAIT_IN_SYSCALL))
 			__sync_fetch_and_add(&m->child_wait_ns, off - rq);
 		if (kind == OFFCPU_OTHER && (o->ctx & PROBE_WAIT_STOPPED)) {
 			__sync_fetch_and_add(&m->stopped_ns, off - rq);
@@ -953,7 +960,7 @@ __noinline int switch_in(__u32 tid, __u32 after_traced, __u32 flags, __u64 now)
 		struct probe_wait_key k = { .stackid = o->stackid,
 					    .state = kind,
 					    .ctx = (o->ctx & ~PROBE_WAIT_FOR_CHILD) |
-						   (helper ? PROBE_WAIT_HELPER : 0) };
+						   (helper || for_other ? PROBE_WAIT_HELPER : 0) };
 		struct probe_wait_val *v, zero = {};
 
 		v = bpf_map_lookup_or_try_init(&wait_sites, &k, &zero);
@@ -1120,8 +1127,9 @@ static __always_inline int do_sched_switch(__u64 *ctx)
 		struct offcpu *o = bpf_map_lookup_elem(&offcpu_start, &ntid);
 		if (o && o->ts && o->kind != PROBE_OFFCPU_PREEMPTED)
 			task_id(prev, &o->holder);
-		switch_in(ntid, prev_traced && ptid != ntid, tgid_flags(BPF_CORE_READ(next, tgid)),
-			  now);
+		__u32 ntgid = BPF_CORE_READ(next, tgid);
+
+		switch_in(ntid, ntgid, prev_traced && ptid != ntid, tgid_flags(ntgid), now);
 	}
 	return 0;
 }

@@ -15,13 +15,24 @@ test_holders_another_reader_holds_the_directory() {
 	make_flat m/d "$n"
 	sync
 	python3 -c 'import os, sys
+os.listdir(sys.argv[1])
+open(sys.argv[2], "w").close()
 while True:
     try:
         os.listdir(sys.argv[1])
     except FileNotFoundError:
-        break' "$PWD/m/d" &
+        break' "$PWD/m/d" "$PWD/reading" &
 	rd=$!
 	on_exit "kill $rd"
+	# the reader must be reading before the delete starts (an interpreter
+	# behind a wrapper script can take a while to start on a busy machine)
+	local i
+	for i in $(seq 600); do
+		[ -e reading ] && break
+		kill -0 "$rd" 2>/dev/null || setup_failed "the reader exited"
+		sleep 0.1
+	done
+	[ -e reading ] || setup_failed "the reader did not start reading in 60 s"
 	wchan_sampler pid.txt wchan.txt
 	"$ADAPTRM" --trace --json t.json -- sh -c 'echo $$ >pid.txt && exec rm -rf m/d' >report.txt ||
 		fail "trace failed"

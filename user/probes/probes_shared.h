@@ -85,7 +85,9 @@ enum probe_offcpu_kind {
 #define PROBE_WAIT_IN_WAIT_SC 0x8 /* (BPF only) in a syscall that waits (wait_sc[]) */
 #define PROBE_WAIT_FOR_CHILD 0x20 /* (BPF only) in wait4 or waitid */
 #define PROBE_WAIT_STOPPED 0x40	  /* (BPF only) stopped by a tracer or a signal */
-#define PROBE_WAIT_HELPER 0x10	  /* in a process that has removed nothing (yet) */
+/* A helper's wait: its process removed nothing (yet), or it waited for
+ * another traced process while another process unlinked. */
+#define PROBE_WAIT_HELPER 0x10
 /* S waits inside busy syscalls: a stack for a thread's first, then 1 in
  * PROBE_S_SAMPLE; the others are keyed by this stack id and user space
  * spreads their time over the sampled sites (probes_wait_sites) */

@@ -184,30 +184,66 @@ static uint64_t scaled(uint64_t v, double f)
 	return (uint64_t)((double)v * f + 0.5);
 }
 
+/* Whether sampled site W can stand for the unsampled waits U: the same
+ * state and context, or (EXACT false) the same but for being a helper's, a
+ * mark set when the wait ends, after its stack was or was not taken. */
+static bool stands_for(const struct probe_wait_site *w, const struct probe_wait_site *u, bool exact)
+{
+	uint32_t mask = exact ? ~0u : ~(uint32_t)PROBE_WAIT_HELPER;
+	return w->stackid >= 0 && w->state == u->state && (w->ctx & mask) == (u->ctx & mask);
+}
+
 /* S waits inside busy syscalls have sampled stacks (PROBE_S_SAMPLE): the
  * unsampled ones' count and time go to the sampled sites of the same
- * context, in proportion; without a sampled site they stay as they are
- * (stack id PROBE_STACK_UNSAMPLED). Returns the new count. */
-static int spread_unsampled(struct probe_wait_site *all, int n)
+ * context, in proportion. Where those are only of the other kind (a
+ * helper's or not), the unsampled waits take their stacks as sites of
+ * their own context. Without a sampled site they stay as they are (stack
+ * id PROBE_STACK_UNSAMPLED). Returns the new count. */
+static int spread_unsampled(struct probe_wait_site **allp, size_t *cap, int n)
 {
 	for (int i = 0; i < n; i++) {
-		struct probe_wait_site *u = &all[i];
+		struct probe_wait_site *all = *allp, u = all[i];
 		uint64_t c = 0, t = 0, b = 0;
-		if (u->stackid != PROBE_STACK_UNSAMPLED || u->state != PROBE_OFFCPU_SLEEPING)
+		bool exact = true;
+		if (u.stackid != PROBE_STACK_UNSAMPLED || u.state != PROBE_OFFCPU_SLEEPING)
 			continue;
-		for (int j = 0; j < n; j++)
-			if (all[j].stackid >= 0 && all[j].state == u->state && all[j].ctx == u->ctx) {
-				c += all[j].count;
-				t += all[j].total_ns;
-				b += all[j].blocked_ns;
-			}
+		for (int pass = 0; pass < 2 && !c; pass++) {
+			exact = pass == 0;
+			for (int j = 0; j < n; j++)
+				if (stands_for(&all[j], &u, exact)) {
+					c += all[j].count;
+					t += all[j].total_ns;
+					b += all[j].blocked_ns;
+				}
+		}
 		if (!c || !t)
 			continue;
-		double fc = (double)(c + u->count) / (double)c,
-		       ft = (double)(t + u->total_ns) / (double)t;
-		double fb = b ? (double)(b + u->blocked_ns) / (double)b : 1;
+		if (!exact) {
+			/* new sites of U's context, one per stack that stands
+			 * for it, sharing U in proportion to their time */
+			int m = n;
+			for (int j = 0; j < m; j++) {
+				if (!stands_for(&(*allp)[j], &u, false))
+					continue;
+				if (!try_grow(allp, cap, (size_t)n + 1, 64))
+					return n;
+				struct probe_wait_site *w = &(*allp)[n++], *d = &(*allp)[j];
+				double f = (double)d->total_ns / (double)t;
+				*w = *d;
+				w->ctx = u.ctx;
+				w->count = scaled(u.count, f);
+				w->total_ns = scaled(u.total_ns, f);
+				w->blocked_ns = scaled(u.blocked_ns, f);
+			}
+			all = *allp;
+			all[i--] = all[--n]; /* spread: drop it */
+			continue;
+		}
+		double fc = (double)(c + u.count) / (double)c,
+		       ft = (double)(t + u.total_ns) / (double)t;
+		double fb = b ? (double)(b + u.blocked_ns) / (double)b : 1;
 		for (int j = 0; j < n; j++)
-			if (all[j].stackid >= 0 && all[j].state == u->state && all[j].ctx == u->ctx) {
+			if (stands_for(&all[j], &u, true)) {
 				all[j].count = scaled(all[j].count, fc);
 				all[j].total_ns = scaled(all[j].total_ns, ft);
 				all[j].blocked_ns = scaled(all[j].blocked_ns, fb);
@@ -243,7 +279,7 @@ int probes_wait_sites(struct probes *p, struct probe_wait_site **out)
 					       .blocked_ns = v.blocked_ns };
 		stack_of(p, k.stackid, w->ips);
 	}
-	n = spread_unsampled(all, n);
+	n = spread_unsampled(&all, &cap, n);
 	*out = all;
 	return n;
 }

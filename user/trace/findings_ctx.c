@@ -462,8 +462,9 @@ static double wait_parts(struct finding_ctx *c)
 	double h = (double)m->helper_idle_ns < c->idle ? (double)m->helper_idle_ns : c->idle;
 	c->idle -= h;
 	c->helpers += h;
-	/* A wrapper (sh -c, a script) waiting for its deleting child is the
-	 * child's time, which the child's own threads hold. */
+	/* A wrapper (sh -c, a script) waiting for its deleting child, or any
+	 * traced process waiting for another while another process unlinks,
+	 * is the other's time, which its own threads hold. */
 	h = (double)m->child_wait_ns < c->idle ? (double)m->child_wait_ns : c->idle;
 	c->idle -= h;
 	c->helpers += h;

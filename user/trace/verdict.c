@@ -65,7 +65,8 @@ void trace_text_verdict(FILE *f, const struct trace_result *r)
 		fprintf(f,
 			"  (left out: %s that traced processes which removed nothing waited, for "
 			"pipes, children or events, and that parents waited for their deleting "
-			"children: helpers of the delete, not its causes)\n",
+			"children or other traced processes: helpers of the delete, not its "
+			"causes)\n",
 			trace_fmt_ns(v.helper_ns, b1, sizeof b1));
 	for (int i = 0; i < v.n; i++) {
 		trace_finding_sentence(&fs[i], text, sizeof text);
