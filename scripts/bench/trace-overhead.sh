@@ -9,8 +9,8 @@
 # 95% interval of that median (order statistics; from 6 rounds on).
 #   scripts/bench/trace-overhead.sh [RUNS]      (default 5; needs root)
 #   TRACE_PEERS=0: leave strace and perf trace out (they take minutes)
-#   TRACE_VARIANTS=0: leave out the runs without the sampler and without
-#     the callers (plain and the default --trace only)
+#   TRACE_VARIANTS=0: leave out the runs without the sampler, without the
+#     callers and without the wakers (plain and the default --trace only)
 #   ADAPTRM_BASE=BINARY: also another build's --trace, in the same rounds
 #     (an A/B of two commits, each against the plain run of its round)
 set -euo pipefail
@@ -55,9 +55,11 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 names=("rm -rf" "adaptrm --trace -- rm -rf")
 cmds=("rm -rf $mnt/t" "$adaptrm --trace -- rm -rf $mnt/t")
 if [ "${TRACE_VARIANTS:-1}" = 1 ]; then
-	names+=("adaptrm --trace (no sampler) -- rm -rf" "adaptrm --trace --no-callers -- rm -rf")
+	names+=("adaptrm --trace (no sampler) -- rm -rf" "adaptrm --trace --no-callers -- rm -rf"
+		"adaptrm --trace (no wakers) -- rm -rf")
 	cmds+=("env ADAPTRM_TRACE_NO=oncpu $adaptrm --trace -- rm -rf $mnt/t"
-		"$adaptrm --trace --no-callers -- rm -rf $mnt/t")
+		"$adaptrm --trace --no-callers -- rm -rf $mnt/t"
+		"env ADAPTRM_TRACE_NO=wakers $adaptrm --trace -- rm -rf $mnt/t")
 fi
 if [ -n "${ADAPTRM_BASE:-}" ]; then
 	names+=("base: adaptrm --trace -- rm -rf"); cmds+=("$ADAPTRM_BASE --trace -- rm -rf $mnt/t")
