@@ -5,6 +5,8 @@
  * (innermost first; a few with the offsets %pS gives). */
 #include <criterion/criterion.h>
 #include "probes/cpuclass.h"
+#include "probes/subsys.h"
+#include "trace/oncpu.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof *(a)))
 
@@ -274,4 +276,45 @@ Test(cpuclass, names)
 	cr_expect_str_eq(cpu_cat_id(CPU_EVICT), "evict");
 	cr_expect_str_eq(cpu_cat_id(CPU_USER), "user");
 	cr_expect_str_eq(cpu_cat_id(CPU_COUNT), "?");
+}
+
+/* Another tracer's handler on top of a stack spent that CPU, wherever the
+ * event fired (perf trace -a on every system call); another tool's BPF
+ * program is BPF's; this trace's own programs stay with the code that ran
+ * them. */
+Test(cpuclass, another_tracers_handlers_are_its_cpu)
+{
+	static const char *const perf[] = {
+		"_raw_spin_lock",
+		"perf_trace_buf_alloc",
+		"perf_syscall_exit",
+		"__traceiter_sys_exit",
+		"syscall_exit_work",
+		"do_syscall_64",
+		"entry_SYSCALL_64_after_hwframe",
+	};
+	static const char *const other_bpf[] = {
+		"htab_map_update_elem",	 "bpf_prog_0123456789abcdef_sys_enter",
+		"bpf_trace_run2",	 "__bpf_trace_sys_enter",
+		"__traceiter_sys_enter", "syscall_trace_enter",
+		"do_syscall_64",
+	};
+	static const char *const own_bpf[] = {
+		"bpf_prog_1b4474ab8e1f2f2e_btf_sys_enter",
+		"bpf_trace_run2",
+		"__bpf_trace_sys_enter",
+		"__traceiter_sys_enter",
+		"syscall_trace_enter",
+		"do_syscall_64",
+	};
+	static const char *const unlink[] = {
+		"shmem_unlink", "vfs_unlink", "do_unlinkat", "__x64_sys_unlinkat", "do_syscall_64",
+	};
+	const char *prog = NULL;
+
+	cr_assert_eq(trace_cpu_subsys(perf, N(perf), &prog), SS_TRACING);
+	cr_assert_eq(trace_cpu_subsys(other_bpf, N(other_bpf), &prog), SS_BPF);
+	cr_assert_str_eq(prog, "bpf_prog_0123456789abcdef_sys_enter");
+	cr_assert_eq(trace_cpu_subsys(own_bpf, N(own_bpf), &prog), -1);
+	cr_assert_eq(trace_cpu_subsys(unlink, N(unlink), &prog), -1);
 }

@@ -35,4 +35,19 @@ static inline bool frame_match_any(const char *name, size_t len, const char *con
 	return false;
 }
 
+/* FRAME is one of this trace's own BPF programs ("bpf_prog_TAG_NAME", the
+ * names bpf/ gives them), not another tool's. */
+static inline bool frame_is_own_prog(const char *frame)
+{
+	static const char *const own[] = { "btf_*",	 "raw_*",      "cpu_sample",
+					   "ksym_names", "hist_add",   "switch_ctx",
+					   "switch_in",	 "switch_out", NULL };
+	size_t len = frame_fn_len(frame);
+
+	/* bpf_prog_ + 16 hex digits of the tag + '_' */
+	if (len < 26 || strncmp(frame, "bpf_prog_", 9) || frame[25] != '_')
+		return false;
+	return frame_match_any(frame + 26, len - 26, own);
+}
+
 #endif

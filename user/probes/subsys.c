@@ -63,10 +63,10 @@ static const struct subsys_info {
 			"Thaw the cgroup (echo THAWED > freezer.state), or wait for whoever "
 			"reconfigures cgroups.",
 			false },
-	[SS_BPF] = { "bpf", "BPF programs attached to the kernel's events",
-		     "bpftool prog list; bpftool perf",
-		     "Detach the BPF programs this delete does not need (a tracer's, this trace's "
-		     "own cost included).",
+	[SS_BPF] = { "bpf", "another tool's BPF programs on the kernel's events",
+		     "bpftool perf; bpftool link (the programs and the processes that hold them)",
+		     "Stop the tool, or narrow its programs to the processes it needs: a program "
+		     "on a system call or scheduler tracepoint runs for every process.",
 		     false },
 	[SS_NET] = { "net", "networking and sockets", "ss -tanp; cat /proc/PID/stack",
 		     "The peer or network at the other end sets the pace.", false },
@@ -84,9 +84,13 @@ static const struct subsys_info {
 	[SS_TIMER] = { "timer", "timers and sleeps in the kernel",
 		       "cat /proc/PID/stack while it waits",
 		       "The kernel path that sleeps on a timer sets the pace.", false },
-	[SS_TRACING] = { "tracing", "perf events and ftrace",
-			 "perf list; cat /sys/kernel/tracing/tracing_on",
-			 "Stop the tracers this delete does not need.", false },
+	[SS_TRACING] = { "tracing", "another tracer's handlers (perf events, ftrace)",
+			 "ls -l /proc/*/fd 2>/dev/null | grep perf_event (who holds perf events); "
+			 "cat /sys/kernel/tracing/set_event",
+			 "Stop the tracer, or narrow it to the processes it needs: a system-wide one "
+			 "(perf trace -a, perf record -a -e syscalls, tracefs events) runs its handler "
+			 "on every system call of every process.",
+			 false },
 	[SS_KERNEL] = { "kernel", "other kernel code", "cat /proc/PID/stack while it waits",
 			"The waker and the stack say who ends these waits.", false },
 };

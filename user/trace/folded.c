@@ -2,6 +2,7 @@
 /* The traced threads' stacks for flame graphs (folded.h). */
 #include "trace/folded.h"
 #include "lib/xalloc.h"
+#include "probes/frames.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
 
@@ -13,10 +14,12 @@
 bool trace_frame_is_tracer(const char *name)
 {
 	/* the traced programs never call BPF code themselves (a delete makes no
-	 * bpf() calls): every bpf_ frame is the tracer's programs, their
-	 * helpers, or the tracepoint glue that runs them */
+	 * bpf() calls): a bpf_ frame is a tracer's program, its helpers, or the
+	 * glue that runs it (add_folded keeps another tool's); the tracepoint's
+	 * own iterator (__traceiter_*) also runs perf's and ftrace's handlers,
+	 * which are not this tracer's */
 	static const char *const prefixes[] = {
-		"bpf_",		"__bpf_",     "__traceiter_",	       "htab_map_",
+		"bpf_",		"__bpf_",     "htab_map_",
 		"htab_percpu_", "array_map_", "lookup_nulls_elem_raw",
 	};
 	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
@@ -80,6 +83,13 @@ static void add_folded(struct folded_set *s, const struct ksyms *k, const char *
 		return;
 	while (nf < depth && ips[nf])
 		nf++;
+	/* another tool's BPF program on the stack: its frames are that tool's
+	 * cost, shown, not this tracer's, cut */
+	bool foreign = false;
+	for (int i = 0; i < nf && !foreign; i++) {
+		frame_name(k, ips[i], name, sizeof name);
+		foreign = !strncmp(name, "bpf_prog_", 9) && !frame_is_own_prog(name);
+	}
 	line = malloc(cap + (size_t)nf * sizeof name + sizeof TRACER_LEAF + 1);
 	if (!line)
 		return;
@@ -88,7 +98,14 @@ static void add_folded(struct folded_set *s, const struct ksyms *k, const char *
 		frame_name(k, ips[i], name, sizeof name);
 		/* what runs inside the tracer's program (its helpers, the map
 		 * code they call) is the tracer's too */
-		if (trace_frame_is_tracer(name)) {
+		/* the tracepoint's iterator is the tracer's glue when it runs
+		 * the tracer's program next, not when it runs perf's handler */
+		bool glue = !strncmp(name, "__traceiter_", 12) && i > 0;
+		if (glue) {
+			char next[128];
+			glue = trace_frame_is_tracer(frame_name(k, ips[i - 1], next, sizeof next));
+		}
+		if (!foreign && (glue || trace_frame_is_tracer(name))) {
 			tracer = true;
 			break;
 		}

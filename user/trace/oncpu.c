@@ -2,10 +2,13 @@
 /* On-CPU categories (oncpu.h). */
 #include "trace/oncpu.h"
 #include "lib/xalloc.h"
+#include "probes/frames.h"
 #include "probes/ksyms.h"
 #include "probes/probes.h"
 #include "trace/result.h"
+#include "trace/tracers.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,14 +31,55 @@ static int verdict_cat(int cat)
 	}
 }
 
+/* Another tracer's handler at the top of a sampled stack (FRAMES, the
+ * innermost first) spent that CPU, wherever the event it hooks fired:
+ * perf's or ftrace's handlers on every system call (perf trace -a, syscall
+ * events in tracefs) are SS_TRACING, another tool's BPF programs SS_BPF.
+ * This trace's own programs stay with the code that fired them. -1 when
+ * no tracer is on top. */
+static int tracer_on_top(const char *const *frames, int nf, const char **prog)
+{
+	for (int i = 0; i < nf; i++)
+		if (!strncmp(frames[i], "bpf_prog_", 9)) {
+			*prog = frames[i];
+			return frame_is_own_prog(frames[i]) ? -1 : SS_BPF;
+		}
+	for (int i = 0; i < nf; i++) {
+		int ss = subsys_of_frame(frames[i], NULL);
+		/* what the handler itself calls: its locks, its buffers */
+		if (ss == SS_LOCKING || ss == SS_MEMORY || ss == SS_SCHED)
+			continue;
+		return ss == SS_TRACING ? SS_TRACING : -1;
+	}
+	return -1;
+}
+
+/* Adds another tool's BPF program (its frame, "bpf_prog_TAG_NAME") to
+ * C's tracers by name, once, while there is room. */
+static void add_program(struct trace_cpu *c, const char *frame)
+{
+	const char *name = strlen(frame) > 26 ? frame + 26 : frame;
+	size_t nl = strcspn(name, "+"), used = strlen(c->tracers);
+	char want[96];
+
+	snprintf(want, sizeof want, "%.*s", (int)(nl < 80 ? nl : 80), name);
+	if (strstr(c->tracers, want))
+		return;
+	snprintf(c->tracers + used, sizeof c->tracers - used, "%sBPF program %s", used ? ", " : "",
+		 want);
+}
+
 /* The subsystem that spent a sampled stack's CPU when it is not the
  * delete's own machinery (audit's records formatted on the way out of each
  * unlinkat, an LSM's checks, notification events, BPF programs): -1 for
  * the filesystem's own work, which the categories split. Interrupts that
  * hit the thread stay with the categories. */
-static int cpu_subsys(const char *const *frames, int nf)
+int trace_cpu_subsys(const char *const *frames, int nf, const char **prog)
 {
-	int ss = subsys_of_stack(frames, nf, NULL, NULL);
+	int ss = tracer_on_top(frames, nf, prog);
+	if (ss >= 0)
+		return ss;
+	ss = subsys_of_stack(frames, nf, NULL, NULL);
 
 	switch (ss) {
 	case SS_AUDIT:
@@ -99,7 +143,10 @@ void trace_collect_oncpu(struct probes *p, struct trace_result *r)
 		}
 		int cat = cpu_classify(frames, nf, &site);
 		r->cpu_samples[cat] += s[i].count;
-		int ss = cpu_subsys(frames, nf);
+		const char *prog = NULL;
+		int ss = trace_cpu_subsys(frames, nf, &prog);
+		if (ss == SS_BPF && prog)
+			add_program(&r->cpu, prog);
 		if (ss >= 0) {
 			(in_busy ? r->cpu.ss_sys : r->cpu.ss_other)[ss] += s[i].count;
 			continue;
@@ -111,6 +158,14 @@ void trace_collect_oncpu(struct probes *p, struct trace_result *r)
 	}
 	free(s);
 	cpu_times(r, user, kernel_outside);
+	if (r->cpu.ss_sys[SS_TRACING] + r->cpu.ss_other[SS_TRACING]) {
+		size_t used = strlen(r->cpu.tracers);
+		char holders[160];
+		trace_perf_holders(holders, sizeof holders);
+		if (*holders)
+			snprintf(r->cpu.tracers + used, sizeof r->cpu.tracers - used,
+				 "%sperf events held by %s", used ? "; " : "", holders);
+	}
 }
 
 uint64_t trace_cpu_kernel_samples(const struct trace_result *r)

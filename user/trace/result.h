@@ -57,6 +57,9 @@ struct trace_cpu {
 	 * enum subsys, inside and outside system calls: apart from the
 	 * categories above */
 	uint64_t ss_sys[SS_COUNT], ss_other[SS_COUNT];
+	/* who another tracer's CPU (SS_TRACING, SS_BPF) was: the processes
+	 * holding perf events, the other tool's BPF programs by name */
+	char tracers[200];
 };
 
 /* The limits the traced tasks' cgroups set, and what they did while

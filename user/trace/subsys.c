@@ -82,5 +82,9 @@ void trace_subsys_evidence(const struct trace_result *r, int ss, double wait_ns,
 		       "%swaited %s to run behind the helpers that answer it", n ? ", " : "",
 		       trace_fmt_ns(runq_ns, b3, sizeof b3));
 	trace_wakers_phrase(r, trace_waker_in_subsys, &ss, wakers, sizeof wakers);
-	snprintf(buf, len, "the threads %s%s", parts, wakers);
+	/* another tracer's CPU: who it was */
+	const char *who = (ss == SS_TRACING || ss == SS_BPF) && *r->cpu.tracers ? r->cpu.tracers : "";
+	snprintf(buf, len, "the threads %s%s%s%s", parts, *who ? " (" : "", who, *who ? ")" : "");
+	if (!*who)
+		snprintf(buf, len, "the threads %s%s", parts, wakers);
 }
