@@ -26,8 +26,8 @@ while True:
 	on_exit "kill $rd"
 	# the reader must be reading before the delete starts (an interpreter
 	# behind a wrapper script can take a while to start on a busy machine)
-	local i
-	for i in $(seq 600); do
+	local _
+	for _ in $(seq 600); do
 		[ -e reading ] && break
 		kill -0 "$rd" 2>/dev/null || setup_failed "the reader exited"
 		sleep 0.1
